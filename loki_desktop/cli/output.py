@@ -1,0 +1,80 @@
+"""Printing a turn's events: plain text for people, one JSON object a line for programs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from loki_desktop.core.events import (
+    CheckReport,
+    Done,
+    Error,
+    Event,
+    Notice,
+    SkillUsed,
+    Token,
+    ToolCall,
+    ToolResult,
+    event_to_json,
+)
+
+
+class JsonPrinter:
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self.out = out
+
+    def __call__(self, event: Event) -> None:
+        self.out.write(json.dumps(event_to_json(event), ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+class PlainPrinter:
+    """The answer on stdout; tool activity, notices and errors on stderr."""
+
+    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+        self.out = out
+        self.err = err
+        self._mid_line = False
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case Token(text=text):
+                self.out.write(text)
+                self.out.flush()
+                self._mid_line = not text.endswith("\n")
+            case SkillUsed(title=title):
+                self._note(f"[méthode : {title}]")
+            case ToolCall(name=name, args=args):
+                shown = json.dumps(args, ensure_ascii=False)
+                if len(shown) > 200:
+                    shown = shown[:199] + "…"
+                self._note(f"→ {name} {shown}")
+            case ToolResult(name=name, ok=ok, summary=summary):
+                self._note(f"{'✓' if ok else '✗'} {name} : {summary}")
+            case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
+                if ok:
+                    self._note(f"✓ vérification de {path}" + (f" ({skipped})" if skipped else ""))
+                else:
+                    self._note(f"✗ vérification de {path} : {len(problems)} problème(s)")
+                    for problem in problems:
+                        self._note(f"  {path}:{problem.line}:{problem.col}: {problem.message}")
+            case Notice(message=message):
+                self._note(f"note : {message}")
+            case Error(message=message):
+                self._note(message)
+            case Done(session=session):
+                if self._mid_line:
+                    self.out.write("\n")
+                    self.out.flush()
+                    self._mid_line = False
+                if session:
+                    self._note(f"[session {session}]")
+
+    def _note(self, text: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+        self.err.write(text + "\n")
+        self.err.flush()

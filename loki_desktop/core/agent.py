@@ -1,0 +1,366 @@
+"""One agent turn: a user message in, a stream of typed events out, in bounded rounds."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from loki_desktop.core.checks.model import CheckResult
+from loki_desktop.core.events import (
+    CheckReport,
+    Done,
+    DoneReason,
+    Error,
+    Event,
+    Notice,
+    SkillUsed,
+    Token,
+    ToolCall,
+    ToolResult,
+)
+from loki_desktop.core.i18n import _
+from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.core.ports import (
+    BackendError,
+    ChatBackend,
+    ConversationStore,
+    NativeToolCall,
+    ToolOutcome,
+    ToolSpec,
+)
+from loki_desktop.core.prompts import check_feedback, check_followup, system_prompt
+from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
+from loki_desktop.core.skills.model import Skill
+from loki_desktop.core.tools.toolbox import Toolbox
+
+TITLE_LENGTH = 60
+
+
+class FileChecker(Protocol):
+    """Static checks of written files (implemented in core.checks)."""
+
+    def can_check(self, path: Path) -> bool: ...
+
+    async def check(self, path: Path, root: Path | None) -> CheckResult: ...
+
+
+SkillPicker = Callable[[str], Skill | None]
+ModelResolver = Callable[[], Awaitable[str]]
+
+
+@dataclass
+class AgentConfig:
+    model: str = ""
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    num_ctx: int = DEFAULT_NUM_CTX
+    skills_enabled: bool = True
+    auto_checks: bool = True
+
+
+class NoModel(BackendError):
+    """The server has no model at all."""
+
+
+@dataclass
+class Agent:
+    """Everything a turn needs. Build one per conversation settings change; it is cheap."""
+
+    backend: ChatBackend
+    store: ConversationStore
+    toolbox: Toolbox
+    config: AgentConfig = field(default_factory=AgentConfig)
+    workspace_root: Path | None = None
+    pick_skill: SkillPicker | None = None
+    checker: FileChecker | None = None
+
+    def run_turn(self, text: str, conversation_id: str | None = None) -> AsyncIterator[Event]:
+        """Answer `text` in a conversation (a new one when `conversation_id` is None)."""
+        return _Turn(self).run(text, conversation_id, resume=False)
+
+    def retry_turn(self, conversation_id: str) -> AsyncIterator[Event]:
+        """Answer the last user message of a conversation again (after an error)."""
+        return _Turn(self).run("", conversation_id, resume=True)
+
+    async def resolve_model(self) -> str:
+        if self.config.model:
+            return self.config.model
+        models = await self.backend.list_models()
+        if not models:
+            raise NoModel(
+                _(
+                    "Aucun modèle n'est installé dans Ollama. Téléchargez-en un, par exemple "
+                    "« ollama pull qwen2.5-coder:7b »."
+                )
+            )
+        self.config.model = models[0].name
+        return self.config.model
+
+
+@dataclass
+class _Reply:
+    """What one model request produced."""
+
+    content: str = ""
+    calls: list[NativeToolCall] = field(default_factory=list)
+    prompt_eval_count: int = 0
+    eval_count: int = 0
+    answer_id: int | None = None  # the stored, streaming assistant message
+
+
+class _Turn:
+    """The state of one turn; each method is one step of it."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.store = agent.store
+        self.conversation_id = ""
+        self.history: list[ChatMessage] = []
+        self.skill: Skill | None = None
+        self.failing: dict[str, CheckReport] = {}
+        self.stats = {"rounds": 0, "prompt_tokens": 0, "answer_tokens": 0}
+        self.reply = _Reply()
+
+    async def run(
+        self, text: str, conversation_id: str | None, *, resume: bool
+    ) -> AsyncIterator[Event]:
+        try:
+            async for event in self._run(text, conversation_id, resume=resume):
+                yield event
+        finally:
+            # Cancelled (Stop button) or the consumer went away: keep what was said.
+            self._close_answer(cut=True)
+
+    async def _run(
+        self, text: str, conversation_id: str | None, *, resume: bool
+    ) -> AsyncIterator[Event]:
+        if conversation_id is not None and not self.store.exists(conversation_id):
+            yield Error(_("Conversation introuvable : {id}").format(id=conversation_id))
+            yield Done("error", None)
+            return
+        if resume:
+            assert conversation_id is not None
+            self.conversation_id = conversation_id
+            self.history = self.store.messages(conversation_id)
+            last_user = next((m for m in reversed(self.history) if m.role == "user"), None)
+            if last_user is None:
+                yield Error(_("Rien à réessayer dans cette conversation."))
+                yield Done("error", conversation_id)
+                return
+            text = last_user.content
+        else:
+            self.conversation_id = conversation_id or self.store.create(_title(text))
+            self.history = self.store.messages(self.conversation_id)
+
+        if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
+            self.skill = self.agent.pick_skill(text)
+        if not resume:
+            extra = (
+                {"skill": {"name": self.skill.name, "title": self.skill.title}}
+                if self.skill
+                else {}
+            )
+            self._remember(ChatMessage("user", text, extra=extra))
+        if self.skill is not None:
+            yield SkillUsed(self.skill.name, self.skill.title)
+
+        for notice in await self.agent.toolbox.prepare():
+            yield Notice(notice)
+        try:
+            model = await self.agent.resolve_model()
+        except BackendError as exc:
+            yield Error(str(exc))
+            yield Done("error", self.conversation_id)
+            return
+
+        reason: DoneReason = "completed"
+        followup_sent = False
+        tool_rounds = 0
+        while True:
+            specs = self.agent.toolbox.specs()
+            try:
+                async for event in self._stream_reply(model, specs):
+                    yield event
+            except BackendError as exc:
+                self._close_answer(cut=True)
+                yield Error(str(exc))
+                yield Done("error", self.conversation_id, dict(self.stats))
+                return
+            reply = self.reply
+
+            if reply.calls:
+                if tool_rounds >= self.agent.config.max_rounds:
+                    self._close_answer(cut=False)
+                    yield Notice(
+                        _("Limite de {n} tours d'outils atteinte : le tour s'arrête ici.").format(
+                            n=self.agent.config.max_rounds
+                        )
+                    )
+                    reason = "max_rounds"
+                    break
+                tool_rounds += 1
+                async for event in self._run_tools(reply.calls):
+                    yield event
+                continue
+
+            self._close_answer(cut=False)
+            if self.failing and not followup_sent and self.agent.config.auto_checks:
+                followup_sent = True
+                files = ", ".join(sorted(self.failing))
+                yield Notice(
+                    _(
+                        "La vérification échoue encore pour {files} : Loki renvoie les problèmes "
+                        "au modèle pour une correction."
+                    ).format(files=files)
+                )
+                self._remember(
+                    ChatMessage("user", check_followup(self.failing.values()), origin="harness")
+                )
+                continue
+            if self.failing:
+                yield Notice(
+                    _("La vérification échoue toujours pour {files}.").format(
+                        files=", ".join(sorted(self.failing))
+                    )
+                )
+            break
+        self.stats["rounds"] = tool_rounds
+        yield Done(reason, self.conversation_id, dict(self.stats))
+
+    # --- one model request ---------------------------------------------------------
+
+    def _request_messages(self) -> list[dict[str, Any]]:
+        specs_names = self.agent.toolbox.names()
+        root = str(self.agent.workspace_root) if self.agent.workspace_root else None
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system_prompt(root, specs_names)}
+        ]
+        if self.skill is not None:
+            # this turn only: never stored, so the next turn's request does not carry it
+            messages.append({"role": "system", "content": self.skill.body})
+        messages += [m.to_ollama() for m in self.history if not _is_dropped_answer(m)]
+        return messages
+
+    async def _stream_reply(self, model: str, specs: list[ToolSpec]) -> AsyncIterator[Event]:
+        self.reply = reply = _Reply()
+        stream = self.agent.backend.chat(
+            model=model,
+            messages=self._request_messages(),
+            tools=[spec.to_ollama() for spec in specs],
+            options={"num_ctx": self.agent.config.num_ctx},
+        )
+        async for chunk in stream:
+            if chunk.content:
+                if reply.answer_id is None:
+                    reply.answer_id = self.store.start_answer(self.conversation_id)
+                self.store.append_answer_text(reply.answer_id, chunk.content)
+                reply.content += chunk.content
+                yield Token(chunk.content)
+            reply.calls += chunk.tool_calls
+            if chunk.done:
+                reply.prompt_eval_count = chunk.prompt_eval_count or 0
+                reply.eval_count = chunk.eval_count or 0
+        self.stats["prompt_tokens"] += reply.prompt_eval_count
+        self.stats["answer_tokens"] += reply.eval_count
+
+    # --- tools ---------------------------------------------------------------------
+
+    async def _run_tools(self, calls: list[NativeToolCall]) -> AsyncIterator[Event]:
+        records = [
+            CallRecord(f"call_{secrets.token_hex(4)}", c.name, _as_args(c.arguments)) for c in calls
+        ]
+        self._close_answer(cut=False, tool_calls=records)
+        for record, call in zip(records, calls, strict=True):
+            yield ToolCall(record.id, record.name, record.args)
+            _args, outcome = await self.agent.toolbox.call(call.name, call.arguments)
+            output = outcome.output
+            extra: dict[str, Any] = {"ok": outcome.ok, "summary": outcome.summary}
+            report = await self._check_written(outcome)
+            if report is not None:
+                yield report
+                output += check_feedback(report)
+                extra["check"] = _report_json(report)
+            yield ToolResult(record.id, record.name, outcome.ok, outcome.summary, output)
+            self._remember(
+                ChatMessage(
+                    "tool", output, tool_call_id=record.id, tool_name=record.name, extra=extra
+                )
+            )
+
+    async def _check_written(self, outcome: ToolOutcome) -> CheckReport | None:
+        """Check a file the tool just wrote, and track which written files still fail."""
+        report = outcome.extra.get("check_report")
+        if isinstance(report, CheckReport):  # run_check made its own report
+            self._track(report)
+            return report
+        checker = self.agent.checker
+        path = outcome.changed_path
+        if not (outcome.ok and path and checker and self.agent.config.auto_checks):
+            return None
+        if not checker.can_check(path):
+            return None
+        result = await checker.check(path, self.agent.workspace_root)
+        report = CheckReport(self._display_path(path), result.ok, result.problems, result.skipped)
+        self._track(report)
+        return report
+
+    def _track(self, report: CheckReport) -> None:
+        if report.ok:
+            self.failing.pop(report.path, None)
+        else:
+            self.failing[report.path] = report
+
+    def _display_path(self, path: Path) -> str:
+        root = self.agent.workspace_root
+        if root is not None and path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+        return str(path)
+
+    # --- history -------------------------------------------------------------------
+
+    def _remember(self, message: ChatMessage) -> None:
+        self.store.append(self.conversation_id, message)
+        self.history.append(message)
+
+    def _close_answer(self, *, cut: bool, tool_calls: list[CallRecord] | None = None) -> None:
+        """Finish the streaming assistant message (or store a tool-call-only one)."""
+        reply = self.reply
+        calls = tuple(tool_calls or ())
+        if reply.answer_id is None and not calls:
+            return
+        message = ChatMessage("assistant", reply.content, tool_calls=calls, cut=cut)
+        if reply.answer_id is None:
+            self._remember(message)
+        else:
+            self.store.finish_answer(
+                reply.answer_id, content=reply.content, tool_calls=calls, cut=cut
+            )
+            self.history.append(message)
+        self.reply = _Reply()
+
+
+def _title(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+
+
+def _as_args(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    return {"raw": raw}
+
+
+def _is_dropped_answer(message: ChatMessage) -> bool:
+    """A cut answer is shown to the user but not sent back: the model starts it afresh."""
+    return message.role == "assistant" and message.cut and not message.tool_calls
+
+
+def _report_json(report: CheckReport) -> dict[str, Any]:
+    return {
+        "path": report.path,
+        "ok": report.ok,
+        "skipped": report.skipped,
+        "problems": [{"line": p.line, "col": p.col, "message": p.message} for p in report.problems],
+    }

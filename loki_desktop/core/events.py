@@ -1,0 +1,122 @@
+"""The typed events one agent turn yields: a closed union consumed with `match`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+DoneReason = Literal["completed", "max_rounds", "error", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem a static check found in a file (1-based line and column)."""
+
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A fragment of the model's answer, in arrival order."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillUsed:
+    """The expert method injected for this turn (emitted before the first token)."""
+
+    name: str
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """The model asked for a tool; `id` keys the matching ToolResult."""
+
+    id: str
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool gave back; `output` is the full text the model saw."""
+
+    id: str
+    name: str
+    ok: bool
+    summary: str
+    output: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """A static check of a file the agent wrote (path relative to the workspace)."""
+
+    path: str
+    ok: bool
+    problems: tuple[Problem, ...] = ()
+    skipped: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the user should know that does not stop the turn."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """Something that stopped the turn, as one human sentence."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """Always the last event of a turn."""
+
+    reason: DoneReason
+    session: str | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+Event = Token | SkillUsed | ToolCall | ToolResult | CheckReport | Notice | Error | Done
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The exact `--json` line shape of an event (also what tests compare against)."""
+    match event:
+        case Token(text=text):
+            return {"type": "token", "text": text}
+        case SkillUsed(name=name, title=title):
+            return {"type": "skill", "name": name, "title": title}
+        case ToolCall(id=call_id, name=name, args=args):
+            return {"type": "tool_call", "id": call_id, "name": name, "args": args}
+        case ToolResult(id=call_id, name=name, ok=ok, summary=summary):
+            return {
+                "type": "tool_result",
+                "id": call_id,
+                "name": name,
+                "ok": ok,
+                "summary": summary,
+            }
+        case CheckReport(path=path, ok=ok, problems=problems):
+            return {
+                "type": "check",
+                "path": path,
+                "ok": ok,
+                "problems": [
+                    {"line": p.line, "col": p.col, "message": p.message} for p in problems
+                ],
+            }
+        case Notice(message=message):
+            return {"type": "notice", "message": message}
+        case Error(message=message):
+            return {"type": "error", "message": message}
+        case Done(reason=reason, session=session):
+            return {"type": "done", "reason": reason, "session": session}

@@ -1,0 +1,19 @@
+"""The outside world as the CLI and the window receive it from the composition root."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from loki_desktop.core.ports import ConversationStore, SecretStore, SettingsStore
+
+
+@dataclass
+class Services:
+    settings: SettingsStore
+    secrets: SecretStore
+    # history.db is opened only by the commands that need it (not by `skills` or `check`)
+    open_history: Callable[[], ConversationStore]
+    user_skills_dir: Path
+    data_home: Path

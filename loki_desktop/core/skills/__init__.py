@@ -1,0 +1,1 @@
+"""Skills: expert methods in markdown, routed per message by a lexical router."""

@@ -1,0 +1,85 @@
+"""All tools of a turn behind one door: names, untrusted arguments, capped results."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from loki_desktop.core.ports import ToolOutcome, ToolSource, ToolSpec
+from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
+from loki_desktop.core.tools.text import cap
+
+log = logging.getLogger(__name__)
+
+
+class OwningSource(ToolSource, Protocol):
+    def owns(self, name: str) -> bool: ...
+
+
+class Toolbox:
+    """Routes a call to the source that owns the tool name.
+
+    Every failure (unknown name, bad arguments, a tool that raises) becomes an
+    error outcome for the model; the turn always goes on.
+    """
+
+    def __init__(self, sources: Sequence[OwningSource]) -> None:
+        self._sources = list(sources)
+
+    async def prepare(self) -> list[str]:
+        notices: list[str] = []
+        for source in self._sources:
+            notices += await source.prepare()
+        return notices
+
+    def specs(self) -> list[ToolSpec]:
+        return [spec for source in self._sources for spec in source.specs()]
+
+    def names(self) -> list[str]:
+        return [spec.name for spec in self.specs()]
+
+    async def call(self, name: str, raw_args: Any) -> tuple[dict[str, Any], ToolOutcome]:
+        """Run one call; returns the arguments as understood and the outcome."""
+        shown_args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {"raw": raw_args}
+        source = next((s for s in self._sources if s.owns(name)), None)
+        if source is None:
+            known = ", ".join(self.names()) or "none"
+            return shown_args, _error(
+                f"unknown tool '{name}'. Available tools: {known}", f"outil inconnu : {name}"
+            )
+        try:
+            args = parse_raw_arguments(raw_args)
+            shown_args = args
+            outcome = await source.call(name, args)
+        except ArgumentError as exc:
+            return shown_args, _error(
+                f"invalid arguments for {name}: {exc}", f"arguments invalides : {exc}"
+            )
+        except Exception as exc:  # a tool bug must not end the turn
+            log.exception("tool %s failed", name)
+            return shown_args, _error(
+                f"{name} failed: {type(exc).__name__}: {exc}", f"échec : {exc}"
+            )
+        return shown_args, ToolOutcome(
+            outcome.ok,
+            cap(outcome.output),
+            outcome.summary,
+            outcome.changed_path,
+            outcome.extra,
+        )
+
+
+def _error(message: str, summary: str) -> ToolOutcome:
+    return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary)
+
+
+class FixedApprover:
+    """Headless approval: every shell command is allowed, or none is (`--allow-shell`)."""
+
+    def __init__(self, allow: bool) -> None:
+        self.allow = allow
+
+    async def approve_shell(self, command: str, cwd: Path) -> bool:
+        return self.allow

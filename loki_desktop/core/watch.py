@@ -1,0 +1,1 @@
+"""Workspace watcher: re-checks files as they are saved (watchfiles)."""

@@ -1,0 +1,56 @@
+"""Settings in a readable JSON file, written atomically; a corrupt file is moved aside."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from loki_desktop.core.files import atomic_write
+from loki_desktop.core.settings import Settings
+
+
+class SettingsFile:
+    """SettingsStore over one JSON file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._notices: list[str] = []
+
+    def load(self) -> Settings:
+        try:
+            raw = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return Settings()
+        try:
+            data = json.loads(raw)
+            if not isinstance(data, dict):
+                raise ValueError("the top level is not an object")
+        except ValueError as exc:
+            kept = self._move_aside()
+            self._notices.append(
+                f"Le fichier de réglages était illisible ({exc}) : il a été mis de côté "
+                f"dans {kept.name} et les réglages par défaut sont utilisés."
+            )
+            return Settings()
+        settings, ignored = Settings.from_json(data)
+        if ignored:
+            self._notices.append(
+                "Réglages ignorés car invalides : " + ", ".join(sorted(ignored)) + "."
+            )
+        return settings
+
+    def save(self, settings: Settings) -> None:
+        text = json.dumps(settings.to_json(), indent=2, ensure_ascii=False, sort_keys=True)
+        atomic_write(self.path, (text + "\n").encode("utf-8"))
+
+    def take_notices(self) -> list[str]:
+        notices, self._notices = self._notices, []
+        return notices
+
+    def _move_aside(self) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = self.path.with_name(f"{self.path.stem}.corrupt-{stamp}{self.path.suffix}")
+        os.replace(self.path, target)
+        return target

@@ -1,0 +1,60 @@
+"""Shared fixtures: a private $LOKI_HOME, an in-memory keyring, the scripted Ollama server."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+
+from tests.fakes.memory_keyring import MemoryKeyring
+from tests.fakes.ollama_server import FakeOllama
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def loki_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own data folder; nothing touches the real one."""
+    home = tmp_path / "loki-home"
+    home.mkdir()
+    monkeypatch.setenv("LOKI_HOME", str(home))
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    return home
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def ollama() -> Iterator[FakeOllama]:
+    with FakeOllama() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+def cli_env(home: Path, **extra: str) -> dict[str, str]:
+    """Environment for running `python -m loki_desktop` as a child process."""
+    env = dict(os.environ)
+    env.update(LOKI_HOME=str(home), PYTHONPATH=str(REPO), PYTHONUTF8="1")
+    env.pop("OLLAMA_HOST", None)
+    env.update(extra)
+    return env
+
+
+PYTHON = sys.executable

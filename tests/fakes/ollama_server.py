@@ -1,0 +1,351 @@
+"""A scripted HTTP server that speaks the Ollama API, for tests, benchmarks and screenshots.
+
+It runs in a background thread on 127.0.0.1 (any port), so the real `ollama` client, real
+HTTP and real NDJSON streaming are exercised, whatever event loop the test uses. Each
+`/api/chat` request takes the next scripted `Reply`; every request is recorded so tests
+can assert on what the client sent.
+
+    with FakeOllama() as server:
+        server.script(Reply.text("Bonjour"), Reply.tool("write_file", {"path": "a.py", ...}))
+        ... run the client against server.url ...
+        server.chat_requests[0]["messages"]
+
+Run it alone (for the window or a benchmark): python -m tests.fakes.ollama_server --port 11434
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_MODELS = ("qwen2.5-coder:7b", "llama3.1:8b")
+
+
+@dataclass
+class Reply:
+    """One scripted answer to a /api/chat request."""
+
+    tokens: list[str] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    token_delay: float = 0.0  # seconds between streamed lines
+    cut_after: int | None = None  # close the connection after this many tokens, no `done`
+    status: int = 200  # an HTTP error instead of a stream
+    error: str = ""  # body of the HTTP error, or an {"error": ...} line mid-stream
+    prompt_eval_count: int | None = None
+    eval_count: int | None = None
+    done_reason: str = "stop"
+
+    @classmethod
+    def text(cls, *tokens: str, **kwargs: Any) -> Reply:
+        return cls(tokens=list(tokens), **kwargs)
+
+    @classmethod
+    def tool(
+        cls, name: str, arguments: Any, *, tokens: tuple[str, ...] = (), **kwargs: Any
+    ) -> Reply:
+        return cls(
+            tokens=list(tokens),
+            tool_calls=[{"function": {"name": name, "arguments": arguments}}],
+            **kwargs,
+        )
+
+    @classmethod
+    def tools(cls, *calls: tuple[str, Any]) -> Reply:
+        return cls(tool_calls=[{"function": {"name": n, "arguments": a}} for n, a in calls])
+
+    @classmethod
+    def http_error(cls, status: int, error: str) -> Reply:
+        return cls(status=status, error=error)
+
+
+Script = Reply | Callable[[dict[str, Any]], Reply]
+
+
+class FakeOllama:
+    """The server. Use as a context manager or call start()/stop()."""
+
+    def __init__(
+        self,
+        models: tuple[str, ...] = DEFAULT_MODELS,
+        context_length: int = 32768,
+        port: int = 0,
+        default: Reply | None = None,
+    ) -> None:
+        self.models = list(models)
+        self.context_length = context_length
+        self.default = default or Reply.text("(pas de réponse scriptée)")
+        self.requests: list[tuple[str, str, Any]] = []
+        self._scripts: list[Script] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> FakeOllama:
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOllama:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- scripting and inspection ------------------------------------------------------
+
+    def script(self, *replies: Script) -> None:
+        with self._lock:
+            self._scripts.extend(replies)
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._scripts)
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [body for method, path, body in self.requests if path == "/api/chat"]
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            script = self._scripts.pop(0) if self._scripts else self.default
+        return script(body) if callable(script) else script
+
+    def _record(self, method: str, path: str, body: Any) -> None:
+        with self._lock:
+            self.requests.append((method, path, body))
+
+
+def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # keep test output clean
+
+        # --- routing -------------------------------------------------------------
+
+        def do_GET(self) -> None:
+            fake._record("GET", self.path, None)
+            if self.path == "/":
+                self._send(200, b"Ollama is running", "text/plain")
+            elif self.path == "/api/version":
+                self._json(200, {"version": "0.12.6"})
+            elif self.path == "/api/tags":
+                self._json(200, {"models": [_model_entry(name) for name in fake.models]})
+            elif self.path == "/api/ps":
+                self._json(200, {"models": []})
+            else:
+                self._json(404, {"error": "not found"})
+
+        def do_POST(self) -> None:
+            body = self._read_json()
+            fake._record("POST", self.path, body)
+            if self.path == "/api/show":
+                self._show(body)
+            elif self.path == "/api/chat":
+                self._chat(body)
+            else:
+                self._json(404, {"error": "not found"})
+
+        # --- endpoints -----------------------------------------------------------
+
+        def _show(self, body: dict[str, Any]) -> None:
+            name = body.get("model") or body.get("name")
+            if name not in fake.models:
+                self._json(404, {"error": f"model '{name}' not found"})
+                return
+            family = str(name).split(":")[0].replace(".", "")
+            self._json(
+                200,
+                {
+                    "modelfile": "",
+                    "parameters": "",
+                    "template": "{{ .Prompt }}",
+                    "details": {
+                        "family": family,
+                        "parameter_size": "7.6B",
+                        "quantization_level": "Q4_K_M",
+                        "format": "gguf",
+                    },
+                    "model_info": {
+                        f"{family}.context_length": fake.context_length,
+                        "general.architecture": family,
+                    },
+                    "capabilities": ["completion", "tools"],
+                },
+            )
+
+        def _chat(self, body: dict[str, Any]) -> None:
+            model = body.get("model")
+            if model not in fake.models:
+                self._json(404, {"error": f"model '{model}' not found, try pulling it first"})
+                return
+            reply = fake._next_reply(body)
+            if reply.status != 200:
+                self._json(reply.status, {"error": reply.error or "error"})
+                return
+            if body.get("stream") is False:
+                self._json(200, _final(model, "".join(reply.tokens), reply))
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-ndjson")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for index, token in enumerate(reply.tokens):
+                if reply.cut_after is not None and index >= reply.cut_after:
+                    self._cut()
+                    return
+                self._line(
+                    {
+                        "model": model,
+                        "created_at": _now(),
+                        "message": {"role": "assistant", "content": token},
+                        "done": False,
+                    }
+                )
+                if reply.token_delay:
+                    time.sleep(reply.token_delay)
+            if reply.cut_after is not None:
+                self._cut()
+                return
+            if reply.error:
+                self._line({"error": reply.error})
+                self._end_chunks()
+                return
+            if reply.tool_calls:
+                self._line(
+                    {
+                        "model": model,
+                        "created_at": _now(),
+                        "message": {
+                            "role": "assistant",
+                            "content": "",
+                            "tool_calls": reply.tool_calls,
+                        },
+                        "done": False,
+                    }
+                )
+            self._line(_final(model, "", reply))
+            self._end_chunks()
+
+        # --- wire helpers --------------------------------------------------------
+
+        def _read_json(self) -> Any:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                return json.loads(raw) if raw else {}
+            except ValueError:
+                return {"_invalid": raw.decode("utf-8", "replace")}
+
+        def _send(self, status: int, payload: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _json(self, status: int, data: Any) -> None:
+            self._send(status, json.dumps(data).encode(), "application/json")
+
+        def _line(self, data: Any) -> None:
+            payload = json.dumps(data).encode() + b"\n"
+            self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+            self.wfile.flush()
+
+        def _end_chunks(self) -> None:
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+        def _cut(self) -> None:
+            """Drop the connection mid-stream, as a crashed server would."""
+            self.wfile.flush()
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+
+    return Handler
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _model_entry(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "model": name,
+        "modified_at": "2026-11-01T10:00:00Z",
+        "size": 4_683_087_332,
+        "digest": "0" * 64,
+        "details": {
+            "format": "gguf",
+            "family": name.split(":")[0],
+            "parameter_size": "7.6B",
+            "quantization_level": "Q4_K_M",
+        },
+    }
+
+
+def _final(model: str, content: str, reply: Reply) -> dict[str, Any]:
+    eval_count = reply.eval_count if reply.eval_count is not None else max(1, len(reply.tokens))
+    return {
+        "model": model,
+        "created_at": _now(),
+        "message": {"role": "assistant", "content": content},
+        "done": True,
+        "done_reason": reply.done_reason,
+        "total_duration": 1_000_000,
+        "load_duration": 1000,
+        "prompt_eval_count": reply.prompt_eval_count if reply.prompt_eval_count is not None else 42,
+        "prompt_eval_duration": 1000,
+        "eval_count": eval_count,
+        "eval_duration": 1000,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=11434)
+    parser.add_argument(
+        "--reply",
+        default="Bonjour ! Je suis un serveur Ollama simulé.",
+        help="text of every answer (streamed word by word)",
+    )
+    parser.add_argument("--delay", type=float, default=0.02, help="seconds between tokens")
+    args = parser.parse_args()
+    words = [word + " " for word in args.reply.split(" ")]
+    server = FakeOllama(port=args.port, default=Reply.text(*words, token_delay=args.delay))
+    print(f"fake Ollama on {server.url}", flush=True)
+    server._server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
