@@ -75,6 +75,9 @@ class Agent:
     workspace_root: Path | None = None
     pick_skill: SkillPicker | None = None
     checker: FileChecker | None = None
+    # Notices from building the agent (a malformed skill file, a settings problem):
+    # shown once, at the start of the next turn.
+    pending_notices: list[str] = field(default_factory=list)
 
     def run_turn(self, text: str, conversation_id: str | None = None) -> AsyncIterator[Event]:
         """Answer `text` in a conversation (a new one when `conversation_id` is None)."""
@@ -166,7 +169,8 @@ class _Turn:
         if self.skill is not None:
             yield SkillUsed(self.skill.name, self.skill.title)
 
-        for notice in await self.agent.toolbox.prepare():
+        pending, self.agent.pending_notices = self.agent.pending_notices, []
+        for notice in pending + await self.agent.toolbox.prepare():
             yield Notice(notice)
         try:
             model = await self.agent.resolve_model()
