@@ -100,7 +100,10 @@ class FakeOllama:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> FakeOllama:
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # a short poll interval: stop() (shutdown) waits for it, in every test's teardown
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 

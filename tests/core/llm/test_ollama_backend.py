@@ -1,0 +1,109 @@
+"""OllamaBackend over the real ollama client against the scripted server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from loki_desktop.core.llm.ollama import OllamaBackend
+from loki_desktop.core.ports import BackendUnreachable, ChatChunk, ModelNotFound, StreamCut
+from tests.fakes.ollama_server import FakeOllama, Reply
+
+NESTED_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "mcp_web_search",
+        "description": "Search.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "filters": {
+                    "type": "object",
+                    "properties": {"lang": {"type": "string"}},
+                    "required": ["lang"],
+                },
+            },
+            "required": ["filters"],
+        },
+    },
+}
+
+
+@pytest.fixture
+async def backend(ollama: FakeOllama) -> AsyncIterator[OllamaBackend]:
+    client = OllamaBackend(ollama.url)
+    yield client
+    await client.close()
+
+
+async def collect(backend: OllamaBackend, **kwargs: Any) -> list[ChatChunk]:
+    params: dict[str, Any] = {
+        "model": "qwen2.5-coder:7b",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [],
+        "options": {"num_ctx": 4096},
+    }
+    params.update(kwargs)
+    return [chunk async for chunk in backend.chat(**params)]
+
+
+async def test_nested_tool_schemas_reach_the_server_unchanged(
+    backend: OllamaBackend, ollama: FakeOllama
+) -> None:
+    ollama.script(Reply.text("ok"))
+    await collect(backend, tools=[NESTED_TOOL])
+    assert ollama.chat_requests[0]["tools"] == [NESTED_TOOL]
+    assert ollama.chat_requests[0]["options"] == {"num_ctx": 4096}
+
+
+async def test_tool_arguments_sent_as_a_string_are_passed_through(
+    backend: OllamaBackend, ollama: FakeOllama
+) -> None:
+    ollama.script(Reply.tool("read_file", '{"path": "a.txt"}'))
+    chunks = await collect(backend)
+    calls = [call for chunk in chunks for call in chunk.tool_calls]
+    assert [(c.name, c.arguments) for c in calls] == [("read_file", '{"path": "a.txt"}')]
+
+
+async def test_final_chunk_carries_the_counts(backend: OllamaBackend, ollama: FakeOllama) -> None:
+    ollama.script(Reply.text("a", "b", prompt_eval_count=321, eval_count=2))
+    chunks = await collect(backend)
+    assert "".join(c.content for c in chunks) == "ab"
+    assert chunks[-1].done
+    assert (chunks[-1].prompt_eval_count, chunks[-1].eval_count) == (321, 2)
+
+
+async def test_a_cut_stream_raises_stream_cut(backend: OllamaBackend, ollama: FakeOllama) -> None:
+    ollama.script(Reply.text("a", "b", "c", cut_after=2))
+    seen: list[str] = []
+
+    async def drain() -> None:
+        async for chunk in backend.chat(
+            model="qwen2.5-coder:7b", messages=[], tools=[], options={}
+        ):
+            seen.append(chunk.content)
+
+    with pytest.raises(StreamCut):
+        await drain()
+    assert seen == ["a", "b"]
+
+
+async def test_unknown_model_lists_the_available_ones(backend: OllamaBackend) -> None:
+    with pytest.raises(ModelNotFound, match=r"llama3\.1:8b"):
+        await collect(backend, model="nope:1b")
+
+
+async def test_unreachable_host(loki_home: object) -> None:
+    backend = OllamaBackend("http://127.0.0.1:9")
+    with pytest.raises(BackendUnreachable, match="ollama serve"):
+        await backend.list_models()
+    with pytest.raises(BackendUnreachable):
+        await collect(backend)
+    await backend.close()
+
+
+async def test_context_length_comes_from_show(backend: OllamaBackend) -> None:
+    assert await backend.context_length("qwen2.5-coder:7b") == 32768
+    assert await backend.context_length("absent:1b") is None

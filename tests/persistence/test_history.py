@@ -1,0 +1,174 @@
+"""history.db: message-by-message writes, cut answers kept, migrations, corruption handled."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.persistence.history import SCHEMA_VERSION, History, HistoryTooNew
+from tests.conftest import REPO
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "history.db"
+
+
+def test_a_conversation_round_trips_with_tool_calls_and_extra(db_path: Path) -> None:
+    history = History(db_path)
+    conv = history.create("Premier essai", workspace="/tmp/ws")
+    history.append(conv, ChatMessage("user", "écris a.py", extra={"skill": {"name": "x"}}))
+    answer = history.start_answer(conv)
+    history.append_answer_text(answer, "Je ")
+    history.append_answer_text(answer, "m'en occupe.")
+    call = CallRecord("call_1", "write_file", {"path": "a.py", "content": "x = 1\n"})
+    history.finish_answer(answer, content="Je m'en occupe.", tool_calls=[call])
+    history.append(
+        conv,
+        ChatMessage(
+            "tool",
+            "Created a.py",
+            tool_call_id="call_1",
+            tool_name="write_file",
+            extra={"ok": True},
+        ),
+    )
+    history.close()
+
+    reopened = History(db_path)
+    messages = reopened.messages(conv)
+    assert [m.role for m in messages] == ["user", "assistant", "tool"]
+    assert messages[0].extra == {"skill": {"name": "x"}}
+    assert messages[1].content == "Je m'en occupe."
+    assert messages[1].tool_calls == (call,)
+    assert not messages[1].cut
+    assert messages[2].tool_name == "write_file"
+    assert messages[2].to_ollama() == {
+        "role": "tool",
+        "content": "Created a.py",
+        "tool_name": "write_file",
+    }
+    info = reopened.list_conversations()[0]
+    assert (info.title, info.message_count, info.workspace) == ("Premier essai", 3, "/tmp/ws")
+
+
+def test_an_answer_cut_by_kill_9_is_kept_and_marked_cut(db_path: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import os, signal
+        from loki_desktop.core.messages import ChatMessage
+        from loki_desktop.persistence.history import History
+        h = History({str(db_path)!r})
+        conv = h.create("crash")
+        h.append(conv, ChatMessage("user", "raconte"))
+        answer = h.start_answer(conv)
+        for word in ["Il ", "était ", "une ", "fois"]:
+            h.append_answer_text(answer, word)
+        print(conv, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert child.returncode == -9
+    conv = child.stdout.strip()
+
+    raw = sqlite3.connect(db_path)
+    assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    raw.close()
+    history = History(db_path)
+    messages = history.messages(conv)
+    assert [(m.role, m.content, m.cut) for m in messages] == [
+        ("user", "raconte", False),
+        ("assistant", "Il était une fois", True),
+    ]
+
+
+def test_finish_answer_as_cut_keeps_the_partial_text(db_path: Path) -> None:
+    history = History(db_path)
+    conv = history.create("c")
+    answer = history.start_answer(conv)
+    history.append_answer_text(answer, "partial")
+    history.finish_answer(answer, content="partial", cut=True)
+    assert [(m.content, m.cut) for m in history.messages(conv)] == [("partial", True)]
+
+
+def test_search_rename_delete(db_path: Path) -> None:
+    history = History(db_path)
+    first = history.create("Recette de crêpes")
+    second = history.create("Script Python")
+    history.append(second, ChatMessage("user", "corrige mon 100% cassé script"))
+    assert [c.id for c in history.list_conversations("crêpes")] == [first]
+    assert [c.id for c in history.list_conversations("100%")] == [second]
+    assert history.list_conversations("_") == []  # LIKE wildcards are escaped
+    history.rename(first, "Crêpes bretonnes")
+    assert history.list_conversations("bretonnes")[0].title == "Crêpes bretonnes"
+    history.delete(second)
+    assert [c.id for c in history.list_conversations()] == [first]
+    assert history.messages(second) == []
+
+
+def test_page_loads_the_latest_messages_first(db_path: Path) -> None:
+    history = History(db_path)
+    conv = history.create("long")
+    for index in range(30):
+        history.append(conv, ChatMessage("user", f"m{index}"))
+    last = history.page(conv, limit=10)
+    assert [m.content for m in last] == [f"m{i}" for i in range(20, 30)]
+    before = history.page(conv, limit=10, before_id=last[0].id)
+    assert [m.content for m in before] == [f"m{i}" for i in range(10, 20)]
+
+
+def test_a_fresh_database_is_migrated_to_the_current_schema(db_path: Path) -> None:
+    History(db_path).close()
+    raw = sqlite3.connect(db_path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"conversations", "messages", "answer_chunks"} <= tables
+
+
+def test_migrations_apply_in_order_from_an_older_version(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loki_desktop.persistence import history as module
+
+    History(db_path).close()  # at version 1
+    extra = "ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0"
+    monkeypatch.setattr(module, "MIGRATIONS", [*module.MIGRATIONS, extra])
+    monkeypatch.setattr(module, "SCHEMA_VERSION", len(module.MIGRATIONS))
+    History(db_path).close()
+    raw = sqlite3.connect(db_path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    columns = {row[1] for row in raw.execute("PRAGMA table_info(conversations)")}
+    assert "pinned" in columns
+
+
+def test_a_newer_schema_is_refused_untouched(db_path: Path) -> None:
+    History(db_path).close()
+    raw = sqlite3.connect(db_path)
+    raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    raw.commit()
+    raw.close()
+    with pytest.raises(HistoryTooNew):
+        History(db_path)
+    assert db_path.exists()
+
+
+def test_a_corrupt_database_is_moved_aside_and_replaced(db_path: Path) -> None:
+    db_path.write_bytes(b"this is not a database at all" * 100)
+    history = History(db_path)
+    assert history.notices
+    assert "mis de côté" in history.notices[0]
+    kept = [p for p in db_path.parent.iterdir() if p.name.startswith("history.corrupt-")]
+    assert len(kept) == 1
+    assert kept[0].read_bytes().startswith(b"this is not a database")
+    conv = history.create("neuf")
+    assert history.exists(conv)
