@@ -67,8 +67,8 @@ async def _ask(
         approver=FixedApprover(args.allow_shell),
         options=options,
     )
-    for notice in services.settings.take_notices():
-        print(f"note : {notice}", file=sys.stderr)
+    # a corrupt settings file or history moved aside: said in the turn's own stream
+    agent.pending_notices += services.settings.take_notices() + store.take_notices()
     failed = False
     try:
         async for event in agent.run_turn(args.prompt, args.session):

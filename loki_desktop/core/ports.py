@@ -139,6 +139,12 @@ class ConversationStore(Protocol):
 
     def messages(self, conversation_id: str) -> list[ChatMessage]: ...
 
+    def page(
+        self, conversation_id: str, limit: int, before_id: int | None = None
+    ) -> list[ChatMessage]:
+        """The `limit` messages before `before_id` (the latest when None), oldest first."""
+        ...
+
     def append(self, conversation_id: str, message: ChatMessage) -> int: ...
 
     def start_answer(self, conversation_id: str) -> int:
@@ -164,6 +170,10 @@ class ConversationStore(Protocol):
     def rename(self, conversation_id: str, title: str) -> None: ...
 
     def delete(self, conversation_id: str) -> None: ...
+
+    def take_notices(self) -> list[str]:
+        """Notices from opening the store (a corrupt file moved aside), given once."""
+        ...
 
 
 class SettingsStore(Protocol):

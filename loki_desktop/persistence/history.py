@@ -166,6 +166,10 @@ class History:
     def close(self) -> None:
         self._db.close()
 
+    def take_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
+        return notices
+
     # --- ConversationStore -----------------------------------------------------------
 
     def create(self, title: str, workspace: str | None = None) -> str:

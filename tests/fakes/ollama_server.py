@@ -85,6 +85,7 @@ class FakeOllama:
         self.requests: list[tuple[str, str, Any]] = []
         self._scripts: list[Script] = []
         self._lock = threading.Lock()
+        self._connections: set[socket.socket] = set()  # keep-alive ones outlive shutdown()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -108,8 +109,14 @@ class FakeOllama:
         return self
 
     def stop(self) -> None:
+        """Stop like a killed server: the listening socket and every open connection close."""
         self._server.shutdown()
         self._server.server_close()
+        with self._lock:
+            connections, self._connections = self._connections, set()
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -148,6 +155,16 @@ class FakeOllama:
 def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            super().setup()
+            with fake._lock:
+                fake._connections.add(self.connection)
+
+        def finish(self) -> None:
+            with fake._lock:
+                fake._connections.discard(self.connection)
+            super().finish()
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean

@@ -1,0 +1,205 @@
+"""Faults that cross every part: kill -9 mid-answer, a corrupt history, Ollama restarting,
+a read-only workspace."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from loki_desktop.core.assembly import build_agent
+from loki_desktop.core.events import Done, Token
+from loki_desktop.core.llm.ollama import OllamaBackend
+from loki_desktop.core.settings import Settings
+from loki_desktop.core.tools.toolbox import FixedApprover
+from loki_desktop.persistence.history import History
+from tests.conftest import PYTHON, REPO, cli_env
+from tests.e2e.cli_runner import run_cli
+from tests.fakes.ollama_server import FakeOllama, Reply
+
+
+def test_kill_9_mid_answer_leaves_a_valid_history_with_the_partial_answer(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    words = [f"mot{i} " for i in range(200)]
+    ollama.script(Reply.text("Première réponse."), Reply.text(*words, token_delay=0.02))
+    first = run_cli(
+        "ask",
+        "Bonjour",
+        "--json",
+        "--host",
+        ollama.url,
+        "--workspace",
+        str(workspace),
+        home=loki_home,
+    )
+    session = first.events[-1]["session"]
+
+    argv = [
+        PYTHON,
+        "-m",
+        "loki_desktop",
+        "ask",
+        "Raconte",
+        "--json",
+        "--session",
+        session,
+        "--host",
+        ollama.url,
+        "--workspace",
+        str(workspace),
+    ]
+    with subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=REPO,
+        env=cli_env(loki_home),
+    ) as child:
+        assert child.stdout is not None
+        seen = 0
+        for line in child.stdout:
+            if json.loads(line)["type"] == "token":
+                seen += 1
+                if seen == 10:
+                    break
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+    assert child.returncode == -signal.SIGKILL
+
+    db = sqlite3.connect(loki_home / "history.db")
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    db.close()
+    messages = History(loki_home / "history.db").messages(session)
+    assert [(m.role, m.cut) for m in messages] == [
+        ("user", False),
+        ("assistant", False),
+        ("user", False),
+        ("assistant", True),
+    ]
+    assert messages[1].content == "Première réponse."
+    partial = messages[3].content
+    # everything printed before the kill was stored (the stream may have gone a bit further)
+    assert partial.startswith("".join(words[:10]))
+    assert len(partial) < len("".join(words))
+
+
+def test_a_corrupt_history_is_moved_aside_and_the_app_goes_on_with_a_notice(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    (loki_home / "history.db").write_bytes(b"\x00garbage" * 500)
+    ollama.script(Reply.text("Tout va bien."))
+    run = run_cli(
+        "ask",
+        "Bonjour",
+        "--json",
+        "--host",
+        ollama.url,
+        "--workspace",
+        str(workspace),
+        home=loki_home,
+    )
+    assert run.code == 0, run.stderr
+    notices = [event["message"] for event in run.of_type("notice")]
+    assert any("mis de côté" in notice for notice in notices)
+    kept = [p.name for p in loki_home.iterdir() if p.name.startswith("history.corrupt-")]
+    assert len(kept) == 1
+    assert run.of_type("token")[0]["text"] == "Tout va bien."
+
+
+async def test_ollama_restarting_between_two_messages_does_not_break_the_next(
+    workspace: Path, tmp_path: Path
+) -> None:
+    first_server = FakeOllama().start()
+    port = first_server.port
+    first_server.script(Reply.text("un"))
+    backend = OllamaBackend(first_server.url)
+    agent = build_agent(
+        settings=Settings(model="qwen2.5-coder:7b"),
+        backend=backend,
+        store=History(tmp_path / "h.db"),
+        workspace=workspace,
+        approver=FixedApprover(False),
+    )
+    events = [event async for event in agent.run_turn("premier")]
+    assert isinstance(events[-1], Done)
+    assert events[-1].reason == "completed"
+    conversation = events[-1].session
+    first_server.stop()
+
+    second_server = FakeOllama(port=port).start()  # same address, new process state
+    second_server.script(Reply.text("deux"))
+    try:
+        events = [event async for event in agent.run_turn("second", conversation)]
+    finally:
+        second_server.stop()
+        await backend.close()
+    assert [e.text for e in events if isinstance(e, Token)] == ["deux"]
+    assert isinstance(events[-1], Done)
+    assert events[-1].reason == "completed"
+
+
+def _read_only_command(workspace: Path, argv: list[str]) -> list[str]:
+    """Run argv with `workspace` read-only: root ignores permission bits, so use a
+    read-only bind mount in a private mount namespace."""
+    if os.geteuid() != 0:
+        workspace.chmod(0o555)
+        return argv
+    script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && shift && exec "$@"'
+    return ["unshare", "--mount", "sh", "-c", script, str(workspace), "_", *argv]
+
+
+def test_a_read_only_workspace_gives_clear_tool_errors(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    (workspace / "notes.txt").write_text("lecture seule\n")
+    ollama.script(
+        Reply.tools(
+            ("write_file", {"path": "new.txt", "content": "x"}),
+            ("edit_file", {"path": "notes.txt", "old_text": "seule", "new_text": "écriture"}),
+            ("read_file", {"path": "notes.txt"}),
+        ),
+        Reply.text("Le dossier est en lecture seule."),
+    )
+    argv = [
+        PYTHON,
+        "-m",
+        "loki_desktop",
+        "ask",
+        "Écris",
+        "--json",
+        "--host",
+        ollama.url,
+        "--workspace",
+        str(workspace),
+    ]
+    child = subprocess.run(
+        _read_only_command(workspace, argv),
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=cli_env(loki_home),
+        timeout=60,
+        check=False,
+    )
+    if child.returncode != 0 and "unshare" in child.stderr:
+        pytest.fail(f"could not make a read-only workspace: {child.stderr}")
+    assert child.returncode == 0, child.stderr
+    events = [json.loads(line) for line in child.stdout.splitlines()]
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert [r["ok"] for r in results] == [False, False, True]
+    tool_messages = [
+        m["content"] for m in ollama.chat_requests[1]["messages"] if m["role"] == "tool"
+    ]
+    for message in tool_messages[:2]:
+        assert "read-only" in message.lower() or "permission denied" in message.lower()
+    assert tool_messages[2] == "lecture seule\n"
+    assert events[-1]["reason"] == "completed"
+    assert (workspace / "notes.txt").read_text() == "lecture seule\n"
+    assert not (workspace / "new.txt").exists()
