@@ -155,6 +155,9 @@ class FakeOllama:
 def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Like Ollama (Go sets TCP_NODELAY): without it the first streamed line waits ~40 ms
+        # behind the headers for the client's delayed ACK.
+        disable_nagle_algorithm = True
 
         def setup(self) -> None:
             super().setup()

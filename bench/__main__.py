@@ -1,0 +1,78 @@
+"""`make bench`: every figure against its budget, as a table and as JSON (bench/results/)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from bench.figures import Figure, render_table
+
+# Each module has `measure() -> list[Figure]`. Order: cheap first.
+MODULES = [
+    "bench.first_token",
+]
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def machine() -> str:
+    import os
+
+    cpus = os.cpu_count()
+    try:
+        mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f"{mem_kb / 1024 / 1024:.0f} GB"
+    except (OSError, ValueError, IndexError):
+        memory = "?"
+    return (
+        f"{platform.system()} {platform.machine()}, {cpus} cores, {memory} RAM, "
+        f"Python {platform.python_version()}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", help="comma-separated module names (e.g. first_token)")
+    args = parser.parse_args()
+    selected = MODULES
+    if args.only:
+        wanted = {f"bench.{name.strip()}" for name in args.only.split(",")}
+        selected = [m for m in MODULES if m in wanted]
+    figures: list[Figure] = []
+    failures: list[str] = []
+    started = time.monotonic()
+    for name in selected:
+        print(f"measuring {name} ...", file=sys.stderr, flush=True)
+        try:
+            figures += importlib.import_module(name).measure()
+        except Exception:
+            failures.append(name)
+            traceback.print_exc()
+    elapsed = time.monotonic() - started
+    print()
+    print(f"Machine: {machine()}")
+    print(f"Run: {time.strftime('%Y-%m-%d %H:%M')} ({elapsed:.0f} s)")
+    print()
+    print(render_table(figures))
+    RESULTS.mkdir(exist_ok=True)
+    payload = {
+        "machine": machine(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "seconds": round(elapsed, 1),
+        "figures": [f.to_json() for f in figures],
+        "failed_modules": failures,
+    }
+    (RESULTS / "latest.json").write_text(json.dumps(payload, indent=2, ensure_ascii=False))
+    missed = [f for f in figures if f.met is False]
+    if missed:
+        print(f"\n{len(missed)} figure(s) over budget: see the README for why.")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
