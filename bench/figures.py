@@ -49,11 +49,22 @@ def render_table(figures: list[Figure]) -> str:
         op = "<=" if fig.lower_is_better else ">="
         budget = f"{op} {_fmt(fig.budget)} {fig.unit}" if fig.budget is not None else "-"
         ok = {True: "yes", False: "NO", None: "-"}[fig.met]
-        rows.append((fig.area, fig.name, f"{_fmt(fig.value)} {fig.unit}", budget, ok,
-                     str(fig.runs), fig.note))
+        rows.append(
+            (
+                fig.area,
+                fig.name,
+                f"{_fmt(fig.value)} {fig.unit}",
+                budget,
+                ok,
+                str(fig.runs),
+                fig.note,
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |"
-             for row in rows]
+    lines = [
+        "| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |"
+        for row in rows
+    ]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
 
