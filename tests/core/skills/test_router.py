@@ -1,0 +1,159 @@
+"""The lexical router: whole words, weights, pairs, ties, definitional questions, bounds."""
+
+from __future__ import annotations
+
+import pytest
+
+from loki_desktop.core.skills.loader import load_builtin_skills
+from loki_desktop.core.skills.model import Skill
+from loki_desktop.core.skills.router import DAMPING, THRESHOLD, Router
+
+
+def skill(name: str, **terms: tuple[str, ...]) -> Skill:
+    return Skill(name=name, title=name.title(), description="d", body=f"body of {name}", **terms)
+
+
+def picked(router: Router, message: str) -> str:
+    chosen = router.pick(message)
+    return chosen.name if chosen else "none"
+
+
+@pytest.fixture(scope="module")
+def builtin() -> Router:
+    return Router(load_builtin_skills().skills)
+
+
+def test_whole_words_only() -> None:
+    router = Router([skill("writing", strong=("plan",)), skill("debug", strong=("null",))])
+    assert picked(router, "Fais-moi un plan") == "writing"
+    assert picked(router, "Combien de planètes ?") == "none"
+    assert picked(router, "La valeur est null") == "debug"
+    assert picked(router, "La série était nulle") == "none"
+
+
+def test_accent_and_case_insensitive_both_ways() -> None:
+    router = Router([skill("fr", strong=("débogue",)), skill("en", strong=("Stack Trace",))])
+    assert picked(router, "DEBOGUE ça") == "fr"
+    assert picked(router, "Débogue ça") == "fr"
+    assert picked(router, "here is the STACK-TRACE") == "en"
+
+
+def test_prefix_and_suffix_wildcards() -> None:
+    router = Router([skill("debug", strong=("*error", "corrig*"))])
+    assert picked(router, "TypeError: bad operand") == "debug"
+    assert picked(router, "ModuleNotFoundError") == "debug"
+    assert picked(router, "corrigez") == "debug"
+    # the suffix needs two letters before it; the word itself is not an error name
+    assert picked(router, "an error") == "none"
+    assert picked(router, "the terror") == "none"
+    assert picked(router, "correction") == "none"
+
+
+def test_extensions_count_once_and_weigh_more_than_a_word() -> None:
+    router = Router([skill("data", extensions=(".csv",), keywords=("csv", "moyenne"))])
+    routing = router.route("Ouvre ventes.csv")
+    assert [(h.kind, h.words, h.points) for h in routing.scores[0].hits] == [
+        ("extension", ".csv", 2)
+    ]
+    assert routing.skill is None  # 2 < THRESHOLD
+    assert picked(router, "La moyenne dans ventes.CSV") == "data"
+    assert router.route("un fichier csv").scores[0].points == 1
+
+
+def test_pairs_need_the_action_near_its_object_in_either_order() -> None:
+    router = Router([skill("debug", pairs=("corrig* fix* | bug* erreur*",))])
+    assert picked(router, "Corrige-moi vite ce bug") == "debug"
+    assert picked(router, "j'ai un bug à corriger") == "debug"
+    assert picked(router, "fix the bug") == "debug"
+    assert picked(router, "corrige la phrase, puis plus tard on verra le bug") == "none"
+    assert picked(router, "corrige ça") == "none"
+    assert router.route("corrige ce bug").scores[0].hits[0].words == "corrige … bug"
+
+
+def test_each_signal_counts_once() -> None:
+    router = Router([skill("debug", keywords=("bug",))])
+    assert router.route("bug bug bug bug").scores[0].points == 1
+
+
+def test_one_weak_word_is_never_enough_and_one_strong_signal_is() -> None:
+    router = Router([skill("debug", keywords=("bug",), strong=("traceback",))])
+    assert picked(router, "c'est un bug") == "none"
+    assert picked(router, "voici le traceback") == "debug"
+    assert THRESHOLD == 3
+
+
+def test_ties_are_broken_deterministically() -> None:
+    # equal points: the strongest single signal wins, then the number of signals, then the name
+    strong_one = skill("zeta", strong=("deploy",))
+    three_weak = skill("alpha", keywords=("server", "release", "prod"))
+    router = Router([three_weak, strong_one])
+    assert picked(router, "deploy server release prod") == "zeta"
+    twins = [skill("beta", strong=("deploy",)), skill("alpha", strong=("deploy",))]
+    assert picked(Router(twins), "deploy") == "alpha"
+    assert picked(Router(list(reversed(twins))), "deploy") == "alpha"
+
+
+def test_definitional_questions_lose_points() -> None:
+    router = Router([skill("debug", strong=("*error",))])
+    routing = router.route("What is a TypeError?")
+    assert routing.skill is None
+    assert routing.damped_by == "what is a"
+    assert routing.penalty == DAMPING
+    assert routing.scores[0].points == 3 - DAMPING
+    assert picked(router, "What is this TypeError?") == "debug"
+    assert picked(router, "C'est quoi cette TypeError ?") == "debug"
+    assert picked(router, "C'est quoi une TypeError ?") == "none"
+
+
+def test_the_skill_name_is_a_strong_signal() -> None:
+    """A skill written for another agent has no keywords: naming it is how to call it."""
+    router = Router([skill("pdf-processing")])
+    assert picked(router, "use pdf-processing on this file") == "pdf-processing"
+    assert picked(router, "process this pdf") == "none"
+
+
+def test_a_huge_paste_is_read_at_both_ends() -> None:
+    router = Router([skill("debug", strong=("*error", "traceback"))])
+    head = "Traceback (most recent call last):\n"
+    tail = "ValueError: boom"
+    routing = router.route(head + "  line of code\n" * 20_000 + tail)
+    assert {hit.words for hit in routing.scores[0].hits} == {"traceback", "valueerror"}
+
+
+def test_no_skills_routes_to_none() -> None:
+    routing = Router([]).route("TypeError in main.py")
+    assert routing.skill is None
+    assert routing.scores == ()
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Mon script plante avec une KeyError, corrige-le", "debogage-systematique"),
+        ("My app crashes on startup with a NullPointerException", "debogage-systematique"),
+        ("Crée un site vitrine en HTML et CSS pour mon restaurant", "creation-web"),
+        ("Build a landing page for my app", "creation-web"),
+        ("Refactorise ce module sans changer son comportement", "refactor-sur"),
+        ("Extract this logic into a separate function", "refactor-sur"),
+        ("Calcule la moyenne des ventes dans ventes.csv", "analyse-donnees"),
+        ("How many missing values are in survey.xlsx?", "analyse-donnees"),
+        ("Rédige un rapport de synthèse pour la direction", "redaction-structuree"),
+        ("Write a blog post about local LLMs", "redaction-structuree"),
+        ("Bonjour, comment vas-tu ?", "none"),
+        ("Thanks a lot!", "none"),
+        ("Quelle planète est la plus grosse ?", "none"),
+    ],
+)
+def test_builtin_skills_route_clear_requests(builtin: Router, message: str, expected: str) -> None:
+    assert picked(builtin, message) == expected
+
+
+def test_explain_data_lists_the_words_that_scored(builtin: Router) -> None:
+    routing = builtin.route("Corrige le bug : TypeError dans app.py")
+    assert routing.skill is not None
+    best = routing.scores[0]
+    assert best.skill is routing.skill
+    assert best.points == sum(hit.points for hit in best.hits)
+    assert ("strong", "typeerror", 3) in [(h.kind, h.words, h.points) for h in best.hits]
+    assert ("pair", "corrige … bug", 3) in [(h.kind, h.words, h.points) for h in best.hits]
+    assert [h.points for h in best.hits] == sorted((h.points for h in best.hits), reverse=True)
