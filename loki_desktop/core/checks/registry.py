@@ -1,0 +1,88 @@
+"""The checker of every file kind, chosen by extension (for the agent, the CLI and the watcher)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+from pathlib import Path
+from typing import Literal
+
+from loki_desktop.core.checks.html_check import check_html
+from loki_desktop.core.checks.js_check import check_javascript
+from loki_desktop.core.checks.json_check import check_json
+from loki_desktop.core.checks.model import CheckResult
+from loki_desktop.core.checks.python_check import check_python, find_ruff
+from loki_desktop.core.checks.source import read_source
+from loki_desktop.core.checks.toml_check import check_toml
+
+log = logging.getLogger(__name__)
+
+Kind = Literal["python", "javascript", "html", "json", "toml"]
+
+KINDS: dict[str, Kind] = {
+    ".py": "python",
+    ".pyw": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".html": "html",
+    ".htm": "html",
+    ".json": "json",
+    ".jsonc": "json",
+    ".toml": "toml",
+}
+# More than this is noise for the model and the user: the first ones are what to fix.
+MAX_PROBLEMS = 50
+
+
+class Checkers:
+    """Static checks of files. Nothing is ever run, and nothing is written anywhere.
+
+    The programs are looked up once: `node` on PATH, ruff from its wheel.
+    """
+
+    def __init__(self) -> None:
+        self.node = shutil.which("node")
+        self.ruff = find_ruff()
+
+    @staticmethod
+    def kind(path: Path) -> Kind | None:
+        return KINDS.get(path.suffix.lower())
+
+    def can_check(self, path: Path) -> bool:
+        return self.kind(path) is not None
+
+    async def check(self, path: Path, root: Path | None = None) -> CheckResult:
+        """Check one file; `root` bounds where the HTML check looks for linked files."""
+        kind = self.kind(path)
+        if kind is None:
+            return CheckResult(skipped=f"no check exists for {path.suffix or 'these'} files")
+        source = await asyncio.to_thread(read_source, path)
+        if isinstance(source, CheckResult):
+            return source
+        try:
+            match kind:
+                case "python":
+                    result = await check_python(source, self.ruff)
+                case "javascript":
+                    result = await check_javascript(source, self.node)
+                case "html":
+                    result = await check_html(source, root, self.node)
+                case "json":
+                    result = await check_json(source)
+                case "toml":
+                    result = await check_toml(source)
+        except Exception as exc:  # a checker bug must not end a turn or stop the watcher
+            log.exception("the %s check of %s failed", kind, path)
+            return CheckResult(skipped=f"the {kind} check failed: {type(exc).__name__}: {exc}")
+        return _capped(result)
+
+
+def _capped(result: CheckResult) -> CheckResult:
+    if len(result.problems) <= MAX_PROBLEMS:
+        return result
+    note = f"only the first {MAX_PROBLEMS} of {len(result.problems)} problems are listed"
+    skipped = f"{result.skipped}; {note}" if result.skipped else note
+    return CheckResult(result.problems[:MAX_PROBLEMS], skipped)

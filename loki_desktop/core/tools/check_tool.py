@@ -1,0 +1,51 @@
+"""The `run_check` native tool: the model asks for a static check of a workspace file."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from loki_desktop.core.checks.model import Checker
+from loki_desktop.core.events import CheckReport
+from loki_desktop.core.ports import ToolOutcome
+from loki_desktop.core.tools.args import ToolArgs
+from loki_desktop.core.tools.jail import Workspace
+from loki_desktop.core.tools.native import NativeTool, fail
+
+
+class RunCheckArgs(ToolArgs):
+    path: str = Field(description="File path, relative to the workspace.")
+
+
+def run_check_tool(workspace: Workspace, checker: Checker) -> NativeTool:
+    """The tool, jailed in `workspace`. Its report travels in ToolOutcome.extra["check_report"]:
+    the agent shows it as a `check` event and appends the problems to the tool result."""
+
+    async def run_check(args: RunCheckArgs) -> ToolOutcome:
+        path = workspace.resolve(args.path)
+        if not path.exists():
+            return fail(f"no such file: {args.path}")
+        if path.is_dir():
+            return fail(f"{args.path} is a folder; give a file")
+        rel = workspace.relative(path)
+        if not checker.can_check(path):
+            return ToolOutcome(
+                True,
+                f"No automatic check exists for {path.suffix or 'extensionless'} files; "
+                "only Python, JavaScript, HTML, JSON and TOML files are checked.",
+                f"{rel} : pas de vérification pour ce type de fichier",
+            )
+        result = await checker.check(path, workspace.root)
+        if result.unreadable:
+            return fail(f"{rel}: {result.skipped}")
+        report = CheckReport(rel, result.ok, result.problems, result.skipped)
+        count = len(result.problems)
+        summary = f"{rel} : aucun problème" if result.ok else f"{rel} : {count} problème(s)"
+        return ToolOutcome(True, f"Checked {rel}.", summary, extra={"check_report": report})
+
+    return NativeTool(
+        "run_check",
+        "Check a workspace file for syntax errors and undefined names without running it "
+        "(Python, JavaScript, HTML, JSON, TOML).",
+        RunCheckArgs,
+        run_check,
+    )

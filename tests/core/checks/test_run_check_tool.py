@@ -1,0 +1,77 @@
+"""The run_check tool: jailed in the workspace, its report carried to the agent in `extra`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from loki_desktop.core.checks.registry import Checkers
+from loki_desktop.core.events import CheckReport, Problem
+from loki_desktop.core.tools.check_tool import run_check_tool
+from loki_desktop.core.tools.jail import Workspace
+from loki_desktop.core.tools.native import NativeTools
+from loki_desktop.core.tools.toolbox import FixedApprover, Toolbox
+
+
+def toolbox(root: Path) -> Toolbox:
+    jail = Workspace(root)
+    native = NativeTools(jail, FixedApprover(False), extra_tools=[run_check_tool(jail, Checkers())])
+    return Toolbox([native])
+
+
+async def test_the_model_sees_the_tool_with_a_path_argument(workspace: Path) -> None:
+    spec = next(s for s in toolbox(workspace).specs() if s.name == "run_check")
+
+    assert spec.parameters["required"] == ["path"]
+    assert "without running it" in spec.description
+
+
+async def test_a_broken_file_gives_a_report_in_extra(workspace: Path) -> None:
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "m.py").write_text("print(missing)\n")
+
+    _args, outcome = await toolbox(workspace).call("run_check", {"path": "pkg/m.py"})
+
+    assert outcome.ok
+    assert outcome.extra["check_report"] == CheckReport(
+        "pkg/m.py", False, (Problem(1, 7, "F821 Undefined name `missing`"),)
+    )
+    assert outcome.summary == "pkg/m.py : 1 problème(s)"
+
+
+async def test_a_clean_file_gives_a_passing_report(workspace: Path) -> None:
+    (workspace / "data.json").write_text('{"a": 1}\n')
+
+    _args, outcome = await toolbox(workspace).call("run_check", {"path": "./data.json"})
+
+    assert outcome.extra["check_report"] == CheckReport("data.json", True)
+
+
+async def test_paths_outside_the_workspace_are_refused(workspace: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.py").write_text("x = 1\n")
+
+    _args, outcome = await toolbox(workspace).call("run_check", {"path": "../secret.py"})
+
+    assert not outcome.ok
+    assert "outside the workspace" in outcome.output
+    assert "check_report" not in outcome.extra
+
+
+async def test_missing_files_folders_and_other_kinds(workspace: Path) -> None:
+    (workspace / "docs").mkdir()
+    (workspace / "README.md").write_text("# hi\n")
+    box = toolbox(workspace)
+
+    _a, missing = await box.call("run_check", {"path": "nope.py"})
+    _b, folder = await box.call("run_check", {"path": "docs"})
+    _c, other = await box.call("run_check", {"path": "README.md"})
+    _d, bad_args = await box.call("run_check", {"file": "x.py"})
+
+    assert not missing.ok
+    assert "no such file" in missing.output
+    assert not folder.ok
+    assert "folder" in folder.output
+    assert other.ok
+    assert "No automatic check exists for .md files" in other.output
+    assert "check_report" not in other.extra
+    assert not bad_args.ok
+    assert "missing required argument 'path'" in bad_args.output

@@ -1,0 +1,2 @@
+import { x } from './x.js';
+export const y = x +;

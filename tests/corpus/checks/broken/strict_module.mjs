@@ -1,0 +1,2 @@
+with (Math) { console.log(PI); }
+export default 1;

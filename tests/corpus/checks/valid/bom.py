@@ -1,0 +1,1 @@
+﻿print("a UTF-8 file with a byte order mark")
