@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -26,15 +27,40 @@ def build_services() -> Services:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = cli.build_parser()
+    parser.add_argument(
+        "--quick",
+        metavar="QUESTION",
+        help="pose une question rapide dans la fenêtre (celle qui tourne déjà, s'il y en a une)",
+    )
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.install_desktop_entry or args.uninstall_desktop_entry:
+        from loki_desktop import desktop_integration
+
+        return desktop_integration.main(install_entry=args.install_desktop_entry)
     services = build_services()
     if args.command is not None:
         return cli.run_command(args, services)
-    return run_window(services)
+    return run_window(services, quick=args.quick)
 
 
-def run_window(services: Services) -> int:
+def run_window(services: Services, quick: str | None = None) -> int:
+    if no_display():
+        # Qt would abort with a misleading hint about xcb-cursor0: say what is really wrong.
+        print(
+            "Loki Desktop ne trouve pas d'écran graphique (DISPLAY et WAYLAND_DISPLAY sont "
+            "vides) : lancez-le depuis votre session de bureau, ou utilisez les commandes sans "
+            "fenêtre (loki-desktop --help).",
+            file=sys.stderr,
+        )
+        return 1
     # Imported here so headless commands never load Qt.
     from loki_desktop.ui.main import run as run_ui
 
-    return run_ui(services)
+    return run_ui(services, quick=quick)
+
+
+def no_display() -> bool:
+    """On X11/Wayland systems: no screen to open a window on, and no Qt platform chosen."""
+    if sys.platform in ("win32", "darwin") or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
