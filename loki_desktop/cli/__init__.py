@@ -14,6 +14,10 @@ from loki_desktop.core.services import Services
 COMMAND_MODULES = [
     "loki_desktop.cli.ask",
     "loki_desktop.cli.models",
+    "loki_desktop.cli.mcp",
+    "loki_desktop.cli.skills",
+    "loki_desktop.cli.check",
+    "loki_desktop.cli.fetch_server",
 ]
 
 
@@ -30,6 +34,17 @@ def build_parser() -> argparse.ArgumentParser:
         "Sans commande, ouvre la fenêtre.",
     )
     parser.add_argument("--version", action="version", version=f"loki-desktop {__version__}")
+    menu = parser.add_mutually_exclusive_group()
+    menu.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="ajoute Loki Desktop (entrée et icône) au menu des applications de l'utilisateur",
+    )
+    menu.add_argument(
+        "--uninstall-desktop-entry",
+        action="store_true",
+        help="retire Loki Desktop du menu des applications de l'utilisateur",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMANDE")
     for name in COMMAND_MODULES:
         module: CommandModule = importlib.import_module(name)

@@ -11,6 +11,7 @@ from pathlib import Path
 from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import Done, Error, Event
 from loki_desktop.core.llm.ollama import OllamaBackend
+from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
 from loki_desktop.core.tools.toolbox import FixedApprover
@@ -58,7 +59,15 @@ async def _ask(
     host = resolve_host(args.host, settings)
     backend = OllamaBackend(host)
     store = services.open_history()
-    options = TurnOptions(model=args.model or "", skills=not args.no_skills)
+    options = TurnOptions(
+        model=args.model or "",
+        skills=not args.no_skills,
+        user_skills_dir=services.user_skills_dir,
+    )
+    # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
+    # imported otherwise); the manager is closed below so no server outlives the command.
+    mcp = McpManager.from_settings(settings.mcp_servers, services.secrets)
+    options.extra_sources.append(mcp)
     agent = build_agent(
         settings=settings,
         backend=backend,
@@ -79,5 +88,6 @@ async def _ask(
             if isinstance(event, Done):
                 failed = event.reason == "error"
     finally:
+        await mcp.aclose()
         await backend.close()
     return 1 if failed else 0

@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loki_desktop.core.agent import Agent, AgentConfig
+from loki_desktop.core.agent import Agent, AgentConfig, SkillPicker
+from loki_desktop.core.checks.registry import Checkers
 from loki_desktop.core.ports import Approver, ChatBackend, ConversationStore
 from loki_desktop.core.settings import Settings
+from loki_desktop.core.skills.loader import load_router
+from loki_desktop.core.tools.check_tool import run_check_tool
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTools
 from loki_desktop.core.tools.toolbox import OwningSource, Toolbox
@@ -19,6 +22,7 @@ class TurnOptions:
 
     model: str = ""
     skills: bool = True
+    user_skills_dir: Path | None = None  # the user's own skills, besides the built-in ones
     extra_sources: list[OwningSource] = field(default_factory=list)
 
 
@@ -33,7 +37,9 @@ def build_agent(
 ) -> Agent:
     options = options or TurnOptions()
     jail = Workspace(workspace) if workspace is not None else None
-    native = NativeTools(jail, approver)
+    checker = Checkers()
+    check_tools = [run_check_tool(jail, checker)] if jail is not None else []
+    native = NativeTools(jail, approver, extra_tools=check_tools)
     toolbox = Toolbox([native, *options.extra_sources])
     config = AgentConfig(
         model=options.model or settings.model,
@@ -42,10 +48,18 @@ def build_agent(
         skills_enabled=settings.skills_enabled and options.skills,
         auto_checks=settings.auto_checks,
     )
+    pick_skill: SkillPicker | None = None
+    skill_notices: tuple[str, ...] = ()
+    if config.skills_enabled:  # skill files are read only when skills are on
+        router, skill_notices = load_router(options.user_skills_dir)
+        pick_skill = router.pick
     return Agent(
         backend=backend,
         store=store,
         toolbox=toolbox,
         config=config,
         workspace_root=jail.root if jail else None,
+        checker=checker,
+        pick_skill=pick_skill,
+        pending_notices=list(skill_notices),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -10,3 +11,51 @@ HERE = Path(__file__).resolve().parent
 def script(name: str) -> str:
     """The absolute path of one server script, e.g. script("echo")."""
     return str(HERE / f"{name}.py")
+
+
+TAG_VARIABLE = "LOKI_TEST_TAG"
+
+
+def processes_tagged(tag: str) -> list[str]:
+    """Processes (alive or zombie) whose environment holds LOKI_TEST_TAG=tag, as "pid state cmd".
+
+    Tests give each server they start a unique tag (a server parameter, so an environment
+    variable of the process): other test runs on the machine never match. Reads /proc, so it
+    answers on Linux only (an empty list elsewhere).
+    """
+    found: list[str] = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return found
+    marker = f"{TAG_VARIABLE}={tag}".encode()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if marker in environ:
+            state = stat.rsplit(")", 1)[1].split()[0]
+            found.append(f"{entry.name} {state} {cmdline.strip()}")
+    return found
+
+
+def zombie_children(parent: int) -> list[str]:
+    """Children of `parent` that exited and were never reaped (state Z)."""
+    zombies: list[str] = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return zombies
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] == "Z" and int(fields[1]) == parent:
+            zombies.append(entry.name)
+    return zombies

@@ -1,4 +1,4 @@
-"""A well-behaved MCP server: echo, env, big, slow, fail, crash. stdio, or --http PORT.
+"""A well-behaved MCP server: echo, env, header, big, slow, fail, crash. stdio or --http PORT.
 
     python tests/fakes/mcp_servers/echo.py                 # stdio
     python tests/fakes/mcp_servers/echo.py --http 0        # streamable HTTP, prints "PORT n"
@@ -12,9 +12,10 @@ import argparse
 import os
 import socket
 import sys
-import time
 
+import anyio
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("echo", log_level="WARNING")
@@ -33,15 +34,22 @@ def env(name: str) -> str:
 
 
 @server.tool()
+def header(name: str, ctx: Context) -> str:
+    """Return the value of a request header (HTTP only)."""
+    headers = ctx.headers or {}
+    return headers.get(name.lower()) or headers.get(name) or "(unset)"
+
+
+@server.tool()
 def big(size: int) -> str:
     """Return `size` characters."""
     return "x" * size
 
 
 @server.tool()
-def slow(seconds: float) -> str:
+async def slow(seconds: float) -> str:
     """Sleep, then answer."""
-    time.sleep(seconds)
+    await anyio.sleep(seconds)
     return f"slept {seconds}"
 
 

@@ -1,0 +1,304 @@
+"""`loki-desktop mcp`: list, turn on and off, set up, add, import and test MCP servers."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loki_desktop.core.services import Services
+
+if TYPE_CHECKING:
+    from loki_desktop.core.mcp.service import McpService, ServerView
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("mcp", help="serveurs MCP : outils professionnels de l'agent")
+    commands = parser.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
+
+    listing = commands.add_parser("list", help="liste les serveurs (catalogue et personnels)")
+    listing.add_argument("--json", action="store_true", help="un objet JSON par serveur, en liste")
+
+    for name, text in (("enable", "active un serveur"), ("disable", "désactive un serveur")):
+        sub = commands.add_parser(name, help=text)
+        sub.add_argument("id", help="identifiant du serveur")
+
+    setter = commands.add_parser(
+        "set",
+        help="règle des paramètres (NOM=valeur ; NOM seul demande la valeur sans l'afficher ; "
+        "NOM= l'efface)",
+    )
+    setter.add_argument("id", help="identifiant du serveur")
+    setter.add_argument("assignments", nargs="+", metavar="NOM=VALEUR")
+
+    adder = commands.add_parser("add", help="ajoute un serveur personnel")
+    adder.add_argument("name", help="identifiant (a-z, 0-9, tiret)")
+    target = adder.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--command",
+        dest="server_command",  # not "command": the top-level parser's dest for the sub-command
+        help='ligne de commande stdio, ex. "npx -y mon-serveur"',
+    )
+    target.add_argument("--url", help="adresse d'un serveur HTTP (streamable HTTP)")
+    adder.add_argument(
+        "--header", action="append", default=[], metavar='"NOM: valeur"', help="en-tête HTTP"
+    )
+    adder.add_argument(
+        "--env", action="append", default=[], metavar="NOM=VALEUR", help="variable d'environnement"
+    )
+    adder.add_argument("--label", help="nom affiché")
+    adder.add_argument("--enable", action="store_true", help="l'active tout de suite")
+
+    remover = commands.add_parser("remove", help="supprime un serveur personnel")
+    remover.add_argument("id", help="identifiant du serveur")
+
+    tester = commands.add_parser("test", help="se connecte une fois et liste les outils")
+    tester.add_argument("id", help="identifiant du serveur")
+    tester.add_argument("--json", action="store_true", help="le résultat en JSON")
+
+    importer = commands.add_parser(
+        "import", help='importe un fichier {"mcpServers": ...} (Claude Desktop)'
+    )
+    importer.add_argument("file", type=Path, help="fichier JSON")
+
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, services: Services) -> int:
+    from loki_desktop.core.mcp.config import McpConfigError
+    from loki_desktop.core.mcp.service import McpService
+    from loki_desktop.core.ports import SecretStoreUnavailable
+
+    service = McpService(services.settings, services.secrets)
+    for notice in services.settings.take_notices() + service.notices:
+        print(f"note : {notice}", file=sys.stderr)
+    action = {
+        "list": _list,
+        "enable": _enable,
+        "disable": _disable,
+        "set": _set,
+        "add": _add,
+        "remove": _remove,
+        "test": _test,
+        "import": _import,
+    }[args.mcp_command]
+    try:
+        return action(args, service)
+    except (McpConfigError, SecretStoreUnavailable) as exc:
+        print(exc, file=sys.stderr)
+        return 1
+
+
+# --- actions ------------------------------------------------------------------------------
+
+
+def _list(args: argparse.Namespace, service: McpService) -> int:
+    views = service.servers()
+    if args.json:
+        print(json.dumps([_view_json(view, service) for view in views], ensure_ascii=False))
+        return 0
+    for view in views:
+        state = "activé" if view.config.enabled else "désactivé"
+        print(f"{view.id:<14} {state:<10} {view.label} — {_where(view)}")
+        for name, value in sorted(view.config.params.items()):
+            print(f"{'':<14} {name}={value}")
+        for name in view.secrets_set:
+            print(f"{'':<14} {name}=•••• (trousseau)")
+        if view.config.enabled and (problem := service.problem(view.id)):
+            print(f"{'':<14} ⚠ {problem}")
+    return 0
+
+
+def _enable(args: argparse.Namespace, service: McpService) -> int:
+    service.enable(args.id)
+    print(f"{args.id} activé : il démarrera au prochain message.")
+    if problem := service.problem(args.id):
+        print(f"⚠ {problem}", file=sys.stderr)
+    return 0
+
+
+def _disable(args: argparse.Namespace, service: McpService) -> int:
+    service.disable(args.id)
+    print(f"{args.id} désactivé.")
+    return 0
+
+
+def _set(args: argparse.Namespace, service: McpService) -> int:
+    from loki_desktop.core.mcp.config import is_secret_name
+
+    values: dict[str, str | None] = {}
+    for assignment in args.assignments:
+        name, sep, value = assignment.partition("=")
+        values[name.strip()] = value if sep else _ask_value(name.strip())
+    service.set_params(args.id, values)
+    for name, value in values.items():
+        if not value:
+            print(f"{args.id} : {name} effacé.")
+        elif is_secret_name(name):
+            print(f"{args.id} : {name} enregistré dans le trousseau système.")
+        else:
+            print(f"{args.id} : {name}={value}")
+    return 0
+
+
+def _add(args: argparse.Namespace, service: McpService) -> int:
+    from loki_desktop.core.mcp.config import McpConfigError
+
+    if args.server_command is not None:
+        if args.header:
+            raise McpConfigError("--header ne s'emploie qu'avec --url.")
+        config = service.add_stdio(
+            args.name,
+            _split_command(args.server_command),
+            env=_pairs(args.env, "="),
+            label=args.label,
+            enabled=args.enable,
+        )
+    else:
+        if args.env:
+            raise McpConfigError("--env ne s'emploie qu'avec --command.")
+        config = service.add_http(
+            args.name,
+            args.url,
+            headers=_pairs(args.header, ":"),
+            label=args.label,
+            enabled=args.enable,
+        )
+    state = "activé" if config.enabled else "désactivé (loki-desktop mcp enable " + config.id + ")"
+    print(f"{config.id} ajouté, {state}.")
+    return 0
+
+
+def _remove(args: argparse.Namespace, service: McpService) -> int:
+    service.remove(args.id)
+    print(f"{args.id} supprimé.")
+    return 0
+
+
+def _test(args: argparse.Namespace, service: McpService) -> int:
+    async def test() -> Any:
+        try:
+            return await service.test(args.id)
+        finally:
+            await service.aclose()
+
+    result = asyncio.run(test())
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "id": args.id,
+                    "ok": result.ok,
+                    "message": result.message,
+                    "tools": list(result.tools),
+                    "exposed": list(result.exposed),
+                    "schema_chars": result.schema_chars,
+                    "seconds": round(result.seconds, 3),
+                },
+                ensure_ascii=False,
+            )
+        )
+    elif result.ok:
+        print(f"✓ {args.id} : {len(result.tools)} outil(s) en {result.seconds:.1f} s")
+        for tool in result.tools:
+            mark = "→" if tool in result.exposed else " "
+            print(f"  {mark} {tool}")
+        print(
+            f"{len(result.exposed)} outil(s) montré(s) au modèle (→), "
+            f"{result.schema_chars} caractères de schémas par requête."
+        )
+    else:
+        print(f"✗ {args.id} : {result.message}", file=sys.stderr)
+    return 0 if result.ok else 1
+
+
+def _import(args: argparse.Namespace, service: McpService) -> int:
+    report = service.import_file(args.file)
+    for config in report.added:
+        state = "activé" if config.enabled else "désactivé"
+        print(f"{config.id} ajouté ({state}) — {config.label}")
+    if report.secrets_stored:
+        print(f"{report.secrets_stored} secret(s) rangé(s) dans le trousseau système.")
+    for line in report.skipped:
+        print(f"ignoré : {line}", file=sys.stderr)
+    if not report.added:
+        print("Aucun serveur ajouté.", file=sys.stderr)
+        return 1
+    return 0
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _view_json(view: ServerView, service: McpService) -> dict[str, Any]:
+    config = view.config
+    data: dict[str, Any] = {
+        "id": view.id,
+        "label": view.label,
+        "kind": config.kind,
+        "enabled": config.enabled,
+        "description": view.description,
+        "params": dict(config.params),
+        "secrets": {name: name in view.secrets_set for name in _secret_names(view)},
+        "expose": list(config.expose) if config.expose is not None else None,
+        "problem": service.problem(view.id) if config.enabled else None,
+    }
+    if config.kind == "stdio":
+        data["command"] = list(config.command)
+    if config.kind == "http":
+        data["url"] = config.url
+    if view.params:
+        data["declared_params"] = [
+            {"name": p.name, "label": p.label, "required": p.required, "secret": p.secret}
+            for p in view.params
+        ]
+    return data
+
+
+def _secret_names(view: ServerView) -> list[str]:
+    declared = [p.name for p in view.params if p.secret]
+    return list(dict.fromkeys([*declared, *view.config.secrets]))
+
+
+def _where(view: ServerView) -> str:
+    config = view.config
+    if config.kind == "http":
+        return config.url
+    if config.kind == "stdio":
+        return " ".join(config.command)
+    return view.description.split(".")[0]
+
+
+def _split_command(command: str) -> list[str]:
+    import shlex
+
+    from loki_desktop.core.mcp.config import McpConfigError
+
+    try:
+        return shlex.split(command, posix=sys.platform != "win32")
+    except ValueError as exc:
+        raise McpConfigError(f"Commande illisible ({exc}) : {command}") from None
+
+
+def _pairs(items: list[str], separator: str) -> dict[str, str]:
+    from loki_desktop.core.mcp.config import McpConfigError
+
+    pairs: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition(separator)
+        if not sep or not name.strip():
+            raise McpConfigError(f"Attendu NOM{separator}valeur : « {item} ».")
+        pairs[name.strip()] = value.strip() if separator == ":" else value
+    return pairs
+
+
+def _ask_value(name: str) -> str:
+    """A value typed without echo (a secret stays out of the shell history), or read on stdin."""
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(f"{name} : ")
+    return sys.stdin.readline().rstrip("\n")

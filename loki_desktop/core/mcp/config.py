@@ -1,0 +1,224 @@
+"""Typed MCP server settings: parse `Settings.mcp_servers`, validate ids, spot secret names.
+
+One entry of `Settings.mcp_servers` (plain JSON, keyed by server id):
+
+    {"enabled": true,
+     "params": {"SEARXNG_URL": "http://127.0.0.1:8888"},   # non-secret values only
+     "secrets": ["API_KEY"],                              # names whose values live in the keyring
+     "label": "Mon serveur",                              # custom servers only
+     "command": ["npx", "-y", "some-server"],             # custom stdio server
+     "url": "https://example.com/mcp",                    # custom streamable-HTTP server
+     "expose": ["tool_a", "tool_b"]}                      # optional: the tools the model sees
+
+For a catalogue server, `params` fill its declared parameters (extra names become environment
+variables). For a custom stdio server they are environment variables, for an HTTP server
+request headers. Secret values are never here: see `is_secret_name` and `secret_key`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from loki_desktop.core.i18n import _
+
+ServerKind = Literal["catalogue", "stdio", "http"]
+
+# No underscore: a model-facing tool name `mcp_<server>_<tool>` splits back at the first "_"
+# after "mcp_", whatever the tool name holds.
+SERVER_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+TOOL_PREFIX = "mcp_"
+
+# Words that make a parameter secret (matched in the upper-cased name), plus the HTTP headers
+# that carry credentials without saying so.
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+SECRET_HEADERS = frozenset({"AUTHORIZATION", "PROXY-AUTHORIZATION", "COOKIE"})
+PARAM_NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,127}")
+
+
+class McpConfigError(ValueError):
+    """A server setting cannot be used; the message is one French sentence for the user."""
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a parameter (environment variable or HTTP header) must live in the keyring."""
+    upper = name.upper()
+    return upper in SECRET_HEADERS or any(word in upper for word in SECRET_WORDS)
+
+
+def secret_key(server_id: str, name: str) -> str:
+    """The keyring user name of one secret (service "loki-desktop")."""
+    return f"mcp/{server_id}/{name}"
+
+
+def check_server_id(server_id: str) -> str:
+    """Return the id when it is valid, else raise McpConfigError with a suggestion."""
+    if SERVER_ID_PATTERN.fullmatch(server_id):
+        return server_id
+    suggestion = slugify(server_id)
+    hint = _(" Par exemple : « {id} ».").format(id=suggestion) if suggestion else ""
+    raise McpConfigError(
+        _(
+            "Nom de serveur invalide : « {id} ». Utilisez de 1 à 32 caractères parmi "
+            "a-z, 0-9 et le tiret, sans tiret au début.{hint}"
+        ).format(id=server_id, hint=hint)
+    )
+
+
+def slugify(name: str) -> str:
+    """A valid server id close to `name` (may be empty when nothing usable is left)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return slug[:32].rstrip("-")
+
+
+def check_param_name(name: str) -> str:
+    if PARAM_NAME_PATTERN.fullmatch(name):
+        return name
+    raise McpConfigError(_("Nom de paramètre invalide : « {name} ».").format(name=name))
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One server as the user set it up (catalogue or custom), free of secret values."""
+
+    id: str
+    kind: ServerKind
+    enabled: bool = False
+    label: str = ""
+    params: Mapping[str, str] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()
+    command: tuple[str, ...] = ()
+    url: str = ""
+    expose: tuple[str, ...] | None = None
+
+    @property
+    def display_name(self) -> str:
+        return self.label or self.id
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"enabled": self.enabled}
+        if self.params:
+            data["params"] = dict(self.params)
+        if self.secrets:
+            data["secrets"] = sorted(self.secrets)
+        if self.kind != "catalogue":
+            data["label"] = self.label or self.id
+        if self.kind == "stdio":
+            data["command"] = list(self.command)
+        if self.kind == "http":
+            data["url"] = self.url
+        if self.expose is not None:
+            data["expose"] = list(self.expose)
+        return data
+
+    def launch_key(self) -> tuple[Any, ...]:
+        """What a running connection depends on (secret values aside)."""
+        return (
+            self.kind,
+            tuple(sorted(self.params.items())),
+            tuple(sorted(self.secrets)),
+            self.command,
+            self.url,
+            self.expose,
+        )
+
+
+def parse_servers(
+    raw: Mapping[str, Any], catalogue_ids: frozenset[str]
+) -> tuple[dict[str, ServerConfig], list[str]]:
+    """Every server known to the settings, plus notices for entries that had to be ignored.
+
+    Catalogue servers missing from `raw` come back disabled with no parameters. Junk never
+    raises: an unusable entry is dropped (or a bad field reset) with a notice.
+    """
+    servers: dict[str, ServerConfig] = {
+        server_id: ServerConfig(server_id, "catalogue") for server_id in sorted(catalogue_ids)
+    }
+    notices: list[str] = []
+    if not isinstance(raw, Mapping):
+        return servers, [_("Réglages MCP illisibles : ils sont ignorés.")]
+    for server_id, entry in raw.items():
+        try:
+            servers[server_id] = parse_entry(str(server_id), entry, catalogue_ids, notices)
+        except McpConfigError as exc:
+            notices.append(
+                _("Serveur MCP « {id} » ignoré : {reason}").format(id=server_id, reason=exc)
+            )
+    return servers, notices
+
+
+def parse_entry(
+    server_id: str, entry: Any, catalogue_ids: frozenset[str], notices: list[str]
+) -> ServerConfig:
+    """One entry; raises McpConfigError when it is unusable, adds notices for dropped parts."""
+    check_server_id(server_id)
+    if not isinstance(entry, Mapping):
+        raise McpConfigError(_("l'entrée n'est pas un objet JSON."))
+    enabled = entry.get("enabled", False)
+    if not isinstance(enabled, bool):
+        raise McpConfigError(_("« enabled » doit valoir true ou false."))
+    params = _string_map(entry.get("params", {}), "params")
+    for name in list(params):
+        check_param_name(name)
+        if is_secret_name(name):
+            # a secret written in the file by hand is not used (its value is never shown)
+            del params[name]
+            notices.append(
+                _(
+                    "Serveur MCP « {id} » : le paramètre secret « {name} » était écrit en clair "
+                    "dans les réglages ; il est ignoré. Enregistrez-le avec « loki-desktop mcp "
+                    "set {id} {name}=… » (trousseau système)."
+                ).format(id=server_id, name=name)
+            )
+    secrets = entry.get("secrets", [])
+    if not isinstance(secrets, list) or not all(isinstance(s, str) for s in secrets):
+        raise McpConfigError(_("« secrets » doit être une liste de noms."))
+    expose = entry.get("expose")
+    if expose is not None and (
+        not isinstance(expose, list) or not all(isinstance(s, str) for s in expose)
+    ):
+        raise McpConfigError(_("« expose » doit être une liste de noms d'outils."))
+    common: dict[str, Any] = {
+        "enabled": enabled,
+        "params": params,
+        "secrets": tuple(dict.fromkeys(secrets)),
+        "expose": tuple(expose) if expose is not None else None,
+    }
+    label = entry.get("label", "")
+    if not isinstance(label, str):
+        raise McpConfigError(_("« label » doit être un texte."))
+    if server_id in catalogue_ids:
+        return ServerConfig(server_id, "catalogue", **common)
+    command, url = entry.get("command"), entry.get("url")
+    if command is not None and url is not None:
+        raise McpConfigError(_("donnez une commande ou une URL, pas les deux."))
+    if command is not None:
+        if (
+            not isinstance(command, list)
+            or not command
+            or not all(isinstance(part, str) for part in command)
+            or not command[0].strip()
+        ):
+            raise McpConfigError(_("« command » doit être une liste non vide de textes."))
+        return ServerConfig(server_id, "stdio", label=label, command=tuple(command), **common)
+    if url is not None:
+        return ServerConfig(server_id, "http", label=label, url=check_url(url), **common)
+    raise McpConfigError(_("ni commande ni URL."))
+
+
+def check_url(url: Any) -> str:
+    if not isinstance(url, str) or not re.match(r"https?://[^\s/]+", url.strip()):
+        raise McpConfigError(
+            _("URL invalide : « {url} » (attendu : http://… ou https://…).").format(url=url)
+        )
+    return url.strip()
+
+
+def _string_map(value: Any, what: str) -> dict[str, str]:
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise McpConfigError(_("« {what} » doit associer des noms à des textes.").format(what=what))
+    return dict(value)

@@ -1,0 +1,448 @@
+"""One MCP server's session, opened and closed by one owner task. The only module importing `mcp`.
+
+The SDK's contexts (transport, session) are entered and exited in the same long-lived task:
+closing them from another task breaks anyio's cancel scopes. Timeouts sit on requests only
+(the handshake, each call), never on entering a context. Everything that can go wrong ends
+as `state == "error"` with one French sentence in `message`; nothing escapes the task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TextIO, cast
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client  # the SDK's own HTTP defaults
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Implementation,
+    PaginatedRequestParams,
+)
+
+from loki_desktop import __version__
+from loki_desktop.core.i18n import _
+from loki_desktop.core.mcp.convert import CallResult, McpTool, cut, looks_failed, result_text
+from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from loki_desktop.core.mcp.status import ServerState
+
+log = logging.getLogger(__name__)
+# The SDK logs parse errors and teardown noise with tracebacks; with no logging set up they
+# would land on the terminal of `loki-desktop ask`. A handler here keeps them out of
+# logging's last resort while still reaching whatever the app configures on the root logger.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+
+JUNK_GRACE_S = 2.0  # after a non-MCP line on stdout, how long the handshake may still succeed
+MAX_TOOL_PAGES = 20
+STDERR_LINES = 40
+STDERR_SHOWN = 3
+CLIENT_INFO = Implementation(name="loki-desktop", version=__version__)
+
+
+class _JunkOutput(Exception):
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _HandshakeTimeout(Exception):
+    pass
+
+
+class _ServerGone(Exception):
+    pass
+
+
+class Connection:
+    """A live session with one server. `start()` it, watch `state`, `stop()` it.
+
+    `on_change` is called (on the event loop) whenever `state` or `tools` change.
+    """
+
+    def __init__(
+        self,
+        launch: Launch,
+        *,
+        handshake_timeout: float,
+        on_change: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.launch = launch
+        self.handshake_timeout = handshake_timeout
+        self.state: ServerState = "connecting"
+        self.message = ""
+        self.tools: list[McpTool] = []
+        self.ready = asyncio.Event()  # set when the state leaves "connecting"
+        self.closed = asyncio.Event()  # set when the owner task has closed everything
+        self.started_at = time.monotonic()
+        self.connect_seconds: float | None = None
+        self._on_change = on_change
+        self._session: ClientSession | None = None
+        self._stop = asyncio.Event()
+        self._wake = asyncio.Event()  # stop asked, or the server's output ended
+        self._lost = False
+        self._junk: str | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._stderr = _StderrTail()
+        self._task: asyncio.Task[None] | None = None
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._own(), name=f"mcp:{self.launch.server_id}")
+
+    def stop(self) -> None:
+        """Ask the owner task to close the session; `closed` is set once it has."""
+        self._stop.set()
+        self._wake.set()
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def aclose(self) -> None:
+        self.stop()
+        if self._task is not None:
+            await asyncio.shield(self.closed.wait())
+
+    @property
+    def stderr_tail(self) -> list[str]:
+        return self._stderr.tail(STDERR_SHOWN)
+
+    # --- the owner task -----------------------------------------------------------------
+
+    async def _own(self) -> None:
+        try:
+            await self._run()
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError) or _only_cancelled(exc):
+                self._fail(_("Connexion interrompue."))
+                raise
+            await self._stderr.wait_drained()
+            self._fail(self._describe(exc))
+            log.info("MCP server %s failed: %s", self.launch.server_id, self.message)
+        finally:
+            self._session = None
+            self._stderr.release()
+            self.ready.set()
+            self.closed.set()
+            self._on_change()
+
+    async def _run(self) -> None:
+        target = self.launch.target
+        if isinstance(target, StdioLaunch):
+            params = StdioServerParameters(
+                command=target.command, args=list(target.args), env=dict(target.env)
+            )
+            errlog = self._stderr.open(self.launch.server_id)
+            try:
+                async with stdio_client(params, errlog=errlog) as (read, write):
+                    self._stderr.release()  # the child has its copy of the pipe now
+                    await self._serve(read, write)
+            finally:
+                self._stderr.release()
+        else:
+            assert isinstance(target, HttpLaunch)
+            async with (
+                create_mcp_http_client(headers=target.headers or None) as http,
+                streamable_http_client(target.url, http_client=http) as (read, write),
+            ):
+                await self._serve(read, write)
+
+    async def _serve(self, read: Any, write: Any) -> None:
+        watched = _WatchedStream(read, self._on_junk, self._on_eof)
+        async with ClientSession(watched, write, client_info=CLIENT_INFO) as session:
+            tools = await self._handshake(session)
+            if self._stop.is_set():
+                return
+            self._session = session
+            self.tools = tools
+            self.state = "connected"
+            self.connect_seconds = time.monotonic() - self.started_at
+            self.ready.set()
+            self._on_change()
+            await self._wake.wait()
+            self._session = None
+            if self._lost and not self._stop.is_set():
+                raise _ServerGone()
+
+    async def _handshake(self, session: ClientSession) -> list[McpTool]:
+        tools: list[McpTool] = []
+        with anyio.CancelScope() as scope:
+            scope.deadline = anyio.current_time() + self.handshake_timeout
+            self._scope = scope
+            if self._stop.is_set():
+                scope.cancel()
+            try:
+                await session.initialize()
+            except MCPError as exc:
+                if exc.code != UNSUPPORTED_PROTOCOL_VERSION:
+                    raise
+                # a server of the 2026 protocol only: let the SDK negotiate
+                from mcp.client._probe import negotiate_auto
+
+                await negotiate_auto(session)
+            tools = await self._list_tools(session)
+        self._scope = None
+        if scope.cancelled_caught and not self._stop.is_set():
+            failure = _JunkOutput(self._junk) if self._junk is not None else _HandshakeTimeout()
+            # told now, not after the close: stopping a stuck server takes seconds
+            self._fail(self._describe(failure))
+            raise failure
+        return tools
+
+    @staticmethod
+    async def _list_tools(session: ClientSession) -> list[McpTool]:
+        tools: list[McpTool] = []
+        cursor: str | None = None
+        for _page in range(MAX_TOOL_PAGES):
+            params = PaginatedRequestParams(cursor=cursor) if cursor else None
+            result = await session.list_tools(params=params)
+            tools += [
+                McpTool(tool.name, tool.description or "", dict(tool.input_schema))
+                for tool in result.tools
+            ]
+            cursor = result.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    # --- calls ------------------------------------------------------------------------
+
+    async def call(self, tool: str, args: dict[str, Any], limit_s: float) -> CallResult:
+        """Call one tool. Failures come back as CallResult(ok=False), never as exceptions."""
+        session = self._session
+        if session is None or self.state != "connected":
+            return CallResult(
+                False, f"Error: the MCP server '{self.launch.server_id}' is not ready."
+            )
+        try:
+            result = await session.call_tool(tool, args, read_timeout_seconds=limit_s)
+        except MCPError as exc:
+            return self._call_error(tool, exc, limit_s)
+        except Exception as exc:  # a transport failure (HTTP), or a result the SDK refused
+            log.info(
+                "MCP call %s/%s failed: %s",
+                self.launch.server_id,
+                tool,
+                self.launch.redact(repr(exc)),
+            )
+            return CallResult(False, f"Error: {tool} failed: {self.launch.redact(str(exc))}")
+        text = result_text(result.content, result.structured_content)
+        ok = not result.is_error and not looks_failed(text, self.launch.error_markers)
+        if not ok and not text.strip():
+            text = f"{tool} failed without saying why."
+        return CallResult(ok, cut(self.launch.redact(text)))
+
+    def _call_error(self, tool: str, exc: MCPError, timeout: float) -> CallResult:
+        server = self.launch.server_id
+        if exc.code == REQUEST_TIMEOUT:
+            # The server may be wedged: it is restarted at a later message, with backoff.
+            self._fail(_("L'appel de {tool} a dépassé {n} s.").format(tool=tool, n=f"{timeout:g}"))
+            self.stop()
+            return CallResult(
+                False,
+                f"Error: {tool} did not answer within {timeout:g} s. "
+                f"The MCP server '{server}' is being restarted; do not call it again now.",
+            )
+        if exc.code == CONNECTION_CLOSED:
+            self._lost = True
+            self._wake.set()
+            return CallResult(
+                False,
+                f"Error: the MCP server '{server}' stopped during the call to {tool}. "
+                "Its tools are unavailable for now.",
+            )
+        return CallResult(False, f"Error: {self.launch.redact(exc.message)}")
+
+    # --- events from the read stream ----------------------------------------------------
+
+    def _on_junk(self, exc: Exception) -> None:
+        if self.state != "connecting":
+            return
+        if self._junk is None:
+            self._junk = _junk_line(exc)
+        if self._scope is not None:
+            self._scope.deadline = min(self._scope.deadline, anyio.current_time() + JUNK_GRACE_S)
+
+    def _on_eof(self) -> None:
+        self._lost = True
+        self._wake.set()
+
+    # --- failures -------------------------------------------------------------------------
+
+    def _fail(self, message: str) -> None:
+        if self.state == "error":
+            return  # the first cause is the one worth telling
+        self.state = "error"
+        self.message = message
+        self.ready.set()
+        self._on_change()
+
+    def _describe(self, exc: BaseException) -> str:
+        leaf = _leaf(exc)
+        target = self.launch.target
+        command = target.command if isinstance(target, StdioLaunch) else ""
+        match leaf:
+            case FileNotFoundError():
+                text = _("commande introuvable : « {command} ».").format(command=command)
+                if command in ("npx", "node", "npm"):
+                    text += " " + _("Installez Node.js, qui fournit npx.")
+            case PermissionError():
+                text = _("commande non exécutable : « {command} ».").format(command=command)
+            case _JunkOutput(line=line):
+                text = _(
+                    "le serveur écrit autre chose que du MCP sur sa sortie standard : « {line} »."
+                ).format(line=line)
+            case _HandshakeTimeout():
+                text = _("le serveur ne répond pas (rien en {n} s).").format(
+                    n=f"{self.handshake_timeout:g}"
+                )
+            case _ServerGone():
+                text = _("le serveur s'est arrêté.")
+            case MCPError(code=code) if code == CONNECTION_CLOSED:
+                text = _("le serveur s'est arrêté au démarrage.")
+            case MCPError(code=code, message=message):
+                text = _("le serveur a refusé la connexion : {message} (code {code}).").format(
+                    message=message, code=code
+                )
+            case OSError(strerror=strerror) if strerror:
+                text = f"{strerror}."
+            case _ if isinstance(target, HttpLaunch) and type(leaf).__module__.startswith("httpx"):
+                text = _("impossible de joindre {url} : {error}.").format(
+                    url=target.url, error=str(leaf) or type(leaf).__name__
+                )
+            case _:
+                text = f"{type(leaf).__name__}: {leaf}"
+        tail = self._stderr.tail(STDERR_SHOWN)
+        if tail:
+            text += " " + _("Sa sortie d'erreur : « {lines} ».").format(lines=" | ".join(tail))
+        return self.launch.redact(text[:1].upper() + text[1:])
+
+
+class _WatchedStream:
+    """The transport's read stream, watched: junk lines and the end of the output are reported."""
+
+    def __init__(
+        self, inner: Any, on_junk: Callable[[Exception], None], on_eof: Callable[[], None]
+    ) -> None:
+        self._inner = inner
+        self._on_junk = on_junk
+        self._on_eof = on_eof
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)  # `last_context` and friends
+
+    def _seen(self, item: Any) -> Any:
+        if isinstance(item, Exception):
+            self._on_junk(item)
+        return item
+
+    async def receive(self) -> Any:
+        try:
+            return self._seen(await self._inner.receive())
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_eof()
+            raise
+
+    def __aiter__(self) -> _WatchedStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return self._seen(await self._inner.__anext__())
+        except (StopAsyncIteration, anyio.ClosedResourceError):
+            self._on_eof()
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(*exc_info)
+        return result
+
+
+class _StderrTail:
+    """The server's stderr through a pipe, read by a thread that keeps the last lines.
+
+    A pipe (not a file) so a chatty server costs bounded memory and no disk; a thread so it
+    works on every platform's event loop.
+    """
+
+    def __init__(self) -> None:
+        self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._write: TextIO | None = None
+        self._thread: threading.Thread | None = None
+
+    def open(self, name: str) -> TextIO:
+        read_fd, write_fd = os.pipe()
+        self._write = cast(TextIO, os.fdopen(write_fd, "w", encoding="utf-8"))
+        self._thread = threading.Thread(
+            target=self._pump, args=(read_fd,), name=f"mcp-stderr:{name}", daemon=True
+        )
+        self._thread.start()
+        return self._write
+
+    def release(self) -> None:
+        """Close our copy of the write end (the reader ends when the server's copies close)."""
+        if self._write is not None:
+            with contextlib.suppress(OSError):
+                self._write.close()
+            self._write = None
+
+    async def wait_drained(self, grace_s: float = 0.5) -> None:
+        """Give the reader a moment to catch the last lines of a server that just died."""
+        self.release()
+        deadline = time.monotonic() + grace_s
+        while self._thread is not None and self._thread.is_alive():
+            if time.monotonic() > deadline:
+                return
+            await asyncio.sleep(0.01)
+
+    def _pump(self, fd: int) -> None:
+        with os.fdopen(fd, "rb") as pipe:
+            for raw in pipe:
+                self.lines.append(raw.decode("utf-8", "replace").rstrip()[:300])
+
+    def tail(self, count: int) -> list[str]:
+        return [line for line in list(self.lines) if line.strip()][-count:]
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The exception worth telling inside the SDK's nested exception groups."""
+    while isinstance(exc, BaseExceptionGroup):
+        meaningful = [e for e in exc.exceptions if not _only_cancelled(e)]
+        exc = (meaningful or list(exc.exceptions))[0]
+    return exc
+
+
+def _only_cancelled(exc: BaseException) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_only_cancelled(e) for e in exc.exceptions)
+    return isinstance(exc, asyncio.CancelledError)
+
+
+def _junk_line(exc: Exception) -> str:
+    """The offending stdout line, from the SDK's parse error."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            value = errors()[0].get("input")
+            if isinstance(value, str | bytes):
+                text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+                return text.strip()[:120]
+    return str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__

@@ -1,0 +1,115 @@
+"""How to reach one server: its command line and environment, or its URL and headers.
+
+Built at start time from the typed config and the keyring, so secrets exist only in memory,
+in the server's environment or request headers, and never in a file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from loki_desktop.core.i18n import _
+from loki_desktop.core.mcp.catalogue import CATALOGUE, NETWORK_ERROR_MARKERS
+from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, secret_key
+from loki_desktop.core.ports import SecretStore
+
+# Besides what the SDK passes on (HOME, PATH, USER, ...): what servers need to reach the
+# network through a proxy, find certificates and temporary folders, and print UTF-8.
+PASSED_ENV = (
+    "LANG",
+    "LC_ALL",
+    "TMPDIR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "PLAYWRIGHT_BROWSERS_PATH",
+    "XDG_RUNTIME_DIR",
+)
+
+
+@dataclass(frozen=True)
+class StdioLaunch:
+    command: str
+    args: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict, repr=False)  # may hold secrets
+
+
+@dataclass(frozen=True)
+class HttpLaunch:
+    url: str
+    headers: dict[str, str] = field(default_factory=dict, repr=False)  # may hold secrets
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Everything a connection needs: where, which tools to expose, what counts as failure."""
+
+    server_id: str
+    label: str
+    target: StdioLaunch | HttpLaunch
+    expose: tuple[str, ...] | None = None
+    error_markers: tuple[str, ...] = NETWORK_ERROR_MARKERS
+    # values to mask in any message shown or logged (stderr lines, errors)
+    secret_values: tuple[str, ...] = field(default=(), repr=False)
+
+    def redact(self, text: str) -> str:
+        for value in self.secret_values:
+            if len(value) >= 4:
+                text = text.replace(value, "••••")
+        return text
+
+
+def build_launch(config: ServerConfig, secrets: SecretStore) -> Launch:
+    """The launch of a server; raises McpConfigError (a French sentence) when it cannot start."""
+    values = dict(config.params)
+    secret_values: list[str] = []
+    for name in config.secrets:
+        value = secrets.get(secret_key(config.id, name))
+        if value is None:
+            raise McpConfigError(
+                _(
+                    "le secret « {name} » est absent du trousseau système ; enregistrez-le de "
+                    "nouveau (loki-desktop mcp set {id} {name}=…)."
+                ).format(name=name, id=config.id)
+            )
+        values[name] = value
+        secret_values.append(value)
+    expose = config.expose
+    markers: tuple[str, ...] = NETWORK_ERROR_MARKERS
+    if config.kind == "catalogue":
+        entry = CATALOGUE[config.id]
+        missing = [p.name for p in entry.params if p.required and not values.get(p.name)]
+        if missing:
+            raise McpConfigError(
+                _("paramètre requis manquant : {names}.").format(names=", ".join(missing))
+            )
+        argv = entry.build_command(values)
+        arg_params = {p.name for p in entry.params if p.target == "arg"}
+        env = {name: value for name, value in values.items() if name not in arg_params}
+        target: StdioLaunch | HttpLaunch = StdioLaunch(argv[0], tuple(argv[1:]), _env(env))
+        expose = expose if expose is not None else entry.expose
+        markers += entry.error_markers
+    elif config.kind == "stdio":
+        target = StdioLaunch(config.command[0], config.command[1:], _env(values))
+    else:
+        target = HttpLaunch(config.url, values)
+    return Launch(
+        server_id=config.id,
+        label=config.display_name if config.kind != "catalogue" else CATALOGUE[config.id].label,
+        target=target,
+        expose=expose,
+        error_markers=markers,
+        secret_values=tuple(secret_values),
+    )
+
+
+def _env(values: dict[str, str]) -> dict[str, str]:
+    passed = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
+    return passed | values

@@ -1,0 +1,389 @@
+"""The MCP servers as one tool source: lazy start, bounded waits, backoff, status, clean close.
+
+The `mcp` package is imported only when a server actually starts (see `_connection_class`):
+with every server off, this module costs nothing and spawns nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from loki_desktop.core.i18n import _
+from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS
+from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
+from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec, tools_cost
+from loki_desktop.core.mcp.launch import Launch, build_launch
+from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
+from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
+
+if TYPE_CHECKING:
+    from loki_desktop.core.mcp.connection import Connection
+
+log = logging.getLogger(__name__)
+
+CONNECT_WAIT_S = 10.0  # what the first message waits, at most, for all servers together
+CALL_TIMEOUT_S = 30.0
+HANDSHAKE_TIMEOUT_S = 60.0  # generous: `npx -y` may download the server first
+BACKOFF_S = (5.0, 15.0, 60.0, 300.0)  # between retries of a failing server
+
+
+@dataclass
+class _Slot:
+    """What the manager knows of one enabled server between connections."""
+
+    config: ServerConfig
+    connection: Connection | None = None
+    error: str = ""  # the last failure (kept while the next attempt waits)
+    failures: int = 0
+    retry_at: float = 0.0
+    notified: bool = False  # this failure streak was told to the user already
+    waited: bool = False  # a turn already waited for this connection
+
+
+class McpManager:
+    """Owns every MCP connection of the app (the window) or of one command (`ask`).
+
+    As a ToolSource: `prepare()` starts what is due and waits for it (10 s at most in all),
+    `specs()` lists the connected servers' tools, `call()` routes `mcp_<server>_<tool>`.
+    Always `await aclose()` at the end: it stops every server and waits for their processes.
+    """
+
+    def __init__(
+        self,
+        servers: Mapping[str, ServerConfig],
+        secrets: SecretStore,
+        *,
+        notices: list[str] | None = None,
+        connect_wait: float = CONNECT_WAIT_S,
+        call_timeout: float = CALL_TIMEOUT_S,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT_S,
+        backoff: tuple[float, ...] = BACKOFF_S,
+    ) -> None:
+        self.secrets = secrets
+        self.connect_wait = connect_wait
+        self.call_timeout = call_timeout
+        self.handshake_timeout = handshake_timeout
+        self.backoff = backoff
+        self._configs: dict[str, ServerConfig] = {}
+        self._slots: dict[str, _Slot] = {}
+        self._notices: list[str] = list(notices or [])
+        self._listeners: list[StatusListener] = []
+        self._closing: set[asyncio.Task[None]] = set()
+        self._routes: dict[str, tuple[str, str]] = {}  # model name -> (server id, tool name)
+        self._specs: dict[str, list[ToolSpec]] = {}
+        self._closed = False
+        self.reload(servers)
+
+    @classmethod
+    def from_settings(
+        cls, raw: Mapping[str, Any], secrets: SecretStore, **kwargs: Any
+    ) -> McpManager:
+        servers, notices = parse_servers(raw, CATALOGUE_IDS)
+        return cls(servers, secrets, notices=notices, **kwargs)
+
+    # --- configuration ------------------------------------------------------------------
+
+    def reload(
+        self, servers: Mapping[str, ServerConfig], restart: frozenset[str] = frozenset()
+    ) -> None:
+        """Take new settings: stop what was turned off or changed (in the background).
+
+        `restart` names servers whose secrets changed (invisible in the config).
+        """
+        self._configs = dict(servers)
+        for server_id in list(self._slots):
+            config = servers.get(server_id)
+            slot = self._slots[server_id]
+            if (
+                config is None
+                or not config.enabled
+                or server_id in restart
+                or config.launch_key() != slot.config.launch_key()
+            ):
+                self._drop(server_id)
+            else:
+                slot.config = config
+        for server_id, config in servers.items():
+            if config.enabled and server_id not in self._slots:
+                self._slots[server_id] = _Slot(config)
+                self._notify(server_id)
+
+    @property
+    def enabled_ids(self) -> list[str]:
+        return list(self._slots)
+
+    # --- ToolSource -----------------------------------------------------------------------
+
+    async def prepare(self) -> list[str]:
+        """Start due servers, wait for them (bounded), and say what the user should know."""
+        # the budget counts from here: importing the SDK at the first start is part of it
+        deadline = time.monotonic() + self.connect_wait
+        started = [slot for slot in self._slots.values() if self._due(slot)]
+        for slot in started:
+            self._start(slot)
+        waiting = [
+            slot.connection
+            for slot in self._slots.values()
+            if slot.connection is not None and not slot.waited
+        ]
+        for slot in self._slots.values():
+            slot.waited = True
+        tasks = [asyncio.ensure_future(c.ready.wait()) for c in waiting if not c.ready.is_set()]
+        if tasks:
+            try:
+                await asyncio.wait(tasks, timeout=max(0.0, deadline - time.monotonic()))
+            finally:  # also when the turn is cancelled while waiting
+                for task in tasks:
+                    task.cancel()
+        for conn in waiting:
+            if conn.state == "connecting":
+                self._notices.append(
+                    _(
+                        "Le serveur MCP « {name} » démarre encore : ses outils seront disponibles "
+                        "à un prochain message."
+                    ).format(name=conn.launch.label)
+                )
+        notices, self._notices = self._notices, []
+        return notices
+
+    def specs(self) -> list[ToolSpec]:
+        return [spec for specs in self._specs.values() for spec in specs]
+
+    def owns(self, name: str) -> bool:
+        return name in self._routes
+
+    async def call(self, name: str, args: dict[str, Any]) -> ToolOutcome:
+        server_id, tool = self._routes[name]
+        slot = self._slots.get(server_id)
+        conn = slot.connection if slot else None
+        if conn is None or conn.state != "connected":
+            return ToolOutcome(
+                False,
+                f"Error: the MCP server '{server_id}' is not connected; its tools are unavailable.",
+                _("serveur {id} indisponible").format(id=server_id),
+            )
+        started = time.monotonic()
+        result = await conn.call(tool, args, limit_s=self.call_timeout)
+        elapsed = time.monotonic() - started
+        return ToolOutcome(
+            result.ok,
+            result.text,
+            _first_line(result.text),
+            extra={"mcp_server": server_id, "mcp_tool": tool, "seconds": round(elapsed, 3)},
+        )
+
+    # --- status -------------------------------------------------------------------------------
+
+    def status(self, server_id: str) -> ServerStatus:
+        config = self._configs.get(server_id)
+        label = _label(config) if config else server_id
+        slot = self._slots.get(server_id)
+        if slot is None:
+            return ServerStatus(server_id, label)
+        conn = slot.connection
+        state: ServerState = "inactive"
+        message = ""
+        if conn is not None and conn.state in ("connecting", "connected"):
+            state = conn.state
+        elif slot.error:
+            state, message = "error", slot.error
+        specs = self._specs.get(server_id, [])
+        chars, tokens = tools_cost(specs)
+        return ServerStatus(
+            server_id,
+            label,
+            state,
+            message,
+            tuple(spec.name for spec in specs),
+            chars,
+            tokens if specs else None,
+        )
+
+    def statuses(self) -> list[ServerStatus]:
+        return [self.status(server_id) for server_id in self._configs]
+
+    def subscribe(self, listener: StatusListener) -> Callable[[], None]:
+        """Call `listener(status)` on every change of a server; returns the unsubscribe."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # --- test -----------------------------------------------------------------------------------
+
+    async def test(self, config: ServerConfig, limit_s: float | None = None) -> TestResult:
+        """Connect once, apart from the live sessions; the connection closes in the background."""
+        started = time.monotonic()
+        try:
+            launch = build_launch(config, self.secrets)
+        except McpConfigError as exc:
+            return TestResult(False, str(exc)[:1].upper() + str(exc)[1:])
+        conn = _connection_class()(launch, handshake_timeout=limit_s or self.handshake_timeout)
+        conn.start()
+        try:
+            await conn.ready.wait()
+        finally:
+            self._close_in_background(conn)
+        seconds = time.monotonic() - started
+        if conn.state != "connected":
+            return TestResult(False, conn.message or _("Connexion interrompue."), seconds=seconds)
+        specs = [to_spec(config.id, tool) for tool in exposed(conn.tools, launch.expose)]
+        chars, tokens = tools_cost(specs)
+        return TestResult(
+            True,
+            tools=tuple(tool.name for tool in conn.tools),
+            exposed=tuple(tool.name for tool in exposed(conn.tools, launch.expose)),
+            schema_chars=chars,
+            schema_tokens=tokens,
+            seconds=seconds,
+        )
+
+    # --- closing ----------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Stop every server and wait until their processes are gone."""
+        self._closed = True
+        for server_id in list(self._slots):
+            self._drop(server_id, keep_slot=True)
+        await self.settle()
+
+    async def settle(self) -> None:
+        """Wait for the closes running in the background (servers turned off, tests, failures).
+
+        The asyncio loop must keep running while a server closes: a caller about to stop its
+        loop (or a test about to end) awaits this first.
+        """
+        while self._closing:
+            await asyncio.gather(*list(self._closing), return_exceptions=True)
+
+    # --- inside -----------------------------------------------------------------------------
+
+    def _due(self, slot: _Slot) -> bool:
+        if self._closed or slot.connection is not None:
+            return False
+        return not slot.error or time.monotonic() >= slot.retry_at
+
+    def _start(self, slot: _Slot) -> None:
+        server_id = slot.config.id
+        try:
+            launch = build_launch(slot.config, self.secrets)
+        except McpConfigError as exc:
+            self._failed(slot, str(exc)[:1].upper() + str(exc)[1:])
+            return
+        conn = _connection_class()(
+            launch,
+            handshake_timeout=self.handshake_timeout,
+            on_change=lambda: self._changed(server_id, conn),
+        )
+        slot.connection = conn
+        slot.waited = False
+        conn.start()
+        self._notify(server_id)
+
+    def _changed(self, server_id: str, conn: Connection) -> None:
+        slot = self._slots.get(server_id)
+        if slot is None or slot.connection is not conn:
+            return  # a connection that was dropped (settings changed) closing in the background
+        if conn.state == "connected":
+            self._publish(server_id, conn.launch, conn)
+            slot.error, slot.failures, slot.notified = "", 0, False
+            log.info(
+                "MCP server %s connected in %.2f s with %d tools",
+                server_id,
+                conn.connect_seconds or 0.0,
+                len(conn.tools),
+            )
+        elif conn.state == "error":
+            slot.connection = None
+            self._specs.pop(server_id, None)
+            self._reroute()
+            self._close_in_background(conn)
+            self._failed(slot, conn.message)
+            return
+        elif conn.closed.is_set():
+            slot.connection = None
+            self._specs.pop(server_id, None)
+            self._reroute()
+        self._notify(server_id)
+
+    def _failed(self, slot: _Slot, message: str) -> None:
+        slot.error = message
+        if not slot.notified:  # once per failure streak, at the next message
+            slot.notified = True
+            self._notices.append(self._error_notice(slot))
+        delay = self.backoff[min(slot.failures, len(self.backoff) - 1)] if self.backoff else 0.0
+        slot.failures += 1
+        slot.retry_at = time.monotonic() + delay
+        self._notify(slot.config.id)
+
+    def _publish(self, server_id: str, launch: Launch, conn: Connection) -> None:
+        self._specs[server_id] = [to_spec(server_id, t) for t in exposed(conn.tools, launch.expose)]
+        self._reroute()
+
+    def _reroute(self) -> None:
+        self._routes = {}
+        for server_id, specs in self._specs.items():
+            conn = self._slots[server_id].connection
+            if conn is None:
+                continue
+            by_spec_name = {to_spec(server_id, t).name: t.name for t in conn.tools}
+            for spec in specs:
+                # server ids hold no "_": the name always splits back to its server
+                assert split_tool_name(spec.name) == (server_id, spec.name.split("_", 2)[2])
+                self._routes[spec.name] = (server_id, by_spec_name[spec.name])
+
+    def _drop(self, server_id: str, *, keep_slot: bool = False) -> None:
+        slot = self._slots.get(server_id)
+        if slot is None:
+            return
+        conn, slot.connection = slot.connection, None
+        self._specs.pop(server_id, None)
+        self._reroute()
+        if not keep_slot:
+            del self._slots[server_id]
+        if conn is not None:
+            self._close_in_background(conn)
+        self._notify(server_id)
+
+    def _close_in_background(self, conn: Connection) -> None:
+        task = asyncio.ensure_future(conn.aclose())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    def _notify(self, server_id: str) -> None:
+        if not self._listeners:
+            return
+        status = self.status(server_id)
+        for listener in list(self._listeners):
+            try:
+                listener(status)
+            except Exception:  # a window bug must not break the connection logic
+                log.exception("MCP status listener failed")
+
+    def _error_notice(self, slot: _Slot) -> str:
+        return _("Serveur MCP « {name} » indisponible : {message}").format(
+            name=_label(slot.config), message=slot.error
+        )
+
+
+def _connection_class() -> type[Connection]:
+    # Imported here, at the first start: importing `mcp` costs ~0.4 s and is useless when
+    # every server is off.
+    from loki_desktop.core.mcp.connection import Connection
+
+    return Connection
+
+
+def _label(config: ServerConfig) -> str:
+    if config.kind == "catalogue" and config.id in CATALOGUE:
+        return CATALOGUE[config.id].label
+    return config.display_name
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    line = line.removeprefix("Error: ")
+    return line if len(line) <= 120 else line[:119] + "…"

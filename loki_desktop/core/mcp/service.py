@@ -1,0 +1,343 @@
+"""The MCP service: what the settings dialog and `loki-desktop mcp` call. One door for both.
+
+    service = McpService(services.settings, services.secrets)
+
+Reading
+    service.catalogue() -> list[CatalogueEntry]      label, French description, params (.secret)
+    service.servers() -> list[ServerView]            every server: config + live status
+    service.server(id) -> ServerView
+    service.problem(id) -> str | None                why it could not start now (missing param...)
+    service.manager.statuses() / .status(id)         ServerStatus: state inactive|connecting|
+                                                     connected|error, message, tools,
+                                                     tool_count, schema_chars (schema_tokens None)
+    service.manager.subscribe(callback) -> unsubscribe
+                                                     callback(ServerStatus) on every change,
+                                                     called on the event loop (repaint a dot)
+Editing (each one saves the settings file and updates the live manager; errors raise
+McpConfigError or SecretStoreUnavailable, both carrying one French sentence; nothing is
+written when they raise)
+    service.enable(id) / service.disable(id)
+    service.set_params(id, {"NAME": "value", "OTHER": None})   None or "" removes
+    service.add_stdio(name, ["npx", "-y", "pkg"], env=None, label=None, enabled=False)
+    service.add_http(name, url, headers=None, label=None, enabled=False)
+    service.remove(id)                               custom servers only (and their secrets)
+    service.import_config(data) / service.import_file(path) -> ImportReport
+Testing
+    await service.test(id) -> TestResult             ok, message, tools, exposed, schema_chars
+Agent
+    service.manager                                  the ToolSource: TurnOptions.extra_sources
+    await service.manager.settle()                   waits for background closes (turned-off
+                                                     servers, tests): the loop must run meanwhile
+    await service.aclose()                           at exit: stops every server, waits for them
+
+Secret parameters (names with KEY, TOKEN, SECRET, PASSWORD... see config.is_secret_name) go
+to the SecretStore under "mcp/<id>/<NAME>"; the settings file only lists their names.
+The service re-reads the settings file before each edit and saves it whole: a caller that
+keeps its own Settings copy must reload it (or copy `mcp_servers`) before saving it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from loki_desktop.core.i18n import _
+from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, CatalogueEntry, Param
+from loki_desktop.core.mcp.config import (
+    McpConfigError,
+    ServerConfig,
+    check_param_name,
+    check_server_id,
+    check_url,
+    is_secret_name,
+    parse_servers,
+    secret_key,
+)
+from loki_desktop.core.mcp.importer import plan_import
+from loki_desktop.core.mcp.launch import build_launch
+from loki_desktop.core.mcp.manager import McpManager
+from loki_desktop.core.mcp.status import ServerStatus, TestResult
+from loki_desktop.core.ports import SecretStore, SettingsStore
+from loki_desktop.core.settings import Settings
+
+
+@dataclass(frozen=True)
+class ServerView:
+    """A server as the settings dialog shows it. Secret values are never here."""
+
+    config: ServerConfig
+    status: ServerStatus
+    label: str
+    description: str = ""
+    params: tuple[Param, ...] = ()  # the catalogue's declared parameters (custom: none)
+    secrets_set: tuple[str, ...] = ()  # secret names that have a value in the keyring
+
+    @property
+    def id(self) -> str:
+        return self.config.id
+
+    @property
+    def custom(self) -> bool:
+        return self.config.kind != "catalogue"
+
+
+@dataclass
+class ImportReport:
+    added: list[ServerConfig] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    secrets_stored: int = 0
+
+
+class McpService:
+    def __init__(
+        self,
+        settings: SettingsStore,
+        secrets: SecretStore,
+        manager: McpManager | None = None,
+    ) -> None:
+        self.settings = settings
+        self.secrets = secrets
+        self.notices: list[str] = []  # from reading the settings (ignored entries)
+        servers = self._servers(settings.load())
+        self.manager = manager or McpManager(servers, secrets, notices=list(self.notices))
+
+    # --- reading ----------------------------------------------------------------------------
+
+    @staticmethod
+    def catalogue() -> list[CatalogueEntry]:
+        return list(CATALOGUE.values())
+
+    def servers(self) -> list[ServerView]:
+        return [self._view(config) for config in self._servers(self.settings.load()).values()]
+
+    def server(self, server_id: str) -> ServerView:
+        return self._view(self._config(self.settings.load(), server_id))
+
+    def problem(self, server_id: str) -> str | None:
+        """Why this server could not start right now, or None when it can."""
+        config = self._config(self.settings.load(), server_id)
+        try:
+            build_launch(config, self.secrets)
+        except McpConfigError as exc:
+            return _sentence(str(exc))
+        return None
+
+    # --- editing -------------------------------------------------------------------------------
+
+    def enable(self, server_id: str) -> None:
+        self._update(server_id, lambda config: replace(config, enabled=True))
+
+    def disable(self, server_id: str) -> None:
+        self._update(server_id, lambda config: replace(config, enabled=False))
+
+    def set_params(self, server_id: str, values: Mapping[str, str | None]) -> None:
+        """Set (or with None/"" remove) parameters; secret ones go to the keyring only."""
+        settings = self.settings.load()
+        config = self._config(settings, server_id)
+        for name in values:
+            check_param_name(name)
+        params = dict(config.params)
+        secret_names = list(config.secrets)
+        stored: list[str] = []
+        try:
+            for name, value in values.items():
+                if is_secret_name(name):
+                    if value:
+                        self.secrets.set(secret_key(server_id, name), value)
+                        stored.append(name)
+                        if name not in secret_names:
+                            secret_names.append(name)
+                    elif name in secret_names:
+                        self.secrets.delete(secret_key(server_id, name))
+                        secret_names.remove(name)
+                elif value:
+                    params[name] = value
+                else:
+                    params.pop(name, None)
+        except Exception:
+            for name in stored:  # all or nothing: no half-applied command
+                if name not in config.secrets:
+                    self._forget_secret(server_id, name)
+            raise
+        updated = replace(config, params=params, secrets=tuple(secret_names))
+        self._save(settings, updated, restart=True)
+
+    def add_stdio(
+        self,
+        name: str,
+        command: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        label: str | None = None,
+        enabled: bool = False,
+    ) -> ServerConfig:
+        if not command or not command[0].strip():
+            raise McpConfigError(_("La commande est vide."))
+        config = ServerConfig(
+            self._new_id(name),
+            "stdio",
+            enabled=enabled,
+            label=label or name,
+            command=tuple(command),
+        )
+        return self._add(config, env or {})
+
+    def add_http(
+        self,
+        name: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        label: str | None = None,
+        enabled: bool = False,
+    ) -> ServerConfig:
+        config = ServerConfig(
+            self._new_id(name), "http", enabled=enabled, label=label or name, url=check_url(url)
+        )
+        return self._add(config, headers or {})
+
+    def remove(self, server_id: str) -> None:
+        settings = self.settings.load()
+        config = self._config(settings, server_id)
+        if config.kind == "catalogue":
+            raise McpConfigError(
+                _("« {id} » fait partie du catalogue : désactivez-le plutôt.").format(id=server_id)
+            )
+        for name in config.secrets:
+            self._forget_secret(server_id, name)
+        settings.mcp_servers.pop(server_id, None)
+        self.settings.save(settings)
+        self.manager.reload(self._servers(settings))
+
+    def import_config(self, data: Any) -> ImportReport:
+        """Add the servers of a Claude-Desktop-style object; secrets go to the keyring."""
+        settings = self.settings.load()
+        taken = set(self._servers(settings)) | set(CATALOGUE_IDS)
+        plan = plan_import(data, taken)
+        report = ImportReport(skipped=list(plan.skipped))
+        stored: list[tuple[str, str]] = []
+        try:
+            for imported in plan.servers:
+                for name, value in imported.secrets.items():
+                    self.secrets.set(secret_key(imported.config.id, name), value)
+                    stored.append((imported.config.id, name))
+        except Exception:
+            for server_id, name in stored:
+                self._forget_secret(server_id, name)
+            raise
+        for imported in plan.servers:
+            settings.mcp_servers[imported.config.id] = imported.config.to_json()
+            report.added.append(imported.config)
+        report.secrets_stored = len(stored)
+        if report.added:
+            self.settings.save(settings)
+            self.manager.reload(self._servers(settings))
+        return report
+
+    def import_file(self, path: Path) -> ImportReport:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise McpConfigError(
+                _("Lecture impossible de {path} : {error}").format(path=path, error=exc.strerror)
+            ) from None
+        except ValueError as exc:
+            raise McpConfigError(
+                _("{path} n'est pas du JSON valide : {error}").format(path=path, error=exc)
+            ) from None
+        return self.import_config(data)
+
+    # --- testing and closing ------------------------------------------------------------------
+
+    async def test(self, server_id: str, limit_s: float | None = None) -> TestResult:
+        return await self.manager.test(self._config(self.settings.load(), server_id), limit_s)
+
+    async def aclose(self) -> None:
+        await self.manager.aclose()
+
+    # --- inside ---------------------------------------------------------------------------------
+
+    def _servers(self, settings: Settings) -> dict[str, ServerConfig]:
+        servers, notices = parse_servers(settings.mcp_servers, CATALOGUE_IDS)
+        self.notices = notices
+        return servers
+
+    def _config(self, settings: Settings, server_id: str) -> ServerConfig:
+        config = self._servers(settings).get(server_id)
+        if config is None:
+            known = ", ".join(self._servers(settings)) or _("aucun")
+            raise McpConfigError(
+                _("Serveur MCP inconnu : « {id} ». Serveurs connus : {known}.").format(
+                    id=server_id, known=known
+                )
+            )
+        return config
+
+    def _view(self, config: ServerConfig) -> ServerView:
+        entry = CATALOGUE.get(config.id) if config.kind == "catalogue" else None
+        declared = [p.name for p in entry.params if p.secret] if entry else []
+        names = list(dict.fromkeys([*declared, *config.secrets]))
+        return ServerView(
+            config=config,
+            status=self.manager.status(config.id),
+            label=entry.label if entry else config.display_name,
+            description=entry.description if entry else _describe_custom(config),
+            params=entry.params if entry else (),
+            secrets_set=tuple(n for n in names if self.secrets.get(secret_key(config.id, n))),
+        )
+
+    def _update(self, server_id: str, change: Any) -> None:
+        settings = self.settings.load()
+        self._save(settings, change(self._config(settings, server_id)))
+
+    def _save(self, settings: Settings, config: ServerConfig, *, restart: bool = False) -> None:
+        settings.mcp_servers[config.id] = config.to_json()
+        self.settings.save(settings)
+        self.manager.reload(
+            self._servers(settings), restart=frozenset({config.id}) if restart else frozenset()
+        )
+
+    def _new_id(self, name: str) -> str:
+        server_id = check_server_id(name)
+        settings = self.settings.load()
+        if server_id in CATALOGUE_IDS or server_id in self._servers(settings):
+            raise McpConfigError(_("Un serveur « {id} » existe déjà.").format(id=server_id))
+        return server_id
+
+    def _add(self, config: ServerConfig, values: Mapping[str, str]) -> ServerConfig:
+        for name in values:
+            check_param_name(name)
+        plain = {k: v for k, v in values.items() if not is_secret_name(k)}
+        secret = {k: v for k, v in values.items() if is_secret_name(k)}
+        stored: list[str] = []
+        try:
+            for name, value in secret.items():
+                self.secrets.set(secret_key(config.id, name), value)
+                stored.append(name)
+        except Exception:
+            for name in stored:
+                self._forget_secret(config.id, name)
+            raise
+        config = replace(config, params=plain, secrets=tuple(secret))
+        settings = self.settings.load()
+        self._save(settings, config)
+        return config
+
+    def _forget_secret(self, server_id: str, name: str) -> None:
+        # no usable keyring to delete from: nothing was stored there either
+        with contextlib.suppress(Exception):
+            self.secrets.delete(secret_key(server_id, name))
+
+
+def _describe_custom(config: ServerConfig) -> str:
+    if config.kind == "http":
+        return _("Serveur HTTP : {url}").format(url=config.url)
+    return _("Commande : {command}").format(command=" ".join(config.command))
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

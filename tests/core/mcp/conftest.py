@@ -1,0 +1,97 @@
+"""Fixtures for the MCP tests: real server processes, the real keyring adapter on memory."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from loki_desktop.core.mcp.config import ServerConfig
+from loki_desktop.persistence.secrets import KeyringSecrets
+from tests.fakes.mcp_servers import TAG_VARIABLE, script, zombie_children
+
+PY = sys.executable
+
+
+def stdio(
+    server_id: str,
+    name: str,
+    *,
+    enabled: bool = True,
+    tag: str = "",
+    params: dict[str, str] | None = None,
+    **kwargs: object,
+) -> ServerConfig:
+    """A custom server (enabled by default) running a script of tests/fakes/mcp_servers.
+
+    `tag` marks its process (see processes_tagged) so a test finds what it left running.
+    """
+    params = dict(params or {})
+    if tag:
+        params[TAG_VARIABLE] = tag
+    return ServerConfig(
+        server_id,
+        "stdio",
+        enabled,
+        params=params,
+        command=(PY, script(name)),
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def tag() -> str:
+    """A tag unique to this test, for the processes it starts."""
+    return uuid.uuid4().hex
+
+
+@pytest.fixture
+def secrets() -> KeyringSecrets:
+    """The real keyring adapter, on the in-memory backend of the autouse fixture."""
+    return KeyringSecrets()
+
+
+@pytest.fixture(scope="module")
+def http_echo() -> Iterator[str]:
+    """The echo server over streamable HTTP on a free loopback port; yields its URL."""
+    process = subprocess.Popen(
+        [PY, script("echo"), "--http", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        port = int(process.stdout.readline().split()[1])
+        url = f"http://127.0.0.1:{port}/mcp"
+        _wait_for_port(port)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _wait_for_port(port: int) -> None:
+    import socket
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on {port}")
+
+
+@pytest.fixture
+def no_zombies() -> Iterator[None]:
+    """Fails the test if it leaves an unreaped child process behind."""
+    yield
+    assert zombie_children(os.getpid()) == []

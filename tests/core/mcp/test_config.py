@@ -1,0 +1,371 @@
+"""Server settings, catalogue commands, tool naming and result conversion (no process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from loki_desktop.core.mcp import catalogue
+from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, fetch_command
+from loki_desktop.core.mcp.config import (
+    McpConfigError,
+    ServerConfig,
+    check_server_id,
+    is_secret_name,
+    parse_servers,
+    slugify,
+)
+from loki_desktop.core.mcp.convert import (
+    McpTool,
+    cut,
+    exposed,
+    lean_parameters,
+    looks_failed,
+    result_text,
+    split_tool_name,
+    to_spec,
+    tool_name,
+)
+from loki_desktop.core.mcp.importer import plan_import
+from loki_desktop.core.mcp.launch import HttpLaunch, StdioLaunch, build_launch
+
+
+class DictSecrets:
+    """A SecretStore holding values in a dict (the launch only reads it)."""
+
+    def __init__(self, values: dict[str, str] | None = None) -> None:
+        self.values = dict(values or {})
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name)
+
+    def set(self, name: str, value: str) -> None:
+        self.values[name] = value
+
+    def delete(self, name: str) -> None:
+        self.values.pop(name, None)
+
+
+# --- settings -------------------------------------------------------------------------------
+
+
+def test_every_catalogue_server_is_known_and_off_by_default() -> None:
+    servers, notices = parse_servers({}, CATALOGUE_IDS)
+    assert notices == []
+    assert set(servers) == {"playwright", "context7", "fetch", "searxng"}
+    assert not any(config.enabled for config in servers.values())
+    for entry in CATALOGUE.values():
+        assert entry.label
+        assert entry.description
+
+
+def test_junk_entries_are_dropped_with_a_notice_and_good_ones_kept() -> None:
+    raw = {
+        "fetch": {"enabled": True},
+        "Bad_Id": {"enabled": True, "command": ["x"]},
+        "nothing": {"enabled": True},
+        "notobj": 42,
+        "wrongflag": {"enabled": "yes", "command": ["x"]},
+        "both": {"command": ["x"], "url": "http://a"},
+        "badurl": {"url": "ftp://a"},
+        "mine": {"enabled": True, "command": ["python", "-m", "srv"], "params": {"A": "1"}},
+    }
+    servers, notices = parse_servers(raw, CATALOGUE_IDS)
+    assert servers["fetch"].enabled
+    assert servers["mine"] == ServerConfig(
+        "mine",
+        "stdio",
+        enabled=True,
+        label="",
+        params={"A": "1"},
+        command=("python", "-m", "srv"),
+    )
+    for bad in ("Bad_Id", "nothing", "notobj", "wrongflag", "both", "badurl"):
+        assert bad not in servers
+        assert any(f"« {bad} »" in notice for notice in notices), bad
+    assert parse_servers("junk", CATALOGUE_IDS)[1]  # type: ignore[arg-type]
+
+
+def test_a_secret_written_in_clear_in_the_file_is_ignored_and_not_echoed() -> None:
+    raw = {"context7": {"enabled": True, "params": {"CONTEXT7_API_KEY": "sk-visible"}}}
+    servers, notices = parse_servers(raw, CATALOGUE_IDS)
+    assert servers["context7"].params == {}
+    assert len(notices) == 1
+    assert "CONTEXT7_API_KEY" in notices[0]
+    assert "sk-visible" not in notices[0]
+
+
+def test_config_round_trips_through_json() -> None:
+    configs = [
+        ServerConfig("a", "stdio", True, "Mon A", {"X": "1"}, ("API_KEY",), ("npx", "-y", "a")),
+        ServerConfig("b", "http", False, "B", {"X-Trace": "1"}, ("Authorization",), url="http://b"),
+        ServerConfig("fetch", "catalogue", True, expose=("fetch",)),
+    ]
+    raw = json.loads(json.dumps({c.id: c.to_json() for c in configs}))
+    servers, notices = parse_servers(raw, CATALOGUE_IDS)
+    assert notices == []
+    for config in configs:
+        assert servers[config.id] == config
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("API_KEY", True),
+        ("GITHUB_TOKEN", True),
+        ("client_secret", True),
+        ("AUTH_PASSWORD", True),
+        ("Authorization", True),
+        ("Cookie", True),
+        ("SEARXNG_URL", False),
+        ("X-Trace", False),
+        ("BROWSER_PATH", False),
+    ],
+)
+def test_secret_names(name: str, secret: bool) -> None:
+    assert is_secret_name(name) is secret
+
+
+def test_server_ids_cannot_hold_an_underscore_and_come_with_a_suggestion() -> None:
+    assert check_server_id("my-server2") == "my-server2"
+    with pytest.raises(McpConfigError, match="my-server"):
+        check_server_id("My_Server")
+    for bad in ("", "-a", "a" * 33, "é"):
+        with pytest.raises(McpConfigError):
+            check_server_id(bad)
+    assert slugify("Brave Search (beta)") == "brave-search-beta"
+
+
+# --- tool names and schemas ------------------------------------------------------------------
+
+
+def test_tool_names_split_back_to_their_server() -> None:
+    name = tool_name("my-srv", "browser_take_screenshot")
+    assert name == "mcp_my-srv_browser_take_screenshot"
+    assert split_tool_name(name) == ("my-srv", "browser_take_screenshot")
+    assert split_tool_name("read_file") is None
+    # names models cannot take are made safe and kept unique
+    odd = tool_name("s", "files/read.v2")
+    assert odd.startswith("mcp_s_files_read_v2_")
+    assert odd != tool_name("s", "files_read_v2")
+    long = tool_name("s", "x" * 100)
+    assert len(long) <= 64
+    assert split_tool_name(long) is not None
+
+
+def test_lean_schema_drops_titles_but_keeps_properties_named_title() -> None:
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "fetchArguments",
+        "type": "object",
+        "properties": {
+            "title": {"title": "Title", "type": "string"},
+            "opts": {
+                "title": "Opts",
+                "type": "object",
+                "properties": {"n": {"title": "N", "type": "integer", "default": 3}},
+            },
+            "tags": {"type": "array", "items": {"title": "Tag", "type": "string"}},
+            "mode": {"anyOf": [{"title": "A", "const": "a"}, {"type": "null"}]},
+        },
+        "required": ["title"],
+    }
+    lean = lean_parameters(schema)
+    assert lean == {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "opts": {"type": "object", "properties": {"n": {"type": "integer", "default": 3}}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "mode": {"anyOf": [{"const": "a"}, {"type": "null"}]},
+        },
+        "required": ["title"],
+    }
+    assert lean_parameters({}) == {"type": "object", "properties": {}}
+
+
+def test_expose_keeps_the_servers_order_and_spec_carries_the_server() -> None:
+    tools = [McpTool(n, f"does {n}", {"type": "object"}) for n in ("a", "b", "c")]
+    assert [t.name for t in exposed(tools, ("c", "a", "zzz"))] == ["a", "c"]
+    assert exposed(tools, None) == tools
+    spec = to_spec("srv", tools[0])
+    assert (spec.name, spec.description, spec.source) == ("mcp_srv_a", "does a", "srv")
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+def test_result_text_names_binaries_instead_of_inlining_them() -> None:
+    blocks = [
+        SimpleNamespace(type="text", text="hello"),
+        SimpleNamespace(type="image", data="A" * 400, mime_type="image/png"),
+        SimpleNamespace(type="resource_link", uri="file:///x"),
+        SimpleNamespace(type="resource", resource=SimpleNamespace(text="inline", uri="u")),
+        SimpleNamespace(type="resource", resource=SimpleNamespace(blob="AAAA", uri="b://x")),
+    ]
+    assert result_text(blocks) == (
+        "hello\n[image image/png, 300 bytes]\n[resource file:///x]\ninline\n[binary resource b://x]"
+    )
+    assert result_text([], {"a": 1}) == '{"a": 1}'
+
+
+def test_known_error_text_counts_only_in_short_results() -> None:
+    markers = ("fetch failed",)
+    assert looks_failed("Error searching libraries: TypeError: fetch failed", markers)
+    assert not looks_failed("A page about why fetch failed in Node 18. " * 20, markers)
+    assert not looks_failed("all good", markers)
+
+
+def test_cut_keeps_the_limit_and_says_so() -> None:
+    text = "x" * 20_000
+    out = cut(text)
+    assert len(out) == 8_000
+    assert "12000 more characters" in out
+    assert cut("short") == "short"
+
+
+# --- catalogue commands and launches ------------------------------------------------------------
+
+
+def test_fetch_runs_with_this_python_or_the_bundles_sub_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert fetch_command() == [sys.executable, "mcp-fetch-server"]
+    monkeypatch.delattr(sys, "frozen")
+    assert fetch_command() == [sys.executable, "-m", "mcp_server_fetch"]
+    launch = build_launch(ServerConfig("fetch", "catalogue", True), DictSecrets())
+    assert isinstance(launch.target, StdioLaunch)
+    assert (launch.target.command, launch.target.args) == (
+        sys.executable,
+        ("-m", "mcp_server_fetch"),
+    )
+
+
+def _fake_browser(folder: Path, name: str) -> Path:
+    path = folder / name
+    path.write_text("#!/bin/sh\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_playwright_uses_the_given_browser_and_exposes_six_tools(tmp_path: Path) -> None:
+    browser = _fake_browser(tmp_path, "my-chrome")
+    config = ServerConfig("playwright", "catalogue", True, params={"BROWSER_PATH": str(browser)})
+    launch = build_launch(config, DictSecrets())
+    assert isinstance(launch.target, StdioLaunch)
+    argv = [launch.target.command, *launch.target.args]
+    assert argv[:4] == ["npx", "-y", "@playwright/mcp@latest", "--headless"]
+    assert argv[argv.index("--executable-path") + 1] == str(browser)
+    assert "--isolated" in argv
+    assert "BROWSER_PATH" not in launch.target.env  # an argument, not an environment variable
+    assert launch.expose is not None
+    assert len(launch.expose) == 6
+    assert "browser_take_screenshot" in launch.expose
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="PATH lookup of a shell script")
+def test_playwright_finds_a_chromium_on_path_or_says_what_to_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sys, "platform", "linux")
+    with pytest.raises(McpConfigError, match="BROWSER_PATH"):
+        catalogue.playwright_command({})
+    browser = _fake_browser(tmp_path, "chromium-browser")
+    assert catalogue.find_chromium() == str(browser)
+    assert str(browser) in catalogue.playwright_command({})
+    with pytest.raises(McpConfigError, match="introuvable"):
+        catalogue.playwright_command({"BROWSER_PATH": str(tmp_path / "nope")})
+
+
+def test_launch_reads_secrets_from_the_store_and_masks_them() -> None:
+    config = ServerConfig(
+        "mine", "stdio", True, params={"MODE": "x"}, secrets=("API_KEY",), command=("srv", "-v")
+    )
+    store = DictSecrets({"mcp/mine/API_KEY": "sk-12345"})
+    launch = build_launch(config, store)
+    assert isinstance(launch.target, StdioLaunch)
+    assert launch.target.env["API_KEY"] == "sk-12345"
+    assert launch.target.env["MODE"] == "x"
+    assert launch.redact("failed with sk-12345") == "failed with ••••"
+    with pytest.raises(McpConfigError, match="API_KEY"):
+        build_launch(config, DictSecrets())
+
+
+def test_http_launch_puts_params_and_secrets_in_headers() -> None:
+    config = ServerConfig(
+        "web", "http", True, params={"X-Trace": "1"}, secrets=("Authorization",), url="http://h/mcp"
+    )
+    launch = build_launch(config, DictSecrets({"mcp/web/Authorization": "Bearer t0ken"}))
+    assert launch.target == HttpLaunch(
+        "http://h/mcp", {"X-Trace": "1", "Authorization": "Bearer t0ken"}
+    )
+
+
+def test_searxng_needs_its_url() -> None:
+    with pytest.raises(McpConfigError, match="SEARXNG_URL"):
+        build_launch(ServerConfig("searxng", "catalogue", True), DictSecrets())
+    config = ServerConfig("searxng", "catalogue", True, params={"SEARXNG_URL": "http://s"})
+    launch = build_launch(config, DictSecrets())
+    assert isinstance(launch.target, StdioLaunch)
+    assert launch.target.env["SEARXNG_URL"] == "http://s"
+    assert launch.target.args == ("-y", "mcp-searxng")
+
+
+def test_passed_environment_is_limited(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy:3128")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-servers")
+    launch = build_launch(ServerConfig("fetch", "catalogue", True), DictSecrets())
+    assert isinstance(launch.target, StdioLaunch)
+    assert launch.target.env["HTTPS_PROXY"] == "http://proxy:3128"
+    assert "AWS_SECRET_ACCESS_KEY" not in launch.target.env
+    assert os.environ["AWS_SECRET_ACCESS_KEY"]
+
+
+# --- import ------------------------------------------------------------------------------------
+
+
+def test_import_plan_splits_secrets_and_defaults_to_off() -> None:
+    data = {
+        "mcpServers": {
+            "GitHub Server": {
+                "command": "npx",
+                "args": ["-y", "@modelcontextprotocol/server-github"],
+                "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_x", "LOG": "debug"},
+            },
+            "remote": {
+                "url": "https://example.com/mcp",
+                "headers": {"Authorization": "Bearer abc", "X-Team": "7"},
+                "enabled": True,
+            },
+            "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "disabled": False},
+            "old": {"type": "sse", "url": "https://example.com/sse"},
+            "broken": {"args": []},
+        }
+    }
+    plan = plan_import(data, taken=CATALOGUE_IDS)
+    by_name = {s.name: s for s in plan.servers}
+    github = by_name["GitHub Server"]
+    assert github.config.id == "github-server"
+    assert not github.config.enabled
+    assert github.config.params == {"LOG": "debug"}
+    assert github.config.secrets == ("GITHUB_PERSONAL_ACCESS_TOKEN",)
+    assert github.secrets == {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_x"}
+    assert "ghp_x" not in json.dumps(github.config.to_json())
+    remote = by_name["remote"]
+    assert remote.config.enabled
+    assert remote.config.kind == "http"
+    assert remote.config.params == {"X-Team": "7"}
+    assert remote.secrets == {"Authorization": "Bearer abc"}
+    assert by_name["fetch"].config.id == "fetch-2"  # the catalogue's id is taken
+    assert by_name["fetch"].config.enabled
+    assert len(plan.skipped) == 2
+    with pytest.raises(McpConfigError, match="mcpServers"):
+        plan_import({"servers": {}}, taken=())

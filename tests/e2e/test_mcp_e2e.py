@@ -1,0 +1,250 @@
+"""`loki-desktop ask` and `loki-desktop mcp` as child processes, with real MCP servers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import PYTHON, cli_env
+from tests.fakes.mcp_servers import TAG_VARIABLE, processes_tagged, script
+from tests.fakes.ollama_server import FakeOllama, Reply
+
+FILE_KEYRING = "tests.fakes.memory_keyring.FileKeyring"
+
+
+def loki(
+    home: Path, *args: str, env: dict[str, str] | None = None, python_flags: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PYTHON, *python_flags, "-m", "loki_desktop", *args],
+        env=cli_env(home, **(env or {})),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def events(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def write_servers(home: Path, servers: dict[str, Any]) -> None:
+    (home / "settings.json").write_text(json.dumps({"mcp_servers": servers}))
+
+
+def echo_entry(name: str = "echo", enabled: bool = True, tag: str = "") -> dict[str, Any]:
+    entry = {"enabled": enabled, "label": name, "command": [sys.executable, script(name)]}
+    if tag:  # an environment variable of the server, to find its process afterwards
+        entry["params"] = {TAG_VARIABLE: tag}
+    return entry
+
+
+def files_containing(folder: Path, text: str) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and text.encode() in p.read_bytes()]
+
+
+def imported_modules(importtime_stderr: str) -> set[str]:
+    """Module names from `python -X importtime` output."""
+    names = set()
+    for line in importtime_stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+def test_ask_with_no_server_on_sends_no_mcp_tool_and_never_imports_mcp(
+    loki_home: Path, ollama: FakeOllama, workspace: Path
+) -> None:
+    write_servers(
+        loki_home,
+        {"echo": echo_entry(enabled=False), "fetch": {"enabled": False}},
+    )
+    ollama.script(Reply.text("Bonjour."))
+    done = loki(
+        loki_home,
+        "ask",
+        "--json",
+        "--host",
+        ollama.url,
+        "--workspace",
+        str(workspace),
+        "Salut",
+        python_flags=("-X", "importtime"),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = imported_modules(done.stderr)
+    assert "loki_desktop.core.mcp.manager" in modules  # the check sees our modules...
+    assert not {m for m in modules if m == "mcp" or m.startswith(("mcp.", "mcp_"))}  # ...not mcp
+    tools = [t["function"]["name"] for t in ollama.chat_requests[0].get("tools", [])]
+    assert tools  # the native tools are there
+    assert not [name for name in tools if name.startswith("mcp_")]
+    assert [e["type"] for e in events(done.stdout)] == ["token", "done"]
+
+
+def test_ask_calls_a_custom_echo_server_and_the_model_reads_the_result(
+    loki_home: Path, ollama: FakeOllama, workspace: Path
+) -> None:
+    tag = uuid.uuid4().hex
+    added = loki(
+        loki_home,
+        "mcp",
+        "add",
+        "echo",
+        "--command",
+        f"{sys.executable} {script('echo')}",
+        "--env",
+        f"{TAG_VARIABLE}={tag}",
+        "--enable",
+    )
+    assert added.returncode == 0, added.stderr
+    tested = loki(loki_home, "mcp", "test", "echo")
+    assert tested.returncode == 0, tested.stderr
+    assert "→ echo" in tested.stdout
+    ollama.script(Reply.tool("mcp_echo_echo", {"text": "bonjour"}), Reply.text("Fini."))
+    done = loki(
+        loki_home, "ask", "--json", "--host", ollama.url, "--workspace", str(workspace), "Écho ?"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = [e for e in events(done.stdout) if e["type"] == "tool_result"]
+    assert [(r["name"], r["ok"]) for r in results] == [("mcp_echo_echo", True)]
+    first, second = ollama.chat_requests
+    assert "mcp_echo_echo" in [t["function"]["name"] for t in first["tools"]]
+    tool_messages = [m for m in second["messages"] if m["role"] == "tool"]
+    assert tool_messages[-1]["content"] == "echo: bonjour"
+    assert processes_tagged(tag) == []
+
+
+def test_ask_goes_on_when_servers_exit_or_never_answer(
+    loki_home: Path, ollama: FakeOllama, workspace: Path
+) -> None:
+    tag = uuid.uuid4().hex
+    write_servers(
+        loki_home,
+        {
+            "dead": echo_entry("exits_at_once", tag=tag),
+            "mute": echo_entry("never_answers", tag=tag),
+        },
+    )
+    ollama.script(Reply.text("Je réponds quand même."))
+    started = time.monotonic()
+    done = loki(
+        loki_home, "ask", "--json", "--host", ollama.url, "--workspace", str(workspace), "Salut"
+    )
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert elapsed < 15
+    lines = events(done.stdout)
+    notices = [e["message"] for e in lines if e["type"] == "notice"]
+    assert any("« exits_at_once »" in n and "fatal: API_KEY is not set" in n for n in notices)
+    assert any("« never_answers »" in n for n in notices)
+    assert lines[-1] == {"type": "done", "reason": "completed", "session": lines[-1]["session"]}
+    assert processes_tagged(tag) == []  # no orphan: the stuck server was stopped at exit
+
+
+def test_secrets_from_set_and_import_stay_out_of_loki_home(loki_home: Path, tmp_path: Path) -> None:
+    keyring_file = tmp_path / "keyring.json"  # the test keyring, outside $LOKI_HOME
+    env = {"PYTHON_KEYRING_BACKEND": FILE_KEYRING, "LOKI_TEST_KEYRING_FILE": str(keyring_file)}
+    done = loki(loki_home, "mcp", "set", "context7", "CONTEXT7_API_KEY=ctx7sk-e2e-secret", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "ctx7sk-e2e-secret" not in done.stdout + done.stderr
+    source = tmp_path / "claude.json"
+    source.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "gh": {"command": "npx", "env": {"GITHUB_TOKEN": "ghp-e2e-secret", "X": "1"}},
+                    "api": {
+                        "url": "https://example.com/mcp",
+                        "headers": {"Authorization": "B e2e"},
+                    },
+                }
+            }
+        )
+    )
+    imported = loki(loki_home, "mcp", "import", str(source), env=env)
+    assert imported.returncode == 0, imported.stderr
+    listed = loki(loki_home, "mcp", "list", "--json", env=env)
+    servers = {s["id"]: s for s in json.loads(listed.stdout)}
+    assert servers["context7"]["secrets"] == {"CONTEXT7_API_KEY": True}
+    assert servers["gh"]["secrets"] == {"GITHUB_TOKEN": True}
+    assert servers["gh"]["params"] == {"X": "1"}
+    assert not servers["gh"]["enabled"]
+    for secret in ("ctx7sk-e2e-secret", "ghp-e2e-secret", "B e2e"):
+        assert secret not in listed.stdout
+        assert files_containing(loki_home, secret) == []
+        assert secret in keyring_file.read_text()
+
+
+@pytest.mark.parametrize("action", ["set", "import"])
+def test_without_a_keyring_setting_a_secret_fails_clearly_and_writes_nothing(
+    loki_home: Path, tmp_path: Path, action: str
+) -> None:
+    env = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    if action == "set":
+        done = loki(loki_home, "mcp", "set", "context7", "CONTEXT7_API_KEY=nowhere-1", env=env)
+    else:
+        source = tmp_path / "c.json"
+        source.write_text(
+            json.dumps({"mcpServers": {"a": {"command": "x", "env": {"API_KEY": "nowhere-2"}}}})
+        )
+        done = loki(loki_home, "mcp", "import", str(source), env=env)
+    assert done.returncode == 1
+    assert "trousseau" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (loki_home / "settings.json").exists()
+    assert files_containing(loki_home, "nowhere") == []
+
+
+def test_mcp_commands_in_process(
+    loki_home: Path, capsys: pytest.CaptureFixture[str], memory_keyring: object
+) -> None:
+    from loki_desktop.app import main
+
+    assert (
+        main(
+            [
+                "mcp",
+                "add",
+                "web",
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "--header",
+                "X-T: 1",
+                "--header",
+                "Authorization: Bearer abc",
+            ]
+        )
+        == 0
+    )
+    assert main(["mcp", "enable", "web"]) == 0
+    assert main(["mcp", "enable", "searxng"]) == 0
+    out = capsys.readouterr()
+    assert "SEARXNG_URL" in out.err  # enabled, with a warning saying what is missing
+    assert main(["mcp", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "web" in listing
+    assert "Authorization=•••• (trousseau)" in listing
+    assert "Bearer abc" not in listing
+    assert "X-T=1" in listing
+    assert main(["mcp", "test", "web"]) == 1
+    assert "joindre http://127.0.0.1:9/mcp" in capsys.readouterr().err
+    assert main(["mcp", "set", "web", "X-T="]) == 0
+    assert main(["mcp", "disable", "web"]) == 0
+    assert main(["mcp", "remove", "web"]) == 0
+    assert main(["mcp", "remove", "fetch"]) == 1
+    assert main(["mcp", "add", "Bad_Name", "--command", "x"]) == 1
+    assert main(["mcp", "add", "x", "--command", "x", "--header", "A: b"]) == 1
+    errors = capsys.readouterr().err
+    assert "catalogue" in errors
+    assert "bad-name" in errors  # the suggested id
+    settings = json.loads((loki_home / "settings.json").read_text())
+    assert "web" not in settings["mcp_servers"]
+    assert settings["mcp_servers"]["searxng"]["enabled"] is True
