@@ -22,6 +22,8 @@ from loki_desktop.core.events import (
     ToolResult,
 )
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.budget import ContextBudget
+from loki_desktop.core.llm.textcalls import TextCallWatch, recovered_notice
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.ports import (
     BackendError,
@@ -78,6 +80,8 @@ class Agent:
     # Notices from building the agent (a malformed skill file, a settings problem):
     # shown once, at the start of the next turn.
     pending_notices: list[str] = field(default_factory=list)
+    # Each model's context window and token-estimate calibration, kept across turns.
+    budget: ContextBudget = field(default_factory=ContextBudget)
 
     def run_turn(self, text: str, conversation_id: str | None = None) -> AsyncIterator[Event]:
         """Answer `text` in a conversation (a new one when `conversation_id` is None)."""
@@ -111,6 +115,7 @@ class _Reply:
     prompt_eval_count: int = 0
     eval_count: int = 0
     answer_id: int | None = None  # the stored, streaming assistant message
+    text_form: str = ""  # the calls were written as text in this form (core.llm.textcalls)
 
 
 class _Turn:
@@ -123,8 +128,10 @@ class _Turn:
         self.history: list[ChatMessage] = []
         self.skill: Skill | None = None
         self.failing: dict[str, CheckReport] = {}
+        self.written: set[str] = set()  # files this turn's tools wrote (display paths)
         self.stats = {"rounds": 0, "prompt_tokens": 0, "answer_tokens": 0}
         self.reply = _Reply()
+        self.notices_shown: set[str] = set()  # budget notices repeat each round: show once
 
     async def run(
         self, text: str, conversation_id: str | None, *, resume: bool
@@ -235,39 +242,78 @@ class _Turn:
 
     # --- one model request ---------------------------------------------------------
 
-    def _request_messages(self) -> list[dict[str, Any]]:
+    def _system_texts(self) -> list[str]:
         specs_names = self.agent.toolbox.names()
         root = str(self.agent.workspace_root) if self.agent.workspace_root else None
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system_prompt(root, specs_names)}
-        ]
+        texts = [system_prompt(root, specs_names)]
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
-            messages.append({"role": "system", "content": self.skill.body})
-        messages += [m.to_ollama() for m in self.history if not _is_dropped_answer(m)]
-        return messages
+            texts.append(self.skill.body)
+        return texts
 
     async def _stream_reply(self, model: str, specs: list[ToolSpec]) -> AsyncIterator[Event]:
         self.reply = reply = _Reply()
+        budget, num_ctx = self.agent.budget, self.agent.config.num_ctx
+        # Fit the request into the context (oldest history, then costly MCP tools, left out)
+        # so that Ollama never silently cuts the system prompt and the tools.
+        request = budget.fit(
+            model=model,
+            window=await budget.window(self.agent.backend, model, num_ctx),
+            system=self._system_texts(),
+            history=[m for m in self.history if not _is_dropped_answer(m)],
+            tools=specs,
+        )
+        for notice in request.notices:
+            if self._once(notice):
+                yield Notice(notice)
+        # Small models often write a tool call as text: hold back what could be one.
+        watch = TextCallWatch([spec.name for spec in specs])
         stream = self.agent.backend.chat(
             model=model,
-            messages=self._request_messages(),
-            tools=[spec.to_ollama() for spec in specs],
-            options={"num_ctx": self.agent.config.num_ctx},
+            messages=request.messages,
+            tools=request.tools,
+            options={"num_ctx": num_ctx},
         )
-        async for chunk in stream:
-            if chunk.content:
-                if reply.answer_id is None:
-                    reply.answer_id = self.store.start_answer(self.conversation_id)
-                self.store.append_answer_text(reply.answer_id, chunk.content)
-                reply.content += chunk.content
-                yield Token(chunk.content)
-            reply.calls += chunk.tool_calls
-            if chunk.done:
-                reply.prompt_eval_count = chunk.prompt_eval_count or 0
-                reply.eval_count = chunk.eval_count or 0
+        try:
+            async for chunk in stream:
+                if chunk.content and (shown := watch.feed(chunk.content)):
+                    yield self._show(shown)
+                reply.calls += chunk.tool_calls
+                if chunk.done:
+                    reply.prompt_eval_count = chunk.prompt_eval_count or 0
+                    reply.eval_count = chunk.eval_count or 0
+        except BackendError:
+            if rest := watch.abandon():  # a cut reply is an answer: show what was held
+                yield self._show(rest)
+            raise
+        rest, recovery = watch.finish()
+        if recovery is not None and not reply.calls:
+            reply.calls = [NativeToolCall(call.name, call.arguments) for call in recovery.calls]
+            reply.text_form = recovery.form
+            yield Notice(recovered_notice(recovery))
+        elif recovery is None and rest:
+            yield self._show(rest)
+        warning = budget.observe(model, request, reply.prompt_eval_count)
+        if warning and self._once(warning):
+            yield Notice(warning)
         self.stats["prompt_tokens"] += reply.prompt_eval_count
         self.stats["answer_tokens"] += reply.eval_count
+
+    def _show(self, text: str) -> Token:
+        """Store answer text as it is shown (a crash keeps what the user saw)."""
+        reply = self.reply
+        if reply.answer_id is None:
+            reply.answer_id = self.store.start_answer(self.conversation_id)
+        self.store.append_answer_text(reply.answer_id, text)
+        reply.content += text
+        return Token(text)
+
+    def _once(self, notice: str) -> bool:
+        """True the first time this turn shows `notice`."""
+        if notice in self.notices_shown:
+            return False
+        self.notices_shown.add(notice)
+        return True
 
     # --- tools ---------------------------------------------------------------------
 
@@ -297,10 +343,15 @@ class _Turn:
         """Check a file the tool just wrote, and track which written files still fail."""
         report = outcome.extra.get("check_report")
         if isinstance(report, CheckReport):  # run_check made its own report
-            self._track(report)
+            # only files this turn wrote are followed up: checking a user's file is no
+            # promise to rewrite it
+            if report.path in self.written:
+                self._track(report)
             return report
         checker = self.agent.checker
         path = outcome.changed_path
+        if outcome.ok and path is not None:
+            self.written.add(self._display_path(path))
         if not (outcome.ok and path and checker and self.agent.config.auto_checks):
             return None
         if not checker.can_check(path):
@@ -334,12 +385,19 @@ class _Turn:
         calls = tuple(tool_calls or ())
         if reply.answer_id is None and not calls:
             return
-        message = ChatMessage("assistant", reply.content, tool_calls=calls, cut=cut)
+        # A call the model wrote as text is stored as a native call (the next request shows
+        # the model the proper form); `extra` keeps which form it wrote.
+        extra = {"text_call": reply.text_form} if reply.text_form and calls else {}
+        message = ChatMessage("assistant", reply.content, tool_calls=calls, cut=cut, extra=extra)
         if reply.answer_id is None:
             self._remember(message)
         else:
             self.store.finish_answer(
-                reply.answer_id, content=reply.content, tool_calls=calls, cut=cut
+                reply.answer_id,
+                content=reply.content,
+                tool_calls=calls,
+                cut=cut,
+                extra=extra or None,
             )
             self.history.append(message)
         self.reply = _Reply()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import socket
 import threading
@@ -78,9 +79,18 @@ class FakeOllama:
         context_length: int = 32768,
         port: int = 0,
         default: Reply | None = None,
+        prompt_counter: Callable[[dict[str, Any]], int] | None = None,
     ) -> None:
         self.models = list(models)
         self.context_length = context_length
+        # Counts the prompt of a /api/chat body for `prompt_eval_count` when the Reply does
+        # not set it (default: 42), e.g. to simulate a model's tokenizer or Ollama's cut.
+        self.prompt_counter = prompt_counter
+        # Models in memory and the context each was loaded with, as /api/ps reports them.
+        # With `load_on_chat`, a chat request (re)loads its model with the request's num_ctx
+        # (capped at the model's context length), as Ollama does.
+        self.loaded: dict[str, int] = {}
+        self.load_on_chat = False
         self.default = default or Reply.text("(pas de réponse scriptée)")
         self.requests: list[tuple[str, str, Any]] = []
         self._scripts: list[Script] = []
@@ -183,7 +193,11 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             elif self.path == "/api/tags":
                 self._json(200, {"models": [_model_entry(name) for name in fake.models]})
             elif self.path == "/api/ps":
-                self._json(200, {"models": []})
+                running = [
+                    {**_model_entry(name), "context_length": context}
+                    for name, context in fake.loaded.items()
+                ]
+                self._json(200, {"models": running})
             else:
                 self._json(404, {"error": "not found"})
 
@@ -230,7 +244,12 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             if model not in fake.models:
                 self._json(404, {"error": f"model '{model}' not found, try pulling it first"})
                 return
+            if fake.load_on_chat:
+                num_ctx = (body.get("options") or {}).get("num_ctx") or 4096
+                fake.loaded[model] = min(int(num_ctx), fake.context_length)
             reply = fake._next_reply(body)
+            if reply.prompt_eval_count is None and fake.prompt_counter is not None:
+                reply = dataclasses.replace(reply, prompt_eval_count=fake.prompt_counter(body))
             if reply.status != 200:
                 self._json(reply.status, {"error": reply.error or "error"})
                 return

@@ -1,0 +1,162 @@
+"""Compact tool definitions for small context windows, and what each one costs in tokens.
+
+A tool definition is sent with every request, so its size is paid on every round.
+MCP servers ship verbose JSON schemas (`$schema`, `title`, `additionalProperties`,
+paragraph-long descriptions); the model needs the names, types, required fields,
+enums and one sentence of explanation. `slim_spec` keeps exactly that: no property
+is removed, `required` lists are kept, only wording and validation noise go.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from loki_desktop.core.ports import ToolSpec
+from loki_desktop.core.tokens import estimate_tokens
+
+# Descriptions longer than this are cut to their first sentence.
+TOOL_DESCRIPTION_LIMIT = 200
+PROPERTY_DESCRIPTION_LIMIT = 120
+# A first sentence longer than this is cut at a word boundary.
+HARD_DESCRIPTION_LIMIT = 300
+# What a tool costs beyond its JSON: the template's wrapping of each definition.
+TOOL_OVERHEAD_TOKENS = 8
+
+# Schema keywords that validate or document the schema itself but tell the model
+# nothing it needs to make a call.
+_NOISE_KEYS = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$comment",
+        "title",
+        "examples",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+        "markdownDescription",
+    }
+)
+# Keywords whose value maps names to schemas (the names are not keywords).
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
+# Keywords whose value is a schema or a list of schemas.
+_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_VALUES = frozenset({"items", "not", "contains", "if", "then", "else"})
+
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "incl.", "resp.", "no.")
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n\s*\n")
+
+
+def slim_spec(spec: ToolSpec) -> ToolSpec:
+    """The same tool with a compact schema and description (name and source unchanged)."""
+    parameters = _slim_schema(spec.parameters, required=True)
+    if not isinstance(parameters, dict) or not parameters:
+        parameters = {"type": "object", "properties": {}}
+    return ToolSpec(
+        spec.name,
+        shorten(spec.description, TOOL_DESCRIPTION_LIMIT),
+        parameters,
+        spec.source,
+    )
+
+
+def slim_specs(specs: Iterable[ToolSpec]) -> list[ToolSpec]:
+    return [slim_spec(spec) for spec in specs]
+
+
+def tool_tokens(spec: ToolSpec) -> int:
+    """Estimated tokens of one tool as the model reads it, after slimming."""
+    return spec_tokens(slim_spec(spec))
+
+
+def spec_tokens(spec: ToolSpec) -> int:
+    """Estimated tokens of a tool exactly as given (already slimmed, or not)."""
+    # Ollama renders tools into the prompt as compact JSON (Go's json.Marshal).
+    wire = json.dumps(spec.to_ollama(), separators=(",", ":"), ensure_ascii=False)
+    return estimate_tokens(wire) + TOOL_OVERHEAD_TOKENS
+
+
+def tools_tokens(specs: Iterable[ToolSpec]) -> int:
+    """Estimated tokens of a set of tools, after slimming."""
+    return sum(tool_tokens(spec) for spec in specs)
+
+
+def cost_by_source(specs: Iterable[ToolSpec]) -> dict[str, int]:
+    """Estimated tokens per tool source ("native" or an MCP server id), after slimming.
+
+    This is what `mcp list` and the settings show as each server's cost.
+    """
+    costs: dict[str, int] = {}
+    for spec in specs:
+        costs[spec.source] = costs.get(spec.source, 0) + tool_tokens(spec)
+    return costs
+
+
+def shorten(text: str, limit: int) -> str:
+    """Collapse whitespace; past `limit` characters keep the first sentence only."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    sentence = first_sentence(text)
+    if len(sentence) > HARD_DESCRIPTION_LIMIT:
+        # leave room for the ellipsis, so slimming twice changes nothing
+        cut = sentence[: HARD_DESCRIPTION_LIMIT - 1].rsplit(" ", 1)[0]
+        sentence = cut.rstrip(",;:") + "…"
+    return sentence
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of `text` (or its first paragraph), whitespace collapsed."""
+    for match in _SENTENCE_END.finditer(text):
+        end = match.end() if match.group() in ".!?" else match.start()
+        head = text[:end]
+        if head.rstrip().lower().endswith(_ABBREVIATIONS):
+            continue
+        return " ".join(head.split())
+    return " ".join(text.split())
+
+
+def _slim_schema(schema: Any, *, required: bool) -> Any:
+    if not isinstance(schema, Mapping):
+        return schema
+    slim: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _NOISE_KEYS:
+            continue
+        if key == "description" and isinstance(value, str):
+            slim[key] = shorten(value, PROPERTY_DESCRIPTION_LIMIT)
+        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            needed = set(schema.get("required") or ()) if key == "properties" else set()
+            slim[key] = {
+                name: _slim_schema(sub, required=name in needed) for name, sub in value.items()
+            }
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            slim[key] = [_slim_schema(sub, required=True) for sub in value]
+        elif key in _SCHEMA_VALUES:
+            slim[key] = _slim_schema(value, required=True)
+        else:
+            slim[key] = value
+    if not slim.get("description"):
+        slim.pop("description", None)
+    return _drop_optional_null(slim) if not required else slim
+
+
+def _drop_optional_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf: [X, {"type": "null"}]` on an optional field says nothing omitting it doesn't."""
+    options = schema.get("anyOf")
+    if not isinstance(options, list) or len(options) != 2:
+        return schema
+    kept = [option for option in options if option != {"type": "null"}]
+    if len(kept) != 1 or not isinstance(kept[0], dict):
+        return schema
+    merged = {key: value for key, value in schema.items() if key != "anyOf"}
+    for key, value in kept[0].items():
+        merged.setdefault(key, value)
+    if merged.get("default", "") is None:
+        del merged["default"]
+    return merged
