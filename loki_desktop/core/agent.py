@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -50,7 +50,6 @@ class FileChecker(Protocol):
 
 
 SkillPicker = Callable[[str], Skill | None]
-ModelResolver = Callable[[], Awaitable[str]]
 
 
 @dataclass
@@ -154,7 +153,11 @@ class _Turn:
             assert conversation_id is not None
             self.conversation_id = conversation_id
             self.history = self.store.messages(conversation_id)
-            last_user = next((m for m in reversed(self.history) if m.role == "user"), None)
+            # the user's own message, not the harness's check follow-up
+            last_user = next(
+                (m for m in reversed(self.history) if m.role == "user" and m.origin == "user"),
+                None,
+            )
             if last_user is None:
                 yield Error(_("Rien à réessayer dans cette conversation."))
                 yield Done("error", conversation_id)

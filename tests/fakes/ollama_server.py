@@ -87,10 +87,7 @@ class FakeOllama:
         # not set it (default: 42), e.g. to simulate a model's tokenizer or Ollama's cut.
         self.prompt_counter = prompt_counter
         # Models in memory and the context each was loaded with, as /api/ps reports them.
-        # With `load_on_chat`, a chat request (re)loads its model with the request's num_ctx
-        # (capped at the model's context length), as Ollama does.
         self.loaded: dict[str, int] = {}
-        self.load_on_chat = False
         self.default = default or Reply.text("(pas de réponse scriptée)")
         self.requests: list[tuple[str, str, Any]] = []
         self._scripts: list[Script] = []
@@ -244,9 +241,6 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             if model not in fake.models:
                 self._json(404, {"error": f"model '{model}' not found, try pulling it first"})
                 return
-            if fake.load_on_chat:
-                num_ctx = (body.get("options") or {}).get("num_ctx") or 4096
-                fake.loaded[model] = min(int(num_ctx), fake.context_length)
             reply = fake._next_reply(body)
             if reply.prompt_eval_count is None and fake.prompt_counter is not None:
                 reply = dataclasses.replace(reply, prompt_eval_count=fake.prompt_counter(body))

@@ -76,21 +76,16 @@ class ContextBudget:
     """
 
     _supported: dict[str, int | None] = field(default_factory=dict)
-    _asked: dict[str, int] = field(default_factory=dict)
     _factor: dict[str, float] = field(default_factory=dict)
 
     async def window(self, backend: ChatBackend, model: str, num_ctx: int) -> int:
         """The tokens a request may use: `num_ctx`, or less if the model supports less.
 
-        The server is asked once per model; asked again once when it said less than
-        `num_ctx`, because /api/ps reports the context a model is *loaded* with, which may
-        be another client's smaller setting until our first request reloads it.
+        The server is asked once per model.
         """
-        supported = self._supported.get(model)
-        asked = self._asked.get(model, 0)
-        if asked == 0 or (asked == 1 and supported is not None and supported < num_ctx):
-            supported = self._supported[model] = await backend.context_length(model)
-            self._asked[model] = asked + 1
+        if model not in self._supported:
+            self._supported[model] = await backend.context_length(model)
+        supported = self._supported[model]
         return min(num_ctx, supported) if supported else num_ctx
 
     def factor(self, model: str) -> float:

@@ -67,12 +67,12 @@ class OllamaBackend:
         return models
 
     async def context_length(self, model: str) -> int | None:
-        """The context the model is loaded with (/api/ps), else what it supports (/api/show)."""
+        """The longest context the model supports (/api/show), or None when unknown.
+
+        Not /api/ps: that reports the context the model is currently *loaded* with, which
+        may be another client's smaller setting; we send our own `num_ctx` anyway.
+        """
         try:
-            running = await self._client.ps()
-            for entry in running.models:
-                if entry.model == model and entry.context_length:
-                    return int(entry.context_length)
             shown = await self._client.show(model)
         except (ConnectionError, httpx.TransportError, ollama.ResponseError):
             return None
