@@ -15,6 +15,10 @@ from tests.fakes.ollama_server import FakeOllama
 
 REPO = Path(__file__).resolve().parent.parent
 
+# Any test that touches Qt (pytest-qt's qapp, the watcher on a qasync loop) runs offscreen;
+# tests/ui/conftest.py refines it with a fixed screen size.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
 
 @pytest.fixture(autouse=True)
 def loki_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

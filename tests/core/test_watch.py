@@ -227,11 +227,11 @@ async def test_a_failing_callback_does_not_stop_the_watcher(
     assert "on_problems failed for" in caplog.text
 
 
-def test_it_runs_on_the_qt_event_loop(workspace: Path) -> None:
-    qasync = pytest.importorskip("qasync")
-    qt_core = pytest.importorskip("PySide6.QtCore")
-    app = qt_core.QCoreApplication.instance() or qt_core.QCoreApplication([])
-    loop = qasync.QEventLoop(app)
+def test_it_runs_on_the_qt_event_loop(workspace: Path, qapp: object) -> None:
+    import qasync
+
+    # pytest-qt's application (a QApplication, shared by the whole run), as the window has
+    loop = qasync.QEventLoop(qapp)
 
     async def scenario() -> list[str]:
         updates = Updates(workspace.resolve())
