@@ -1,0 +1,109 @@
+"""Whether Ollama answers: the banner that says how to start it, and the model picker."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QVBoxLayout, QWidget
+
+from loki_desktop.ui.qt_helpers import button, label
+
+SUGGESTED_MODEL = "qwen2.5-coder:7b"
+
+
+class OllamaBanner(QFrame):
+    """Shown when the model server cannot be used: what is wrong, how to fix it, Retry."""
+
+    retry_requested = Signal()
+    settings_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Banner")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(14, 10, 14, 10)
+        layout.setSpacing(14)
+        texts = QVBoxLayout()
+        texts.setSpacing(4)
+        self.title = label("", "BannerTitle", wrap=True)
+        self.body = label("", "", wrap=True)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        texts.addWidget(self.title)
+        texts.addWidget(self.body)
+        layout.addLayout(texts, 1)
+        self.retry_button = button(self.tr("Réessayer"), primary=True)
+        self.retry_button.clicked.connect(self.retry_requested)
+        self.settings_button = button(self.tr("Réglages"))
+        self.settings_button.clicked.connect(self.settings_requested)
+        layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.hide()
+
+    def show_unreachable(self, host: str) -> None:
+        self.title.setText(self.tr("Ollama n'est pas joignable à {host}").format(host=host))
+        self.body.setText(
+            self.tr(
+                "Loki a besoin d'Ollama pour faire tourner les modèles sur cet ordinateur. "
+                "Installez-le depuis https://ollama.com/download, puis démarrez-le "
+                "(« ollama serve » dans un terminal, ou l'application Ollama). "
+                "Vos messages sont gardés : réessayez quand il tourne."
+            )
+        )
+        self.show()
+
+    def show_no_model(self, host: str) -> None:
+        self.title.setText(self.tr("Ollama répond, mais n'a aucun modèle"))
+        self.body.setText(
+            self.tr(
+                "Téléchargez un modèle qui sait utiliser des outils, par exemple "
+                "« ollama pull {model} », puis réessayez. (Serveur : {host})"
+            ).format(model=SUGGESTED_MODEL, host=host)
+        )
+        self.show()
+
+    def show_error(self, host: str, message: str) -> None:
+        self.title.setText(self.tr("Ollama ne répond pas correctement à {host}").format(host=host))
+        self.body.setText(message)
+        self.show()
+
+    def set_checking(self, checking: bool) -> None:
+        self.retry_button.setEnabled(not checking)
+        self.retry_button.setText(self.tr("Vérification…") if checking else self.tr("Réessayer"))
+
+
+class ModelPicker(QComboBox):
+    """The model of the next turns, filled from the server."""
+
+    model_chosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ModelPicker")
+        self.setMinimumWidth(190)
+        self.setToolTip(self.tr("Modèle utilisé pour les prochains messages"))
+        self._filling = False
+        self.currentIndexChanged.connect(self._on_index)
+
+    def set_models(self, names: list[str], current: str) -> str:
+        """Fill the list; returns the model now selected ("" when there is none)."""
+        self._filling = True
+        try:
+            self.clear()
+            for name in names:
+                self.addItem(name, name)
+            if not names:
+                self.addItem(current or self.tr("Aucun modèle"), current)
+                self.setEnabled(False)
+                return current
+            self.setEnabled(True)
+            index = names.index(current) if current in names else 0
+            self.setCurrentIndex(index)
+            return names[index]
+        finally:
+            self._filling = False
+
+    def current_model(self) -> str:
+        return str(self.currentData() or "")
+
+    def _on_index(self, _index: int) -> None:
+        if not self._filling and self.current_model():
+            self.model_chosen.emit(self.current_model())

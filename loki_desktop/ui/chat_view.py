@@ -1,0 +1,313 @@
+"""The chat view: a column of messages and cards, loaded a page at a time, that follows a stream."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+
+from loki_desktop.core.messages import ChatMessage
+from loki_desktop.ui.chat_items import (
+    AssistantMessage,
+    CheckCard,
+    ErrorCard,
+    HarnessNote,
+    NoticeLine,
+    SkillBadge,
+    ToolCard,
+    UserMessage,
+)
+from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.qt_helpers import label
+
+PAGE_SIZE = 40
+# Older messages load when the view is scrolled this close to its top.
+LOAD_MARGIN_PX = 60
+COLUMN_MAX_WIDTH = 900
+
+W = TypeVar("W", bound=QWidget)
+PageLoader = Callable[[int | None], list[ChatMessage]]
+
+
+class ChatView(QScrollArea):
+    """Small mutators for a live turn, and `open` for a stored conversation (lazily)."""
+
+    retry_requested = Signal()
+
+    def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.renderer = renderer
+        self.setObjectName("ChatScroll")
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        area = QWidget()
+        area.setObjectName("ChatArea")
+        self.setWidget(area)
+        outer = QVBoxLayout(area)
+        outer.setContentsMargins(0, 0, 0, 0)
+        column = QWidget()
+        column.setObjectName("ChatColumn")
+        column.setMaximumWidth(COLUMN_MAX_WIDTH)
+        outer.addWidget(column, 1, Qt.AlignmentFlag.AlignHCenter)
+        self._column = column
+        self._layout = QVBoxLayout(column)
+        self._layout.setContentsMargins(24, 18, 24, 18)
+        self._layout.setSpacing(12)
+        self._older = label(self.tr("Chargement des messages plus anciens…"), "Notice")
+        self._older.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._older.hide()
+        self._layout.addWidget(self._older)
+        self._layout.addStretch(1)
+        self._streaming: AssistantMessage | None = None
+        self._tool_cards: dict[str, ToolCard] = {}
+        self._known_results: dict[str, ChatMessage] = {}
+        self._loader: PageLoader | None = None
+        self._oldest_id: int | None = None
+        self._has_more = False
+        self._follow = True
+        self._pin_from_bottom: int | None = None
+        self._adjusting = False
+        # timers owned by the view: they die with it (a bare singleShot could fire after)
+        self._place_timer = self._zero_timer(self._keep_place)
+        self._older_timer = self._zero_timer(self._load_if_needed)
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._on_range)
+        bar.valueChanged.connect(self._on_value)
+
+    def _zero_timer(self, slot: Callable[[], object]) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(0)
+        timer.timeout.connect(slot)
+        return timer
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._column.setFixedWidth(min(COLUMN_MAX_WIDTH, self.viewport().width()))
+
+    # --- reading the view (tests, the window) ----------------------------------------
+
+    def items(self) -> list[QWidget]:
+        found = []
+        for index in range(self._layout.count()):
+            item = self._layout.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if widget is not None and widget is not self._older:
+                found.append(widget)
+        return found
+
+    def tool_card(self, call_id: str) -> ToolCard | None:
+        return self._tool_cards.get(call_id)
+
+    @property
+    def streaming_message(self) -> AssistantMessage | None:
+        return self._streaming
+
+    @property
+    def has_more(self) -> bool:
+        return self._has_more
+
+    # --- a stored conversation ---------------------------------------------------------
+
+    def clear(self) -> None:
+        for widget in self.items():
+            self._layout.removeWidget(widget)
+            widget.deleteLater()
+        self._streaming = None
+        self._tool_cards.clear()
+        self._known_results.clear()
+        self._loader = None
+        self._oldest_id = None
+        self._has_more = False
+        self._follow = True
+        self._pin_from_bottom = None
+
+    def open(self, loader: PageLoader) -> None:
+        """Show the latest page of a conversation; older pages load when scrolled to."""
+        self.clear()
+        self._loader = loader
+        self._has_more = True
+        self.load_older()
+
+    def load_older(self) -> int:
+        """Load the page before the oldest message shown; returns how many messages came."""
+        if self._loader is None or not self._has_more:
+            return 0
+        messages = self._loader(self._oldest_id)
+        if len(messages) < PAGE_SIZE:
+            self._has_more = False
+        self._older.setVisible(self._has_more)
+        if not messages:
+            return 0
+        self._oldest_id = messages[0].id
+        bar = self.verticalScrollBar()
+        if self.items():
+            # keep what the user is looking at in place while content grows above it
+            self._pin_from_bottom = bar.maximum() - bar.value()
+        widgets = self._history_widgets(messages)
+        for offset, widget in enumerate(widgets):
+            self._layout.insertWidget(1 + offset, widget)
+        return len(messages)
+
+    def _history_widgets(self, messages: Sequence[ChatMessage]) -> list[QWidget]:
+        for message in messages:
+            if message.role == "tool" and message.tool_call_id:
+                self._known_results[message.tool_call_id] = message
+        widgets: list[QWidget] = []
+        for message in messages:
+            match message:
+                case ChatMessage(role="user", origin="harness"):
+                    widgets.append(HarnessNote(message.content))
+                case ChatMessage(role="user"):
+                    widgets.append(UserMessage(message.content))
+                    skill = message.extra.get("skill")
+                    if isinstance(skill, dict) and skill.get("title"):
+                        widgets.append(SkillBadge(str(skill["title"])))
+                case ChatMessage(role="assistant"):
+                    if message.content.strip() or (message.cut and not message.tool_calls):
+                        answer = AssistantMessage(self.renderer)
+                        answer.set_markdown(message.content)
+                        answer.finish(cut=message.cut and not message.tool_calls)
+                        widgets.append(answer)
+                    for call in message.tool_calls:
+                        card = self._new_tool_card(call.id, call.name, call.args)
+                        result = self._known_results.get(call.id)
+                        if result is not None:
+                            card.set_result(
+                                bool(result.extra.get("ok", True)),
+                                str(result.extra.get("summary", "")),
+                                result.content,
+                            )
+                        else:
+                            card.set_interrupted()
+                        widgets.append(card)
+                case ChatMessage(role="tool"):
+                    check = message.extra.get("check")
+                    if isinstance(check, dict):
+                        widgets.append(_check_card(check))
+                case _:
+                    pass
+        return widgets
+
+    # --- a live turn -------------------------------------------------------------------
+
+    def add_user_message(self, text: str) -> UserMessage:
+        self.end_answer()
+        self._follow = True
+        return self._add(UserMessage(text))
+
+    def add_skill_badge(self, title: str) -> SkillBadge:
+        return self._add(SkillBadge(title))
+
+    def append_text(self, text: str) -> None:
+        if self._streaming is None:
+            self._streaming = self._add(AssistantMessage(self.renderer))
+        self._streaming.append_text(text)
+
+    def end_answer(self, *, cut: bool = False) -> None:
+        if self._streaming is not None:
+            self._streaming.finish(cut=cut)
+            self._streaming = None
+
+    def add_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
+        self.end_answer()
+        return self._add(self._new_tool_card(call_id, name, args))
+
+    def set_tool_result(self, call_id: str, ok: bool, summary: str, output: str) -> None:
+        card = self._tool_cards.get(call_id)
+        if card is not None:
+            card.set_result(ok, summary, output)
+
+    def interrupt_tools(self) -> None:
+        for card in self._tool_cards.values():
+            if card.state == "running":
+                card.set_interrupted()
+
+    def add_check(
+        self,
+        path: str,
+        ok: bool,
+        problems: Sequence[tuple[int, int, str]],
+        skipped: str | None = None,
+    ) -> CheckCard:
+        self.end_answer()
+        return self._add(CheckCard(path, ok, problems, skipped))
+
+    def add_notice(self, message: str) -> NoticeLine:
+        self.end_answer()
+        return self._add(NoticeLine(message))
+
+    def add_error(self, message: str, *, can_retry: bool = True) -> ErrorCard:
+        self.end_answer(cut=True)
+        card = self._add(ErrorCard(message, can_retry=can_retry))
+        card.retry_requested.connect(self.retry_requested)
+        return card
+
+    def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
+        card = ToolCard(call_id, name, args)
+        self._tool_cards[call_id] = card
+        return card
+
+    def _add(self, widget: W) -> W:
+        self._layout.insertWidget(self._layout.count() - 1, widget)
+        return widget
+
+    # --- scrolling: follow the stream, keep the place when older pages arrive ---------
+
+    def scroll_to_bottom(self) -> None:
+        self._follow = True
+        self._pin_from_bottom = None
+        self._set_value(self.verticalScrollBar().maximum())
+
+    def _set_value(self, value: int) -> None:
+        self._adjusting = True
+        try:
+            self.verticalScrollBar().setValue(value)
+        finally:
+            self._adjusting = False
+
+    def _on_range(self, _minimum: int, _maximum: int) -> None:
+        self._keep_place()
+        # the scroll area may move the bar again after this signal: look once more after it
+        self._place_timer.start()
+
+    def _keep_place(self) -> None:
+        bar = self.verticalScrollBar()
+        if self._pin_from_bottom is not None:
+            self._set_value(bar.maximum() - self._pin_from_bottom)
+        elif self._follow:
+            self._set_value(bar.maximum())
+        if self._has_more and bar.maximum() <= LOAD_MARGIN_PX:
+            # the page does not fill the view, so it cannot be scrolled up: load more now
+            self._older_timer.start()
+
+    def _load_if_needed(self) -> None:
+        bar = self.verticalScrollBar()
+        if self._has_more and (bar.value() <= LOAD_MARGIN_PX or bar.maximum() <= LOAD_MARGIN_PX):
+            self.load_older()
+
+    def _on_value(self, value: int) -> None:
+        if self._adjusting:
+            return
+        bar = self.verticalScrollBar()
+        self._pin_from_bottom = None
+        self._follow = value >= bar.maximum() - 8
+        if value <= LOAD_MARGIN_PX and self._has_more:
+            self._older_timer.start()
+
+
+def _check_card(check: dict[str, Any]) -> CheckCard:
+    problems = [
+        (int(p.get("line", 0)), int(p.get("col", 0)), str(p.get("message", "")))
+        for p in check.get("problems", [])
+        if isinstance(p, dict)
+    ]
+    skipped = check.get("skipped")
+    return CheckCard(
+        str(check.get("path", "")),
+        bool(check.get("ok", not problems)),
+        problems,
+        str(skipped) if skipped else None,
+    )

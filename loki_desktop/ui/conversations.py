@@ -1,0 +1,306 @@
+"""The sidebar: Loki's name, a new-conversation button, search, and the conversation list."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import (
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QFont, QFontMetrics, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from loki_desktop.core.messages import ConversationInfo
+from loki_desktop.core.ports import ConversationStore
+from loki_desktop.ui.qt_helpers import button, label
+from loki_desktop.ui.theme import app_icon
+
+ID_ROLE = Qt.ItemDataRole.UserRole
+META_ROLE = Qt.ItemDataRole.UserRole + 1
+SEARCH_DELAY_MS = 200
+
+
+MONTHS = (
+    "janv.",
+    "févr.",
+    "mars",
+    "avr.",
+    "mai",
+    "juin",
+    "juil.",
+    "août",
+    "sept.",
+    "oct.",
+    "nov.",
+    "déc.",
+)
+
+
+def when(timestamp: float, now: float | None = None) -> str:
+    """A short "how long ago" for the list."""
+    now = time.time() if now is None else now
+    seconds = max(0.0, now - timestamp)
+    if seconds < 60:
+        return _tr("à l'instant")
+    if seconds < 3600:
+        return _tr("il y a {n} min").format(n=int(seconds // 60))
+    if seconds < 86400:
+        return _tr("il y a {n} h").format(n=int(seconds // 3600))
+    if seconds < 2 * 86400:
+        return _tr("hier")
+    local = time.localtime(timestamp)
+    return f"{local.tm_mday} {_tr(MONTHS[local.tm_mon - 1])}"
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("ConversationList", text)
+
+
+class ConversationDelegate(QStyledItemDelegate):
+    """Two lines per conversation: the title in bold, then its size and age."""
+
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        metrics = QFontMetrics(option.font)
+        return QSize(200, metrics.lineSpacing() * 2 + 22)
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        self.initStyleOption(option, index)
+        widget = option.widget
+        style = widget.style() if widget is not None else None
+        if style is not None:
+            style.drawPrimitive(
+                QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, widget
+            )
+        rect = option.rect.adjusted(12, 8, -10, -6)
+        palette = option.palette
+        painter.save()
+        title_font = QFont(option.font)
+        title_font.setBold(True)
+        painter.setFont(title_font)
+        painter.setPen(palette.color(palette.ColorRole.Text))
+        title = QFontMetrics(title_font).elidedText(
+            str(index.data(Qt.ItemDataRole.DisplayRole) or ""),
+            Qt.TextElideMode.ElideRight,
+            rect.width(),
+        )
+        line = QFontMetrics(title_font).lineSpacing()
+        painter.drawText(rect.x(), rect.y() + line - 4, title)
+        meta_font = QFont(option.font)
+        meta_font.setPointSizeF(max(7.0, option.font.pointSizeF() - 1.5))
+        painter.setFont(meta_font)
+        painter.setPen(palette.color(palette.ColorRole.PlaceholderText))
+        painter.drawText(rect.x(), rect.y() + 2 * line, str(index.data(META_ROLE) or ""))
+        painter.restore()
+
+
+class ConversationList(QFrame):
+    """Lists, searches, renames and deletes conversations; emits the one to open."""
+
+    selected = Signal(str)
+    new_requested = Signal()
+    delete_confirmed = Signal(str)  # the window stops its turn, then deletes
+    renamed = Signal(str, str)  # conversation id, new title
+
+    def __init__(
+        self, store: Callable[[], ConversationStore], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("Sidebar")
+        self.setMinimumWidth(220)
+        self._store = store
+        self._updating = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 14, 14, 10)
+        layout.setSpacing(10)
+
+        brand = QHBoxLayout()
+        brand.setSpacing(10)
+        logo = QLabel()
+        logo.setPixmap(app_icon().pixmap(40, 40))
+        brand.addWidget(logo)
+        names = QVBoxLayout()
+        names.setSpacing(0)
+        names.addWidget(label("LOKI", "Brand"))
+        names.addWidget(label(self.tr("BUREAU · MODÈLES LOCAUX"), "BrandTagline"))
+        brand.addLayout(names)
+        brand.addStretch(1)
+        layout.addLayout(brand)
+
+        self.new_button = button(self.tr("+  Nouvelle conversation"), primary=True)
+        self.new_button.setObjectName("NewConversation")
+        self.new_button.clicked.connect(self.new_requested)
+        layout.addWidget(self.new_button)
+
+        self.search = QLineEdit()
+        self.search.setObjectName("Search")
+        self.search.setPlaceholderText(self.tr("Rechercher dans les conversations…"))
+        self.search.setClearButtonEnabled(True)
+        layout.addWidget(self.search)
+        layout.addWidget(label(self.tr("CONVERSATIONS"), "SidebarCaption"))
+
+        self.list = QListWidget()
+        self.list.setObjectName("ConversationList")
+        self.list.setItemDelegate(ConversationDelegate(self.list))
+        self.list.setEditTriggers(
+            QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.DoubleClicked
+        )
+        self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu)
+        self.list.currentItemChanged.connect(self._on_current)
+        self.list.itemChanged.connect(self._on_renamed)
+        self.empty = label(self.tr("Aucune conversation."), "Notice", wrap=True)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.list, 1)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.refresh)
+        self.search.textChanged.connect(lambda _text: self._search_timer.start())
+
+    # --- content --------------------------------------------------------------------
+
+    def refresh(self, select: str | None = None) -> None:
+        """Reload the list (filtered by the search text) and keep or set the selection."""
+        current = select if select is not None else self.current_id()
+        query = self.search.text().strip()
+        conversations = self._store().list_conversations(query)
+        self._updating = True
+        try:
+            self.list.clear()
+            for info in conversations:
+                self.list.addItem(self._item(info))
+            self._select(current)
+        finally:
+            self._updating = False
+        if query:
+            self.empty.setText(self.tr("Aucune conversation ne contient « {q} ».").format(q=query))
+        else:
+            self.empty.setText(self.tr("Aucune conversation pour l'instant."))
+        self.empty.setVisible(not conversations)
+
+    def _item(self, info: ConversationInfo) -> QListWidgetItem:
+        item = QListWidgetItem(info.title)
+        item.setData(ID_ROLE, info.id)
+        count = info.message_count
+        size = self.tr("1 message") if count == 1 else self.tr("{n} messages").format(n=count)
+        item.setData(META_ROLE, f"{size} · {when(info.updated_at)}")
+        item.setToolTip(info.title)
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+        return item
+
+    def current_id(self) -> str | None:
+        item = self.list.currentItem()
+        return str(item.data(ID_ROLE)) if item is not None else None
+
+    def ids(self) -> list[str]:
+        return [str(self.list.item(i).data(ID_ROLE)) for i in range(self.list.count())]
+
+    def select(self, conversation_id: str | None) -> None:
+        self._updating = True
+        try:
+            self._select(conversation_id)
+        finally:
+            self._updating = False
+
+    def _select(self, conversation_id: str | None) -> None:
+        for index in range(self.list.count()):
+            item = self.list.item(index)
+            if item.data(ID_ROLE) == conversation_id:
+                self.list.setCurrentItem(item)
+                return
+        self.list.setCurrentRow(-1)
+
+    def _on_current(self, item: QListWidgetItem | None, _previous: object) -> None:
+        if item is not None and not self._updating:
+            self.selected.emit(str(item.data(ID_ROLE)))
+
+    # --- rename, delete ---------------------------------------------------------------
+
+    def start_rename(self, conversation_id: str) -> None:
+        self._select(conversation_id)
+        item = self.list.currentItem()
+        if item is not None:
+            self.list.editItem(item)
+
+    def _on_renamed(self, item: QListWidgetItem) -> None:
+        if self._updating:
+            return
+        title = item.text().strip()
+        conversation_id = str(item.data(ID_ROLE))
+        if title:
+            self._store().rename(conversation_id, title)
+            self.renamed.emit(conversation_id, title)
+        self.refresh(select=conversation_id)
+
+    def confirm_delete(self, conversation_id: str) -> QMessageBox:
+        item = next(
+            (
+                self.list.item(i)
+                for i in range(self.list.count())
+                if self.list.item(i).data(ID_ROLE) == conversation_id
+            ),
+            None,
+        )
+        title = item.text() if item is not None else conversation_id
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("Supprimer la conversation ?"),
+            self.tr("« {title} » et tous ses messages seront supprimés.").format(title=title),
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        delete_button = box.addButton(self.tr("Supprimer"), QMessageBox.ButtonRole.DestructiveRole)
+        delete_button.setProperty("danger", True)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def done(_result: int) -> None:
+            if box.clickedButton() is delete_button:
+                self.delete_confirmed.emit(conversation_id)
+            box.deleteLater()
+
+        box.finished.connect(done)
+        box.open()  # non-blocking: the event loop (and a running turn) goes on
+        return box
+
+    def _menu(self, position: QPoint) -> None:
+        item = self.list.itemAt(position)
+        if item is None:
+            return
+        conversation_id = str(item.data(ID_ROLE))
+        menu = QMenu(self)
+        menu.addAction(self.tr("Renommer"), lambda: self.start_rename(conversation_id))
+        menu.addAction(self.tr("Supprimer…"), lambda: self.confirm_delete(conversation_id))
+        menu.popup(self.list.viewport().mapToGlobal(position))

@@ -1,0 +1,155 @@
+"""Starting the window: one instance per user, the qasync loop, the tray, and a clean exit."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from typing import Any
+
+import qasync
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QApplication
+
+from loki_desktop.core.services import Services
+from loki_desktop.ui.collector import MainThreadCollector
+from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.quick_prompt import QuickPrompt
+from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.single_instance import InstanceLock, InstanceServer, hand_off, socket_name
+from loki_desktop.ui.theme import Theme, app_icon
+from loki_desktop.ui.tray import LokiTray, tray_available
+
+
+def run(services: Services, quick: str | None = None) -> int:
+    """Open the window (or hand `quick` / "show" to the Loki already running)."""
+    # warnings (a background task that failed, a server that cannot be watched) on stderr
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    lock = InstanceLock(services.data_home)
+    name = socket_name(services.data_home)
+    if not lock.acquire():
+        QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+        message: dict[str, Any] = (
+            {"action": "quick", "text": quick} if quick else {"action": "show"}
+        )
+        if hand_off(name, message):
+            return 0
+        print(
+            "Loki est déjà ouvert mais ne répond pas. Fermez-le, puis relancez-le.",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        app = QApplication.instance() or QApplication(sys.argv[:1])
+        assert isinstance(app, QApplication)
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+            return runner.run(App(services, name).run(quick))
+    finally:
+        lock.release()
+
+
+class App:
+    """The running window session: what it shows and how it ends."""
+
+    def __init__(self, services: Services, socket: str) -> None:
+        self.services = services
+        self.socket = socket
+        self.window: MainWindow | None = None
+        self.quick: QuickPrompt | None = None
+        self.tray: LokiTray | None = None
+        self.server: InstanceServer | None = None
+        self.done = asyncio.Event()
+
+    async def run(self, quick_question: str | None = None) -> int:
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        app.setApplicationName("Loki")
+        app.setApplicationDisplayName("Loki")
+        app.setDesktopFileName("loki-desktop")
+        app.setWindowIcon(app_icon())
+        app.setQuitOnLastWindowClosed(False)  # the tray may keep Loki alive; we decide
+        collector = MainThreadCollector()
+        collector.start()
+        runtime = Runtime(self.services)
+        theme = Theme(str(runtime.settings.ui.get("theme", "system")))
+        theme.apply(app)
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGINT, signal.SIGTERM):
+            # Ctrl+C in the terminal, or a session ending: close cleanly (answers are kept)
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(number, self.done.set)
+        try:
+            self.start(runtime, theme)
+            collector.freeze()
+            if quick_question:
+                assert self.quick is not None
+                self.quick.ask(quick_question)
+            await self.done.wait()
+        finally:
+            await self.stop(runtime)
+            collector.stop()
+        return 0
+
+    def start(self, runtime: Runtime, theme: Theme) -> None:
+        window = MainWindow(runtime, theme)
+        self.window = window
+        self.quick = QuickPrompt(runtime, window.renderer)
+        self.quick.open_requested.connect(self.open_conversation)
+        theme.changed.connect(self._on_theme)
+        if tray_available():
+            self.tray = LokiTray(
+                on_quick=self.quick.present, on_open=self.show_window, on_quit=self.done.set
+            )
+            self.tray.show()
+            window.keep_in_tray = True
+        window.quit_requested.connect(self.done.set)
+        self.server = InstanceServer(self.socket)
+        self.server.message_received.connect(self.on_message)
+        self.server.listen()
+        window.show()
+        window.tasks.spawn(window.start())
+
+    def _on_theme(self) -> None:
+        if self.quick is not None and self.window is not None:
+            self.quick.set_renderer(self.window.renderer)
+
+    async def stop(self, runtime: Runtime) -> None:
+        if self.server is not None:
+            self.server.close()
+        if self.tray is not None:
+            self.tray.hide()
+        if self.quick is not None:
+            await self.quick.shutdown()
+            self.quick.close()
+        if self.window is not None:
+            self.window.save_state()
+            await self.window.shutdown()
+            self.window.keep_in_tray = False
+            self.window.hide()
+            self.window.deleteLater()
+        await runtime.aclose()
+
+    # --- requests from a second launch, the tray and the quick prompt -------------------
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        action = message.get("action")
+        if action == "quick" and isinstance(message.get("text"), str) and self.quick:
+            self.quick.ask(message["text"])
+        else:
+            self.show_window()
+
+    def show_window(self) -> None:
+        if self.window is None:
+            return
+        self.window.showNormal()
+        self.window.raise_()
+        self.window.activateWindow()
+
+    def open_conversation(self, conversation_id: str) -> None:
+        if self.window is None:
+            return
+        self.window.conversations.refresh()
+        self.window.open_conversation(conversation_id)
+        self.show_window()

@@ -1,0 +1,447 @@
+"""The main window: conversations on the left, the chat and its composer, the Problems panel."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QMainWindow,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from loki_desktop.core.ports import BackendError, BackendUnreachable
+from loki_desktop.ui.approval import ShellApprover
+from loki_desktop.ui.backend_status import ModelPicker, OllamaBanner
+from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
+from loki_desktop.ui.composer import Composer
+from loki_desktop.ui.conversations import ConversationList
+from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
+from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
+from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.theme import Theme, app_icon
+from loki_desktop.ui.turns import TurnRunner
+from loki_desktop.ui.welcome import WelcomePage
+from loki_desktop.ui.workspace_picker import WorkspacePicker, remember_recent
+
+TITLE_LENGTH = 60
+RECHECK_MS = 10_000  # while Ollama is unreachable, look again this often
+
+
+def conversation_title(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+
+
+class Session(QObject):
+    """One open conversation: its view, its turn runner and its shell approvals."""
+
+    def __init__(self, window: MainWindow, conversation_id: str) -> None:
+        super().__init__(window)
+        self.id = conversation_id
+        self.view = ChatView(window.renderer)
+        self.approver = ShellApprover(window)
+        self.runner = TurnRunner(
+            self.view,
+            lambda: window.runtime.make_agent(self.approver, window.model_picker.current_model()),
+            self,
+        )
+
+    def dispose(self) -> None:
+        self.view.deleteLater()
+        self.deleteLater()
+
+
+class MainWindow(QMainWindow):
+    quit_requested = Signal()
+
+    def __init__(self, runtime: Runtime, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runtime = runtime
+        self.theme = theme
+        self.tasks = OwnedTasks()
+        self.sessions: dict[str, Session] = {}
+        self.current: Session | None = None
+        self.keep_in_tray = False  # set by the app when a system tray shows Loki's icon
+        self.renderer = MarkdownRenderer(theme.palette, self.tr("Copier"))
+        self.setWindowTitle("Loki")
+        self.setWindowIcon(app_icon())
+        self.resize(1240, 820)
+        self._build()
+        self._restore_state()
+        theme.changed.connect(self._on_theme)
+        self._recheck = QTimer(self)
+        self._recheck.setSingleShot(True)
+        self._recheck.setInterval(RECHECK_MS)
+        self._recheck.timeout.connect(self.check_backend)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop_current)
+        QShortcut(QKeySequence.StandardKey.New, self, self.new_conversation)
+
+    # --- building -------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.conversations = ConversationList(lambda: self.runtime.store)
+        self.conversations.selected.connect(self.open_conversation)
+        self.conversations.new_requested.connect(self.new_conversation)
+        self.conversations.delete_confirmed.connect(self.delete_conversation)
+        self.conversations.renamed.connect(self._on_renamed)
+
+        header = QFrame()
+        header.setObjectName("Header")
+        head = QHBoxLayout(header)
+        head.setContentsMargins(18, 10, 14, 10)
+        head.setSpacing(10)
+        self.title = ElidedLabel(self.tr("Nouvelle conversation"), "ConversationTitle")
+        self.title.setMinimumWidth(120)
+        head.addWidget(self.title, 1)
+        head.addWidget(label(self.tr("MODÈLE"), "HeaderCaption"))
+        self.model_picker = ModelPicker()
+        self.model_picker.model_chosen.connect(self._on_model)
+        head.addWidget(self.model_picker)
+        self.workspace_picker = WorkspacePicker()
+        self.workspace_picker.changed.connect(self._on_workspace)
+        head.addWidget(self.workspace_picker)
+        self.problems_button = button(self.tr("Problèmes"))
+        self.problems_button.setCheckable(True)
+        self.problems_button.toggled.connect(self._show_problems)
+        head.addWidget(self.problems_button)
+        self.settings_button = button(self.tr("Réglages"))
+        self.settings_button.clicked.connect(self.open_settings)
+        head.addWidget(self.settings_button)
+
+        self.banner = OllamaBanner()
+        self.banner.retry_requested.connect(self.check_backend)
+        self.banner.settings_requested.connect(self.open_settings)
+
+        self.welcome = WelcomePage()
+        self.welcome.suggestion_chosen.connect(self._use_suggestion)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.welcome)
+
+        self.composer = Composer()
+        self.composer.send_requested.connect(self.send)
+        self.composer.stop_requested.connect(self.stop_current)
+
+        chat_area = QWidget()
+        chat_area.setObjectName("ChatArea")
+        chat_layout = QVBoxLayout(chat_area)
+        chat_layout.setContentsMargins(0, 0, 0, 0)
+        chat_layout.setSpacing(0)
+        chat_layout.addWidget(self.stack, 1)
+        composer_box = QHBoxLayout()
+        composer_box.setContentsMargins(24, 8, 24, 16)
+        composer_box.addWidget(self.composer)
+        chat_layout.addLayout(composer_box)
+
+        self.problems = ProblemsPanel()
+        self.problems.fix_requested.connect(self.send_new)
+        self.problems.count_changed.connect(self._on_problem_count)
+        self.problems_feed = ProblemsFeed(self.problems)
+
+        self.right_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.right_splitter.setObjectName("RightSplitter")
+        self.right_splitter.addWidget(chat_area)
+        self.right_splitter.addWidget(self.problems)
+        self.right_splitter.setStretchFactor(0, 1)
+        self.right_splitter.setChildrenCollapsible(False)
+        self.problems.hide()
+
+        right = QWidget()
+        right.setObjectName("Central")
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(0)
+        right_layout.addWidget(header)
+        banner_box = QVBoxLayout()
+        banner_box.setContentsMargins(16, 12, 16, 0)
+        banner_box.addWidget(self.banner)
+        right_layout.addLayout(banner_box)
+        right_layout.addWidget(self.right_splitter, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("MainSplitter")
+        self.splitter.addWidget(self.conversations)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([280, 960])
+        self.setCentralWidget(self.splitter)
+
+    # --- state kept between runs ------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        ui = self.runtime.settings.ui
+        geometry = ui.get("geometry")
+        if isinstance(geometry, str):
+            self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
+        # the panel is shown before the splitter sizes come back, so they apply as saved
+        self.problems_button.setChecked(bool(ui.get("problems_visible", False)))
+        for key, splitter in (("splitter", self.splitter), ("right_splitter", self.right_splitter)):
+            state = ui.get(key)
+            if isinstance(state, str):
+                splitter.restoreState(QByteArray.fromBase64(state.encode()))
+        settings = self.runtime.settings
+        self.workspace_picker.set_folder(
+            settings.workspace if self.runtime.workspace() else "", settings.recent_workspaces
+        )
+        self.model_picker.set_models([], settings.model)
+        self.conversations.refresh()
+        last = ui.get("conversation")
+        if isinstance(last, str) and self.runtime.store.exists(last):
+            self.open_conversation(last)
+        else:
+            self.new_conversation()
+
+    def save_state(self) -> None:
+        ui = self.runtime.settings.ui
+        ui["geometry"] = bytes(self.saveGeometry().toBase64().data()).decode()
+        ui["splitter"] = bytes(self.splitter.saveState().toBase64().data()).decode()
+        ui["right_splitter"] = bytes(self.right_splitter.saveState().toBase64().data()).decode()
+        ui["problems_visible"] = self.problems_button.isChecked()
+        ui["conversation"] = self.current.id if self.current else ""
+        self.runtime.save_settings()
+
+    # --- conversations ------------------------------------------------------------------
+
+    def new_conversation(self) -> None:
+        self._leave_current()
+        self.current = None
+        self.stack.setCurrentWidget(self.welcome)
+        self.title.set_full_text(self.tr("Nouvelle conversation"))
+        self.conversations.select(None)
+        self.composer.set_busy(False)
+        self.composer.input.setFocus()
+
+    def open_conversation(self, conversation_id: str) -> None:
+        if self.current is not None and self.current.id == conversation_id:
+            return
+        self._leave_current()
+        session = self.sessions.get(conversation_id)
+        if session is None:
+            session = self._new_session(conversation_id)
+            store = self.runtime.store
+            session.view.open(lambda before: store.page(conversation_id, PAGE_SIZE, before))
+        self._show(session)
+
+    def _new_session(self, conversation_id: str) -> Session:
+        session = Session(self, conversation_id)
+        session.view.retry_requested.connect(lambda: self.retry(session))
+        session.runner.busy_changed.connect(lambda busy: self._on_busy(session, busy))
+        session.runner.finished.connect(lambda _reason: self._on_finished(session))
+        self.sessions[conversation_id] = session
+        self.stack.addWidget(session.view)
+        return session
+
+    def _show(self, session: Session) -> None:
+        self.current = session
+        self.stack.setCurrentWidget(session.view)
+        self.conversations.select(session.id)
+        self.title.set_full_text(self._title_of(session.id))
+        self.composer.set_busy(session.runner.busy)
+        self.composer.input.setFocus()
+
+    def _leave_current(self) -> None:
+        """Forget the view being left, unless its turn still runs (it finishes off screen)."""
+        session = self.current
+        if session is not None and not session.runner.busy:
+            self._drop(session)
+
+    def _drop(self, session: Session) -> None:
+        self.sessions.pop(session.id, None)
+        self.stack.removeWidget(session.view)
+        session.dispose()
+
+    def _title_of(self, conversation_id: str) -> str:
+        for info in self.runtime.store.list_conversations():
+            if info.id == conversation_id:
+                return info.title
+        return ""
+
+    async def _delete(self, conversation_id: str) -> None:
+        session = self.sessions.get(conversation_id)
+        if session is not None:
+            session.runner.stop()
+            await session.runner.wait()
+            if self.current is session:
+                self.current = None
+                self.new_conversation()
+            self._drop(session)
+        self.runtime.store.delete(conversation_id)
+        self.conversations.refresh()
+
+    def _on_renamed(self, conversation_id: str, title: str) -> None:
+        if self.current is not None and self.current.id == conversation_id:
+            self.title.set_full_text(title)
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        self.tasks.spawn(self._delete(conversation_id))
+
+    # --- turns ------------------------------------------------------------------------
+
+    def send(self, text: str) -> None:
+        """Send `text` in the current conversation (a new one from the welcome page)."""
+        session = self.current
+        if session is None:
+            workspace = self.runtime.workspace()
+            conversation_id = self.runtime.store.create(
+                conversation_title(text), str(workspace) if workspace else None
+            )
+            session = self._new_session(conversation_id)
+            self._show(session)
+            self.conversations.refresh(select=conversation_id)
+            self.title.set_full_text(conversation_title(text))
+        if session.runner.busy:
+            return
+        session.view.add_user_message(text)
+        session.runner.send(text, session.id)
+
+    def send_new(self, text: str) -> None:
+        """Send in the current conversation, or a new one if a turn is running there."""
+        if self.current is not None and self.current.runner.busy:
+            self.new_conversation()
+        self.send(text)
+
+    def retry(self, session: Session) -> None:
+        if not session.runner.busy:
+            session.runner.retry(session.id)
+
+    def stop_current(self) -> None:
+        """Stop (Esc) the turn of the conversation on screen; others go on."""
+        if self.current is not None:
+            self.current.runner.stop()
+
+    def _on_busy(self, session: Session, busy: bool) -> None:
+        if session is self.current:
+            self.composer.set_busy(busy)
+
+    def _on_finished(self, session: Session) -> None:
+        current = self.current.id if self.current else None
+        self.conversations.refresh(select=current)
+        if session is not self.current and not session.runner.busy:
+            self._drop(session)
+
+    def _use_suggestion(self, text: str) -> None:
+        self.composer.set_text(text)
+        self.composer.input.setFocus()
+
+    # --- starting ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Ask Ollama for its models and start watching the workspace."""
+        await self.refresh_backend()
+        await self.problems_feed.watch(
+            self.runtime.workspace(), enabled=self.runtime.settings.auto_checks
+        )
+
+    # --- model server -------------------------------------------------------------------
+
+    def check_backend(self) -> None:
+        self.tasks.spawn(self.refresh_backend())
+
+    async def refresh_backend(self) -> None:
+        """Ask the server for its models: fill the picker, or say what is wrong."""
+        self._recheck.stop()
+        self.banner.set_checking(True)
+        host = self.runtime.host
+        try:
+            models = await self.runtime.backend.list_models()
+        except BackendUnreachable:
+            self.banner.show_unreachable(host)
+            self.model_picker.set_models([], self.runtime.settings.model)
+            self._recheck.start()
+            return
+        except BackendError as exc:
+            self.banner.show_error(host, str(exc))
+            self._recheck.start()
+            return
+        finally:
+            self.banner.set_checking(False)
+        names = [model.name for model in models]
+        if not names:
+            self.banner.show_no_model(host)
+            self.model_picker.set_models([], self.runtime.settings.model)
+            self._recheck.start()
+            return
+        self.banner.hide()
+        self.model_picker.set_models(names, self.runtime.settings.model)
+
+    def _on_model(self, name: str) -> None:
+        self.runtime.settings.model = name
+        self.runtime.save_settings()
+
+    # --- workspace and problems ----------------------------------------------------------
+
+    def _on_workspace(self, folder: str) -> None:
+        settings = self.runtime.settings
+        settings.workspace = folder
+        settings.recent_workspaces = remember_recent(settings.recent_workspaces, folder)
+        self.runtime.save_settings()
+        self.watch_workspace()
+
+    def watch_workspace(self) -> None:
+        """(Re)start the watcher on the current workspace; its problems fill the panel."""
+        self.tasks.spawn(
+            self.problems_feed.watch(
+                self.runtime.workspace(), enabled=self.runtime.settings.auto_checks
+            )
+        )
+
+    def _show_problems(self, visible: bool) -> None:
+        self.problems.setVisible(visible)
+        if visible and self.right_splitter.sizes()[1] < 80:
+            total = sum(self.right_splitter.sizes())
+            self.right_splitter.setSizes([max(total - 220, 200), 220])
+
+    def _on_problem_count(self, count: int) -> None:
+        self.problems_button.setText(
+            self.tr("Problèmes ({n})").format(n=count) if count else self.tr("Problèmes")
+        )
+
+    # --- settings, theme, closing -------------------------------------------------------
+
+    def open_settings(self) -> None:
+        from loki_desktop.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.runtime, self.theme, self)
+        dialog.applied.connect(self._on_settings_applied)
+        dialog.open()
+
+    def _on_settings_applied(self) -> None:
+        self.check_backend()
+        if self.runtime.settings.auto_checks != self.problems_feed.panel.watching:
+            self.watch_workspace()
+
+    def _on_theme(self) -> None:
+        """New colours: what is on screen is rendered again (unless a turn is streaming)."""
+        self.renderer = MarkdownRenderer(self.theme.palette, self.tr("Copier"))
+        for session in self.sessions.values():
+            session.view.renderer = self.renderer
+        current = self.current
+        if current is not None and not current.runner.busy:
+            self.current = None
+            self._drop(current)
+            self.open_conversation(current.id)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        if self.keep_in_tray:
+            event.ignore()
+            self.hide()
+            return
+        event.accept()
+        self.quit_requested.emit()
+
+    async def shutdown(self) -> None:
+        """Stop every turn (their partial answers are stored) and every background task."""
+        self._recheck.stop()
+        for session in list(self.sessions.values()):
+            session.runner.stop()
+        for session in list(self.sessions.values()):
+            await session.runner.wait()
+        await self.tasks.cancel_all()
+        await self.problems_feed.stop()

@@ -1,0 +1,297 @@
+"""The settings dialog: General (Ollama, model, rounds, look), MCP servers, Intelligence."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QScrollArea,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from loki_desktop.core.llm.ollama import OllamaBackend
+from loki_desktop.core.ports import BackendError
+from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
+from loki_desktop.core.skills.loader import load_skills
+from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
+from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.settings_mcp import McpPage
+from loki_desktop.ui.theme import Theme
+
+MAX_ROUNDS_LIMIT = 50
+
+
+class GeneralPage(QWidget):
+    def __init__(self, settings: Settings, theme: Theme, tasks: OwnedTasks) -> None:
+        super().__init__()
+        self.tasks = tasks
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(10)
+        layout.addWidget(label(self.tr("Général"), "PageTitle"))
+        layout.addWidget(
+            label(
+                self.tr(
+                    "Où trouver Ollama, quel modèle utiliser, et jusqu'où laisser l'agent aller."
+                ),
+                "PageIntro",
+                wrap=True,
+            )
+        )
+        form = QFormLayout()
+        form.setSpacing(10)
+        host_row = QHBoxLayout()
+        self.host = QLineEdit(settings.host)
+        self.host.setPlaceholderText(DEFAULT_HOST)
+        host_row.addWidget(self.host, 1)
+        self.test_button = button(self.tr("Tester la connexion"))
+        self.test_button.clicked.connect(self.test_connection)
+        host_row.addWidget(self.test_button)
+        form.addRow(label(self.tr("Serveur Ollama"), "CardTitle"), host_row)
+        self.test_result = label("", "TestResult", wrap=True)
+        self.test_result.hide()
+        form.addRow("", self.test_result)
+
+        self.model = QComboBox()
+        self.model.setEditable(True)
+        self.model.setObjectName("DefaultModel")
+        if settings.model:
+            self.model.addItem(settings.model)
+        self.model.setCurrentText(settings.model)
+        model_edit = self.model.lineEdit()
+        assert model_edit is not None
+        model_edit.setPlaceholderText(self.tr("le premier modèle du serveur"))
+        form.addRow(label(self.tr("Modèle par défaut"), "CardTitle"), self.model)
+
+        self.max_rounds = QSpinBox()
+        self.max_rounds.setRange(1, MAX_ROUNDS_LIMIT)
+        self.max_rounds.setValue(settings.max_rounds)
+        form.addRow(label(self.tr("Tours d'outils au plus"), "CardTitle"), self.max_rounds)
+        form.addRow(
+            "",
+            label(
+                self.tr("Au-delà, le tour s'arrête : un garde-fou contre les boucles."),
+                "FieldHelp",
+                wrap=True,
+            ),
+        )
+
+        self.theme = QComboBox()
+        for value, text in (
+            ("system", self.tr("Comme le système")),
+            ("light", self.tr("Clair")),
+            ("dark", self.tr("Sombre")),
+        ):
+            self.theme.addItem(text, value)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(theme.choice)))
+        form.addRow(label(self.tr("Apparence"), "CardTitle"), self.theme)
+        layout.addLayout(form)
+        layout.addStretch(1)
+
+    def apply(self, settings: Settings) -> None:
+        settings.host = self.host.text().strip()
+        settings.model = self.model.currentText().strip()
+        settings.max_rounds = self.max_rounds.value()
+        settings.ui["theme"] = str(self.theme.currentData())
+
+    def test_connection(self) -> None:
+        self.test_button.setEnabled(False)
+        self.test_result.setText(self.tr("Connexion…"))
+        set_state(self.test_result, "state", "ok")
+        self.test_result.show()
+        self.tasks.spawn(self._test())
+
+    async def _test(self) -> None:
+        host = resolve_host(self.host.text().strip() or None, Settings())
+        backend = OllamaBackend(host)
+        try:
+            models = await backend.list_models()
+        except BackendError as exc:
+            self.test_result.setText(str(exc))
+            set_state(self.test_result, "state", "error")
+            return
+        finally:
+            self.test_button.setEnabled(True)
+            await backend.close()
+        names = [m.name for m in models]
+        current = self.model.currentText()
+        self.model.clear()
+        self.model.addItems(names)
+        self.model.setCurrentText(current if current else (names[0] if names else ""))
+        if names:
+            self.test_result.setText(
+                self.tr("Connecté à {host} : {n} modèle(s) — {names}").format(
+                    host=host, n=len(names), names=", ".join(names)
+                )
+            )
+        else:
+            self.test_result.setText(
+                self.tr("Connecté à {host}, mais aucun modèle n'est installé.").format(host=host)
+            )
+        set_state(self.test_result, "state", "ok")
+
+
+class IntelligencePage(QWidget):
+    def __init__(self, runtime: Runtime) -> None:
+        super().__init__()
+        settings = runtime.settings
+        self.skills_folder = runtime.services.user_skills_dir
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(10)
+        layout.addWidget(label(self.tr("Intelligence"), "PageTitle"))
+        layout.addWidget(
+            label(
+                self.tr(
+                    "Ce que Loki ajoute au modèle : une méthode d'expert choisie pour chaque "
+                    "message, et la vérification des fichiers qu'il écrit."
+                ),
+                "PageIntro",
+                wrap=True,
+            )
+        )
+        self.skills_enabled = QCheckBox(self.tr("Choisir une méthode d'expert pour chaque message"))
+        self.skills_enabled.setChecked(settings.skills_enabled)
+        layout.addWidget(self.skills_enabled)
+        self.auto_checks = QCheckBox(
+            self.tr("Vérifier automatiquement les fichiers écrits (et les faire corriger)")
+        )
+        self.auto_checks.setChecked(settings.auto_checks)
+        layout.addWidget(self.auto_checks)
+
+        head = QHBoxLayout()
+        head.addWidget(label(self.tr("MÉTHODES TROUVÉES"), "SidebarCaption"))
+        head.addStretch(1)
+        open_folder = button(self.tr("Ouvrir le dossier de mes méthodes"))
+        open_folder.clicked.connect(self._open_folder)
+        head.addWidget(open_folder)
+        layout.addLayout(head)
+
+        catalogue = load_skills(self.skills_folder)
+        self.skill_names = [skill.name for skill in catalogue.skills]
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        holder = QWidget()
+        holder.setObjectName("ChatArea")
+        rows = QVBoxLayout(holder)
+        rows.setContentsMargins(0, 0, 8, 0)
+        rows.setSpacing(8)
+        for skill in catalogue.skills:
+            card = QFrame()
+            card.setProperty("card", True)
+            inner = QVBoxLayout(card)
+            inner.setContentsMargins(12, 8, 12, 8)
+            inner.setSpacing(2)
+            top = QHBoxLayout()
+            top.addWidget(label(skill.title, "CardTitle"))
+            top.addStretch(1)
+            origin = self.tr("intégrée") if skill.builtin else self.tr("personnelle")
+            top.addWidget(label(origin.upper(), "ToolCount"))
+            inner.addLayout(top)
+            inner.addWidget(label(skill.description, "CardDetail", wrap=True))
+            rows.addWidget(card)
+        for problem in catalogue.problems:
+            rows.addWidget(label(problem, "ErrorText", wrap=True))
+        if not catalogue.skills:
+            rows.addWidget(label(self.tr("Aucune méthode trouvée."), "Notice"))
+        rows.addStretch(1)
+        scroll.setWidget(holder)
+        layout.addWidget(scroll, 1)
+
+    def apply(self, settings: Settings) -> None:
+        settings.skills_enabled = self.skills_enabled.isChecked()
+        settings.auto_checks = self.auto_checks.isChecked()
+
+    def _open_folder(self) -> None:
+        self.skills_folder.mkdir(parents=True, exist_ok=True)
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.skills_folder)))
+
+
+class SettingsDialog(QDialog):
+    """Edits a copy of the settings; Save applies General and Intelligence (MCP applies at once)."""
+
+    applied = Signal()
+
+    PAGES = ("general", "mcp", "intelligence")
+
+    def __init__(self, runtime: Runtime, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("SettingsDialog")
+        self.setWindowTitle(self.tr("Réglages de Loki"))
+        self.resize(940, 700)
+        self.runtime = runtime
+        self.theme_state = theme
+        self.tasks = OwnedTasks()
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        body = QHBoxLayout()
+        body.setSpacing(0)
+        self.nav = QListWidget()
+        self.nav.setObjectName("SettingsNav")
+        self.nav.setFixedWidth(210)
+        self.nav.addItems([self.tr("Général"), self.tr("Serveurs MCP"), self.tr("Intelligence")])
+        body.addWidget(self.nav)
+        self.pages = QStackedWidget()
+        self.general = GeneralPage(runtime.settings, theme, self.tasks)
+        self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
+        self.intelligence = IntelligencePage(runtime)
+        for page in (self.general, self.mcp, self.intelligence):
+            holder = QWidget()
+            holder_layout = QVBoxLayout(holder)
+            holder_layout.setContentsMargins(24, 20, 24, 12)
+            holder_layout.addWidget(page)
+            self.pages.addWidget(holder)
+        body.addWidget(self.pages, 1)
+        outer.addLayout(body, 1)
+        bar = QFrame()
+        bar.setObjectName("Footer")
+        bar_layout = QHBoxLayout(bar)
+        bar_layout.setContentsMargins(16, 10, 16, 10)
+        bar_layout.addStretch(1)
+        self.cancel_button = button(self.tr("Annuler"))
+        self.save_button = button(self.tr("Enregistrer"), primary=True)
+        bar_layout.addWidget(self.cancel_button)
+        bar_layout.addWidget(self.save_button)
+        outer.addWidget(bar)
+        self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.nav.setCurrentRow(0)
+        self.cancel_button.clicked.connect(self.reject)
+        self.save_button.clicked.connect(self.save)
+        self.finished.connect(self._closed)
+
+    def show_page(self, name: str) -> None:
+        self.nav.setCurrentRow(self.PAGES.index(name))
+
+    def save(self) -> None:
+        settings = self.runtime.settings
+        self.general.apply(settings)
+        self.intelligence.apply(settings)
+        self.runtime.set_host(settings.host)
+        self.runtime.save_settings()
+        self.theme_state.set_choice(str(settings.ui.get("theme", "system")))
+        self.applied.emit()
+        self.accept()
+
+    def _start_enabled_servers(self) -> None:
+        """A server turned on starts now, so its dot turns green while the dialog is open."""
+        self.tasks.spawn(self._prepare_servers())
+
+    async def _prepare_servers(self) -> None:
+        notices = await self.runtime.mcp.manager.prepare()
+        self.runtime.pending_notices += notices
+
+    def _closed(self, _result: int) -> None:
+        self.mcp.close_page()
+        self.tasks.cancel_soon()

@@ -1,0 +1,419 @@
+"""The MCP page of the settings: one card per server, live status, parameters, Test, import."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
+from loki_desktop.core.mcp.service import McpService, ServerView
+from loki_desktop.core.mcp.status import ServerStatus, TestResult
+from loki_desktop.core.ports import SecretStoreUnavailable
+from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
+
+CHARS_PER_TOKEN = 4  # rough: JSON schemas tokenize at about four characters a token
+TOOLS_SHOWN = 12
+
+
+def context_cost(status: ServerStatus) -> int:
+    """Approximate tokens the server's tool schemas add to every request."""
+    if status.schema_tokens is not None:
+        return status.schema_tokens
+    return round(status.schema_chars / CHARS_PER_TOKEN)
+
+
+class ServerCard(QFrame):
+    """One server: on/off, status dot, tools and their cost, parameters, Test, Remove."""
+
+    def __init__(self, view: ServerView, page: McpPage) -> None:
+        super().__init__()
+        self.view = view
+        self.page = page
+        self.server_id = view.id
+        self.setProperty("card", True)
+        self.fields: dict[str, QLineEdit] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(8)
+
+        head = QHBoxLayout()
+        head.setSpacing(10)
+        self.toggle = QCheckBox(view.label)
+        self.toggle.setObjectName("ServerName")
+        self.toggle.setChecked(view.config.enabled)
+        self.toggle.toggled.connect(self._on_toggle)
+        head.addWidget(self.toggle)
+        if view.custom:
+            head.addWidget(label(self.tr("PERSONNALISÉ"), "ToolCount"))
+        head.addStretch(1)
+        self.tools_chip = label("", "ToolCount")
+        head.addWidget(self.tools_chip)
+        self.dot = label("", "StatusDot")
+        head.addWidget(self.dot)
+        layout.addLayout(head)
+
+        self.description = label(view.description, "PageIntro", wrap=True)
+        layout.addWidget(self.description)
+        self.error = label("", "ErrorText", wrap=True)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.error)
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(6)
+        row = 0
+        for param in view.params:
+            caption = param.label + (" *" if param.required else "")
+            grid.addWidget(label(caption, "CardTitle"), row, 0)
+            value = "" if param.secret else view.config.params.get(param.name, "")
+            field = self._field(param.name, value, secret=param.secret)
+            field.setToolTip(param.description)
+            grid.addWidget(field, row, 1)
+            row += 1
+        if view.custom:
+            for name, value in view.config.params.items():
+                grid.addWidget(label(name, "CardMono"), row, 0)
+                grid.addWidget(self._field(name, value, secret=False), row, 1)
+                row += 1
+            for name in view.config.secrets:
+                grid.addWidget(label(name, "CardMono"), row, 0)
+                grid.addWidget(self._field(name, "", secret=True), row, 1)
+                row += 1
+        grid.setColumnStretch(1, 1)
+        if row:
+            layout.addLayout(grid)
+
+        actions = QHBoxLayout()
+        actions.setSpacing(8)
+        self.test_button = button(self.tr("Tester"))
+        self.test_button.clicked.connect(self._test)
+        actions.addWidget(self.test_button)
+        self.save_button: QWidget | None = None
+        if self.fields:
+            save = button(self.tr("Enregistrer les paramètres"))
+            save.clicked.connect(self._save_params)
+            actions.addWidget(save)
+            self.save_button = save
+        actions.addStretch(1)
+        if view.custom:
+            remove = button(self.tr("Retirer"), danger=True)
+            remove.clicked.connect(lambda: self.page.remove(self.server_id))
+            actions.addWidget(remove)
+        layout.addLayout(actions)
+
+        self.result = label("", "TestResult", wrap=True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result.hide()
+        layout.addWidget(self.result)
+        self.update_status(view.status)
+
+    def _field(self, name: str, value: str, *, secret: bool) -> QLineEdit:
+        field = QLineEdit(value)
+        field.setObjectName(f"param-{name}")
+        if secret or is_secret_name(name):
+            field.setEchoMode(QLineEdit.EchoMode.Password)
+            stored = name in self.view.secrets_set
+            field.setPlaceholderText(
+                self.tr("•••• enregistré dans le trousseau")
+                if stored
+                else self.tr("secret : gardé dans le trousseau système")
+            )
+        self.fields[name] = field
+        return field
+
+    # --- status -----------------------------------------------------------------------
+
+    def update_status(self, status: ServerStatus) -> None:
+        texts = {
+            "connected": self.tr("● Connecté"),
+            "connecting": self.tr("● Connexion…"),
+            "error": self.tr("● Erreur"),
+            "inactive": self.tr("● Inactif"),
+        }
+        self.dot.setText(texts.get(status.state, status.state))
+        set_state(self.dot, "state", status.state)
+        if status.tool_count:
+            tools = (
+                self.tr("1 outil")
+                if status.tool_count == 1
+                else self.tr("{n} outils").format(n=status.tool_count)
+            )
+            self.tools_chip.setText(
+                self.tr("{tools} · ≈ {tokens} tokens de contexte").format(
+                    tools=tools, tokens=context_cost(status)
+                )
+            )
+            self.tools_chip.setToolTip("\n".join(status.tools))
+            self.tools_chip.show()
+        else:
+            self.tools_chip.hide()
+        self.error.setText(status.message if status.state == "error" else "")
+        self.error.setVisible(status.state == "error" and bool(status.message))
+
+    def show_message(self, text: str, *, error: bool) -> None:
+        self.result.setText(text)
+        set_state(self.result, "state", "error" if error else "ok")
+        self.result.show()
+
+    # --- actions ----------------------------------------------------------------------
+
+    def _on_toggle(self, checked: bool) -> None:
+        self.page.set_enabled(self, checked)
+
+    def _save_params(self) -> None:
+        values: dict[str, str | None] = {}
+        for name, field in self.fields.items():
+            text = field.text().strip()
+            if field.echoMode() == QLineEdit.EchoMode.Password and not text:
+                continue  # an empty secret field keeps the stored secret
+            values[name] = text or None
+        if self.page.run(lambda: self.page.service.set_params(self.server_id, values), self):
+            for field in self.fields.values():
+                if field.echoMode() == QLineEdit.EchoMode.Password and field.text():
+                    field.clear()
+                    field.setPlaceholderText(self.tr("•••• enregistré dans le trousseau"))
+            self.show_message(self.tr("Paramètres enregistrés."), error=False)
+
+    def _test(self) -> None:
+        self.test_button.setEnabled(False)
+        self.show_message(self.tr("Test en cours : démarrage du serveur…"), error=False)
+        self.page.tasks.spawn(self._run_test())
+
+    async def _run_test(self) -> None:
+        try:
+            result = await self.page.service.test(self.server_id)
+        except McpConfigError as exc:
+            result = TestResult(False, str(exc))
+        finally:
+            self.test_button.setEnabled(True)
+        self.show_test_result(result)
+
+    def show_test_result(self, result: TestResult) -> None:
+        if not result.ok:
+            self.show_message(
+                self.tr("Échec : {message}").format(message=result.message), error=True
+            )
+            return
+        names = ", ".join(result.tools[:TOOLS_SHOWN])
+        if len(result.tools) > TOOLS_SHOWN:
+            names += ", …"
+        text = self.tr("Connecté en {s} s : {n} outils trouvés — {names}").format(
+            s=f"{result.seconds:.1f}".replace(".", ","), n=len(result.tools), names=names
+        )
+        if len(result.exposed) != len(result.tools):
+            text += "\n" + self.tr("{n} sont proposés au modèle.").format(n=len(result.exposed))
+        self.show_message(text, error=False)
+
+
+class McpPage(QWidget):
+    """Every server as a card; add a custom one or import a Claude-style JSON file."""
+
+    def __init__(self, service: McpService, on_enabled: Callable[[], None]) -> None:
+        super().__init__()
+        self.service = service
+        self.on_enabled = on_enabled
+        self.tasks = OwnedTasks()
+        self.cards: dict[str, ServerCard] = {}
+        self.file_dialog: QFileDialog | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(10)
+        layout.addWidget(label(self.tr("Serveurs MCP"), "PageTitle"))
+        layout.addWidget(
+            label(
+                self.tr(
+                    "Des outils professionnels pour le modèle : navigateur, documentation, "
+                    "lecture du Web… Chaque serveur est éteint tant que vous ne l'allumez pas. "
+                    "Les changements s'appliquent tout de suite ; les secrets vont dans le "
+                    "trousseau du système, jamais dans un fichier."
+                ),
+                "PageIntro",
+                wrap=True,
+            )
+        )
+        bar = QHBoxLayout()
+        self.add_button = button(self.tr("+  Ajouter un serveur"))
+        self.add_button.clicked.connect(self._toggle_add_form)
+        bar.addWidget(self.add_button)
+        self.import_button = button(self.tr("Importer un fichier JSON…"))
+        self.import_button.setToolTip(
+            self.tr('Un fichier au format de Claude Desktop : {"mcpServers": {…}}')
+        )
+        self.import_button.clicked.connect(self.open_import)
+        bar.addWidget(self.import_button)
+        bar.addStretch(1)
+        layout.addLayout(bar)
+
+        self.add_form = QFrame()
+        self.add_form.setProperty("card", True)
+        form = QGridLayout(self.add_form)
+        form.setContentsMargins(14, 12, 14, 12)
+        form.addWidget(label(self.tr("Nom"), "CardTitle"), 0, 0)
+        self.new_name = QLineEdit()
+        self.new_name.setPlaceholderText(self.tr("par exemple : mes-outils"))
+        form.addWidget(self.new_name, 0, 1)
+        form.addWidget(label(self.tr("Commande ou URL"), "CardTitle"), 1, 0)
+        self.new_target = QLineEdit()
+        self.new_target.setPlaceholderText(
+            self.tr("npx -y mon-serveur-mcp   ou   https://exemple.org/mcp")
+        )
+        form.addWidget(self.new_target, 1, 1)
+        add_row = QHBoxLayout()
+        add_row.addStretch(1)
+        confirm = button(self.tr("Ajouter"), primary=True)
+        confirm.clicked.connect(self.add_from_form)
+        add_row.addWidget(confirm)
+        form.addLayout(add_row, 2, 1)
+        self.add_error = label("", "CardDetail", wrap=True)
+        form.addWidget(self.add_error, 3, 1)
+        form.setColumnStretch(1, 1)
+        self.add_form.hide()
+        layout.addWidget(self.add_form)
+
+        self.report = label("", "TestResult", wrap=True)
+        self.report.hide()
+        layout.addWidget(self.report)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        holder = QWidget()
+        holder.setObjectName("ChatArea")
+        self.list_layout = QVBoxLayout(holder)
+        self.list_layout.setContentsMargins(0, 0, 8, 0)
+        self.list_layout.setSpacing(12)
+        self.list_layout.addStretch(1)
+        scroll.setWidget(holder)
+        layout.addWidget(scroll, 1)
+        self.reload()
+        self._unsubscribe = service.manager.subscribe(self._on_status)
+
+    def close_page(self) -> None:
+        self._unsubscribe()
+        self.tasks.cancel_soon()
+
+    # --- cards ------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        for card in self.cards.values():
+            self.list_layout.removeWidget(card)
+            card.deleteLater()
+        self.cards.clear()
+        # servers that are on come first; the order is kept while the page is open
+        views = sorted(
+            self.service.servers(), key=lambda v: (not v.config.enabled, v.label.lower())
+        )
+        for view in views:
+            card = ServerCard(view, self)
+            self.cards[view.id] = card
+            self.list_layout.insertWidget(self.list_layout.count() - 1, card)
+
+    def _on_status(self, status: ServerStatus) -> None:
+        card = self.cards.get(status.id)
+        if card is not None:
+            card.update_status(status)
+
+    def run(self, action: Callable[[], object], card: ServerCard | None = None) -> bool:
+        """Run a service edit; its error (one French sentence) is shown where it happened."""
+        try:
+            action()
+        except (McpConfigError, SecretStoreUnavailable) as exc:
+            if card is not None:
+                card.show_message(str(exc), error=True)
+            else:
+                self.show_report(str(exc), error=True)
+            return False
+        return True
+
+    def set_enabled(self, card: ServerCard, enabled: bool) -> None:
+        service = self.service
+        action = service.enable if enabled else service.disable
+        if not self.run(lambda: action(card.server_id), card):
+            card.toggle.blockSignals(True)
+            card.toggle.setChecked(not enabled)
+            card.toggle.blockSignals(False)
+            return
+        if enabled:
+            problem = service.problem(card.server_id)
+            if problem:
+                card.show_message(problem, error=True)
+            self.on_enabled()
+
+    def remove(self, server_id: str) -> None:
+        if self.run(lambda: self.service.remove(server_id)):
+            self.reload()
+
+    # --- adding and importing --------------------------------------------------------------
+
+    def _toggle_add_form(self) -> None:
+        self.add_form.setVisible(not self.add_form.isVisible())
+        if self.add_form.isVisible():
+            self.new_name.setFocus()
+
+    def add_from_form(self) -> bool:
+        name = self.new_name.text().strip()
+        target = self.new_target.text().strip()
+        try:
+            if target.startswith(("http://", "https://")):
+                self.service.add_http(name, target, label=name)
+            else:
+                command = shlex.split(target)
+                self.service.add_stdio(name, command, label=name)
+        except (McpConfigError, SecretStoreUnavailable, ValueError) as exc:
+            self.add_error.setText(str(exc))
+            return False
+        self.add_error.setText("")
+        self.new_name.clear()
+        self.new_target.clear()
+        self.add_form.hide()
+        self.reload()
+        self.show_report(self.tr("Serveur « {name} » ajouté (éteint).").format(name=name))
+        return True
+
+    def open_import(self) -> QFileDialog:
+        dialog = QFileDialog(self, self.tr("Importer des serveurs MCP"))
+        dialog.setNameFilter(self.tr("Fichiers JSON (*.json)"))
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(lambda path: self.import_file(Path(path)))
+        dialog.finished.connect(dialog.deleteLater)
+        self.file_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def import_file(self, path: Path) -> None:
+        try:
+            report = self.service.import_file(path)
+        except (McpConfigError, SecretStoreUnavailable) as exc:
+            self.show_report(str(exc), error=True)
+            return
+        lines = [
+            self.tr("{n} serveur(s) importé(s) : {names}.").format(
+                n=len(report.added), names=", ".join(c.display_name for c in report.added) or "—"
+            )
+        ]
+        if report.secrets_stored:
+            lines.append(
+                self.tr("{n} secret(s) rangé(s) dans le trousseau.").format(n=report.secrets_stored)
+            )
+        lines += report.skipped
+        self.show_report("\n".join(lines), error=not report.added)
+        self.reload()
+
+    def show_report(self, text: str, *, error: bool = False) -> None:
+        self.report.setText(text)
+        set_state(self.report, "state", "error" if error else "ok")
+        self.report.show()

@@ -1,0 +1,64 @@
+"""The page of a new conversation: who Loki is, and a few ways to start."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from loki_desktop.ui.qt_helpers import button, label
+from loki_desktop.ui.theme import app_icon
+
+
+class WelcomePage(QWidget):
+    """Shown before the first message of a conversation; a suggestion fills the composer."""
+
+    suggestion_chosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ChatArea")
+        outer = QVBoxLayout(self)
+        outer.addStretch(2)
+        column = QVBoxLayout()
+        column.setSpacing(12)
+        logo = QLabel()
+        logo.setPixmap(app_icon().pixmap(88, 88))
+        logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        column.addWidget(logo)
+        title = label(self.tr("Bonjour. On s'y met ?"), "EmptyTitle")
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        column.addWidget(title)
+        intro = label(
+            self.tr(
+                "Loki fait travailler vos modèles Ollama sur cet ordinateur, avec des outils, "
+                "des méthodes d'expert et une vérification du code qu'il écrit. Choisissez un "
+                "dossier de travail pour lui donner ses outils de fichiers."
+            ),
+            "EmptyState",
+            wrap=True,
+        )
+        intro.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        intro.setFixedWidth(620)  # a fixed width lets the wrapped text take its full height
+        intro_row = QHBoxLayout()
+        intro_row.addStretch(1)
+        intro_row.addWidget(intro)
+        intro_row.addStretch(1)
+        column.addLayout(intro_row)
+        row = QHBoxLayout()
+        row.setSpacing(10)
+        row.addStretch(1)
+        for text in (
+            self.tr("Explique-moi ce projet"),
+            self.tr("Écris un script Python qui renomme des photos par date"),
+            self.tr("Trouve et corrige le bug"),
+        ):
+            suggestion = button(text)
+            suggestion.clicked.connect(
+                lambda _checked=False, t=text: self.suggestion_chosen.emit(t)
+            )
+            row.addWidget(suggestion)
+        row.addStretch(1)
+        column.addSpacing(8)
+        column.addLayout(row)
+        outer.addLayout(column)
+        outer.addStretch(3)

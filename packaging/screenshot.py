@@ -1,0 +1,274 @@
+"""Screenshots of the real window under Xvfb, to look at the result before calling it done.
+
+    .venv/bin/python packaging/screenshot.py [--out build/screenshots] [--theme light|dark]
+
+Starts Xvfb (unless a DISPLAY is given with --display), a scripted Ollama server
+(tests/fakes/demo_conversation.py) and then, each in its own process, the real app:
+
+    main-window.png           a full conversation: skill badge, tool cards, a failing then
+                              passing check, the Markdown answer
+    settings-mcp.png          the settings dialog on the MCP page (two servers connected)
+    quick-prompt.png          the quick prompt with a streamed answer, over the window
+    main-window-reopened.png  the same conversation after a restart (read from history)
+    main-window-offline.png   no Ollama at the host: the window says so and how to fix it
+
+Debian packages: xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
+libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libegl1
+libgl1 libfontconfig1 fonts-dejavu-core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+SCREEN = (1440, 1200)
+SCENES = ("live", "reopen", "offline")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=REPO / "build" / "screenshots")
+    parser.add_argument("--theme", choices=("light", "dark"), default="light")
+    parser.add_argument("--display", help="use this X display instead of starting Xvfb")
+    parser.add_argument("--scene", choices=SCENES, help=argparse.SUPPRESS)
+    parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.scene:
+        return run_scene(args.scene, args.out, args.home, args.theme)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        display = args.display or stack.enter_context(xvfb())
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="loki-shots-")))
+        home = work / "home"
+        for scene in SCENES:
+            env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(REPO))
+            env.pop("WAYLAND_DISPLAY", None)
+            command = [sys.executable, __file__, "--scene", scene, "--out", str(args.out)]
+            command += ["--home", str(home if scene != "offline" else work / "offline")]
+            command += ["--theme", args.theme]
+            print(f"scene {scene}…", flush=True)
+            done = subprocess.run(command, env=env, timeout=180, check=False)
+            if done.returncode != 0:
+                print(f"scene {scene} failed ({done.returncode})", file=sys.stderr)
+                return 1
+    for png in sorted(args.out.glob("*.png")):
+        print(png)
+    return 0
+
+
+@contextlib.contextmanager
+def xvfb() -> Iterator[str]:
+    if shutil.which("Xvfb") is None:
+        sys.exit("Xvfb is missing: apt-get install xvfb (see this script's docstring)")
+    number = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    display = f":{number}"
+    process = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not Path(f"/tmp/.X11-unix/X{number}").exists():
+            if time.monotonic() > deadline or process.poll() is not None:
+                sys.exit("Xvfb did not start")
+            time.sleep(0.05)
+        yield display
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+# --- one scene, in its own process -------------------------------------------------------
+
+
+def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
+    sys.path.insert(0, str(REPO))
+    os.environ["LOKI_HOME"] = str(home)
+    # a private keyring for the demo's secrets: never the user's own
+    os.environ["PYTHON_KEYRING_BACKEND"] = "tests.fakes.memory_keyring.FileKeyring"
+    os.environ["LOKI_TEST_KEYRING_FILE"] = str(home.parent / f"{home.name}-keyring.json")
+    home.mkdir(parents=True, exist_ok=True)
+    workspace = home.parent / "projet-ventes"
+    workspace.mkdir(exist_ok=True)
+
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from loki_desktop.app import build_services
+    from loki_desktop.ui.main import App
+    from loki_desktop.ui.single_instance import socket_name
+    from tests.fakes.demo_conversation import SALES_CSV, reply_for
+    from tests.fakes.ollama_server import FakeOllama
+
+    (workspace / "ventes.csv").write_text(SALES_CSV, encoding="utf-8")
+    server = FakeOllama().start()
+    server.script(*[reply_for] * 40)
+    host = server.url if scene != "offline" else closed_port_url()
+    services = build_services()
+    settings = services.settings.load()
+    settings.host = host
+    settings.workspace = str(workspace)
+    settings.recent_workspaces = [str(workspace)]
+    settings.ui.setdefault("theme", theme)
+    services.settings.save(settings)
+
+    app = QApplication(sys.argv[:1])
+    loki = App(services, socket_name(services.data_home))
+    driver = {"live": live, "reopen": reopen, "offline": offline}[scene]
+
+    async def both() -> None:
+        task = asyncio.ensure_future(loki.run())
+        try:
+            await wait_for(lambda: loki.window is not None and loki.window.isVisible())
+            assert loki.window is not None
+            loki.window.setGeometry(80, 40, 1280, 1120)
+            await driver(loki, out)
+        finally:
+            loki.done.set()
+            await task
+
+    try:
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+            runner.run(both())
+    finally:
+        server.stop()
+    return 0
+
+
+async def live(loki: Any, out: Path) -> None:
+    from tests.fakes.demo_conversation import QUESTION, QUICK_QUESTION
+
+    window = loki.window
+    await wait_for(lambda: window.model_picker.isEnabled())
+    window.composer.set_text(QUESTION)
+    window.composer.submit()
+    await wait_for(lambda: window.current is not None and not window.current.runner.busy, 60)
+    await settle()
+    window.current.view.scroll_to_bottom()
+    await settle()
+    save(screen_region(window), out / "main-window.png")
+
+    await prepare_mcp(loki)
+    window.open_settings()
+    dialog = await wait_for_value(lambda: find_dialog("SettingsDialog"))
+    dialog.setGeometry(140, 60, 1000, 780)
+    dialog.show_page("mcp")
+    await wait_for(lambda: all_connected(loki), 30)
+    card = dialog.mcp.cards["outils-demo"]
+    card.test_button.click()  # the Test button lists the tools it found
+    await wait_for(lambda: card.result.text().startswith("Connecté"), 30)
+    await settle(0.5)
+    save(screen_region(dialog), out / "settings-mcp.png")
+    dialog.reject()
+    await settle()
+
+    loki.quick.ask(QUICK_QUESTION)
+    await wait_for(lambda: not loki.quick.runner.busy and loki.quick.open_button.isEnabled(), 30)
+    await settle()
+    save(screen_region(window, loki.quick), out / "quick-prompt.png")
+
+
+async def reopen(loki: Any, out: Path) -> None:
+    window = loki.window
+    await wait_for(lambda: window.current is not None)
+    await settle(0.6)
+    window.current.view.scroll_to_bottom()
+    await settle()
+    save(screen_region(window), out / "main-window-reopened.png")
+
+
+async def offline(loki: Any, out: Path) -> None:
+    window = loki.window
+    await wait_for(lambda: window.banner.isVisible(), 20)
+    await settle()
+    save(screen_region(window), out / "main-window-offline.png")
+
+
+async def prepare_mcp(loki: Any) -> None:
+    """Turn on the bundled fetch server and a custom one (the echo server of the tests)."""
+    from tests.fakes.mcp_servers import script
+
+    service = loki.window.runtime.mcp
+    service.enable("fetch")
+    with contextlib.suppress(Exception):
+        service.add_stdio(
+            "outils-demo", [sys.executable, script("echo")], label="Outils de démo", enabled=True
+        )
+    await service.manager.prepare()
+
+
+def all_connected(loki: Any) -> bool:
+    manager = loki.window.runtime.mcp.manager
+    enabled = set(manager.enabled_ids)
+    return all(s.state == "connected" for s in manager.statuses() if s.id in enabled)
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def closed_port_url() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+
+
+async def wait_for(predicate: Callable[[], object], within: float = 15.0) -> None:
+    end = time.monotonic() + within
+    while not predicate():
+        if time.monotonic() > end:
+            raise TimeoutError("the window never reached the expected state")
+        await asyncio.sleep(0.05)
+
+
+async def wait_for_value(get: Callable[[], Any], within: float = 15.0) -> Any:
+    await wait_for(lambda: get() is not None, within)
+    return get()
+
+
+async def settle(seconds: float = 0.4) -> None:
+    """Let layouts, repaints and the X server catch up before a grab (the loop is Qt's)."""
+    await asyncio.sleep(seconds)
+
+
+def find_dialog(name: str) -> Any:
+    from PySide6.QtWidgets import QApplication
+
+    for widget in QApplication.topLevelWidgets():
+        if widget.objectName() == name and widget.isVisible():
+            return widget
+    return None
+
+
+def screen_region(*widgets: Any) -> Any:
+    """What the X screen shows over these windows (one rectangle around all of them)."""
+    from PySide6.QtGui import QGuiApplication
+
+    rect = widgets[0].frameGeometry()
+    for widget in widgets[1:]:
+        rect = rect.united(widget.frameGeometry())
+    screen = QGuiApplication.primaryScreen()
+    return screen.grabWindow(0, rect.x(), rect.y(), rect.width(), rect.height())
+
+
+def save(pixmap: Any, path: Path) -> None:
+    if not pixmap.save(str(path)):
+        raise RuntimeError(f"could not write {path}")
+    print(f"  {path.name}: {pixmap.width()}x{pixmap.height()}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""With a real tray host (Xvfb + trayer): the icon, its menu, and closing keeps Loki running."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PYTHON, cli_env
+from tests.fakes.ollama_server import FakeOllama
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (sys.platform.startswith("linux") and shutil.which("Xvfb") and shutil.which("trayer")),
+        reason="needs Xvfb and a tray host (Debian packages xvfb, trayer)",
+    ),
+]
+
+# Runs in the child: the app as `ui.main.run` starts it, then the tray menu is used.
+CHILD = """
+import asyncio, json, sys
+import qasync
+from PySide6.QtWidgets import QApplication
+from loki_desktop.app import build_services
+from loki_desktop.ui.main import App
+from loki_desktop.ui.single_instance import socket_name
+
+async def drive(loki):
+    running = asyncio.ensure_future(loki.run())
+    for _ in range(400):
+        if loki.window is not None and loki.window.isVisible():
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    seen = {"tray": loki.tray is not None}
+    if loki.tray is not None:
+        seen["icon_visible"] = loki.tray.icon.isVisible()
+        seen["menu"] = [a.text() for a in loki.tray.menu.actions() if not a.isSeparator()]
+        loki.window.close()
+        await asyncio.sleep(0.3)
+        seen["hidden_after_close"] = not loki.window.isVisible()
+        seen["running_after_close"] = not loki.done.is_set()
+        loki.tray.quick_action.trigger()
+        await asyncio.sleep(0.3)
+        seen["quick_shown"] = loki.quick.isVisible()
+        loki.tray.open_action.trigger()
+        await asyncio.sleep(0.3)
+        seen["window_back"] = loki.window.isVisible()
+        loki.tray.quit_action.trigger()
+    else:
+        loki.done.set()
+    await running
+    print(json.dumps(seen), flush=True)
+
+app = QApplication(sys.argv[:1])
+services = build_services()
+loki = App(services, socket_name(services.data_home))
+with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+    runner.run(drive(loki))
+"""
+
+
+@pytest.fixture
+def tray_display(tmp_path: Path) -> Iterator[str]:
+    number = next(n for n in range(150, 250) if not Path(f"/tmp/.X11-unix/X{n}").exists())
+    display = f":{number}"
+    xvfb = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    tray = None
+    try:
+        deadline = time.monotonic() + 10
+        while not Path(f"/tmp/.X11-unix/X{number}").exists():
+            assert time.monotonic() < deadline, "Xvfb did not start"
+            time.sleep(0.05)
+        tray = subprocess.Popen(
+            ["trayer", "--edge", "top", "--align", "right", "--height", "24"],
+            env={"DISPLAY": display, "PATH": "/usr/bin:/bin"},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(1.0)  # the tray host claims the tray selection
+        yield display
+    finally:
+        for process in (tray, xvfb):
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=10)
+
+
+def test_tray_icon_menu_and_close_to_tray(loki_home: Path, tray_display: str) -> None:
+    with FakeOllama() as ollama:
+        (loki_home / "settings.json").write_text(json.dumps({"host": ollama.url}))
+        env = cli_env(loki_home, DISPLAY=tray_display, QT_QPA_PLATFORM="xcb")
+        env.pop("WAYLAND_DISPLAY", None)
+        child = subprocess.run(
+            [PYTHON, "-c", CHILD], env=env, capture_output=True, text=True, timeout=120
+        )
+    assert child.returncode == 0, child.stderr
+    seen = json.loads(child.stdout.strip().splitlines()[-1])
+    assert seen == {
+        "tray": True,
+        "icon_visible": True,
+        "menu": ["Question rapide…", "Ouvrir Loki", "Quitter"],
+        "hidden_after_close": True,
+        "running_after_close": True,
+        "quick_shown": True,
+        "window_back": True,
+    }

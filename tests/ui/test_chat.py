@@ -1,0 +1,322 @@
+"""The chat in the window: sending, streaming, stop, cards, badge, errors, reopening."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.core.services import Services
+from loki_desktop.ui.chat_items import (
+    AssistantMessage,
+    CheckCard,
+    ErrorCard,
+    NoticeLine,
+    SkillBadge,
+    ToolCard,
+    UserMessage,
+)
+from loki_desktop.ui.main_window import MainWindow
+from tests.fakes.demo_conversation import (
+    FINAL_ANSWER,
+    QUESTION,
+    SALES_CSV,
+    SCRIPT_FIXED,
+    reply_for,
+)
+from tests.fakes.ollama_server import FakeOllama, Reply
+from tests.ui.helpers import open_window, wait_until
+
+
+def kinds(window: MainWindow) -> list[str]:
+    assert window.current is not None
+    return [type(item).__name__ for item in window.current.view.items()]
+
+
+def streamed(session: Any) -> str:
+    """The answer streaming in a conversation's view, as received so far."""
+    message = session.view.streaming_message
+    return message.markdown() if message is not None else ""
+
+
+async def send_and_wait(window: MainWindow, text: str, within: float = 15.0) -> None:
+    window.composer.set_text(text)
+    window.composer.submit()
+    await wait_until(lambda: window.current is not None and not window.current.runner.busy, within)
+
+
+async def test_a_message_streams_into_a_new_conversation(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        ollama.script(Reply.text("Bonjour", " **le**", " monde", token_delay=0.05))
+        assert window.model_picker.current_model() == "qwen2.5-coder:7b"
+        window.composer.input.setFocus()
+        qtbot.keyClicks(window.composer.input, "Salut Loki")
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
+        session = window.current
+        assert session is not None
+        assert window.composer.busy
+        assert window.composer.button.text() == "Arrêter"
+        assert window.composer.text() == ""
+
+        # the answer shows while it is still streaming
+        await wait_until(lambda: session.view.streaming_message is not None)
+        await wait_until(lambda: "Bonjour" in session.view.streaming_message.body.plain_text())
+        assert session.runner.busy
+
+        await wait_until(lambda: not session.runner.busy)
+        user, answer = session.view.items()
+        assert isinstance(user, UserMessage)
+        assert user.text == "Salut Loki"
+        assert isinstance(answer, AssistantMessage)
+        assert answer.markdown() == "Bonjour **le** monde"
+        assert "Bonjour le monde" in answer.body.plain_text()  # rendered, the ** are gone
+        assert not window.composer.busy
+
+        # saved, listed, titled after the message
+        stored = window.runtime.store.messages(session.id)
+        assert [(m.role, m.content) for m in stored] == [
+            ("user", "Salut Loki"),
+            ("assistant", "Bonjour **le** monde"),
+        ]
+        assert window.conversations.ids() == [session.id]
+        assert window.title.full_text == "Salut Loki"
+        assert ollama.chat_requests[0]["model"] == "qwen2.5-coder:7b"
+
+
+async def test_shift_enter_breaks_the_line_instead_of_sending(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        qtbot.keyClicks(window.composer.input, "ligne 1")
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+        qtbot.keyClicks(window.composer.input, "ligne 2")
+        assert window.composer.text() == "ligne 1\nligne 2"
+        assert window.current is None
+        assert ollama.chat_requests == []
+
+
+async def test_stop_cancels_the_turn_and_keeps_the_partial_answer(
+    ollama: FakeOllama, services: Services, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        ollama.script(Reply.text(*[f"mot{i} " for i in range(200)], token_delay=0.02))
+        window.composer.set_text("Raconte une longue histoire")
+        window.composer.submit()
+        session = window.current
+        assert session is not None
+        await wait_until(lambda: "mot3" in streamed(session))
+        window.composer.button.click()  # the button reads "Arrêter" while busy
+        await wait_until(lambda: not session.runner.busy)
+
+        assert session.runner.last_reason == "cancelled"
+        stored = window.runtime.store.messages(session.id)
+        assert stored[-1].role == "assistant"
+        assert stored[-1].cut
+        assert stored[-1].content.startswith("mot0 mot1 mot2 mot3")
+        assert "mot199" not in stored[-1].content
+        items = session.view.items()
+        assert isinstance(items[1], AssistantMessage)
+        assert items[1].cut_note.isVisibleTo(items[1])
+        assert isinstance(items[-1], NoticeLine)
+        assert not window.composer.busy
+
+
+async def test_escape_stops_the_running_turn(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        ollama.script(Reply.text(*[f"t{i} " for i in range(300)], token_delay=0.02))
+        window.composer.set_text("Encore")
+        window.composer.submit()
+        session = window.current
+        assert session is not None
+        await wait_until(lambda: "t2" in streamed(session))
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Escape)
+        await wait_until(lambda: not session.runner.busy)
+        assert session.runner.last_reason == "cancelled"
+        assert window.runtime.store.messages(session.id)[-1].cut
+
+
+async def test_tool_calls_show_as_cards_keyed_by_call_id(
+    ollama: FakeOllama, workspace: Path, services: Services, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        (workspace / "notes.txt").write_text("une note\n", encoding="utf-8")
+        window.workspace_picker.choose(str(workspace))
+        ollama.script(
+            Reply.tools(
+                ("read_file", {"path": "notes.txt"}), ("read_file", {"path": "absent.txt"})
+            ),
+            Reply.text("Lu."),
+        )
+        await send_and_wait(window, "Lis notes.txt et absent.txt")
+        assert kinds(window) == ["UserMessage", "ToolCard", "ToolCard", "AssistantMessage"]
+        assert window.current is not None
+        first, second = window.current.view.items()[1:3]
+        assert isinstance(first, ToolCard)
+        assert isinstance(second, ToolCard)
+        assert first.call_id != second.call_id
+        assert window.current.view.tool_card(first.call_id) is first
+        assert (first.name, first.args, first.state) == ("read_file", {"path": "notes.txt"}, "ok")
+        assert first.chip.text() == "OK"
+        assert "une note" in first.output
+        assert second.state == "error"
+        assert second.chip.text() == "ÉCHEC"
+        assert "absent.txt" in second.output
+        # arguments and result are folded until asked for
+        assert not first.args_view.isVisibleTo(first)
+        first.args_button.click()
+        assert first.args_view.isVisibleTo(first)
+        assert '"path": "notes.txt"' in first.args_view.toPlainText()
+        assert not first.output_view.isVisibleTo(first)
+        first.result_button.click()
+        assert first.output_view.isVisibleTo(first)
+
+
+async def test_error_card_offers_a_retry_that_answers_again(
+    ollama: FakeOllama, services: Services, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        ollama.script(Reply.http_error(500, "GPU en feu"), Reply.text("Réponse", " retrouvée"))
+        await send_and_wait(window, "Bonjour")
+        assert window.current is not None
+        card = window.current.view.items()[-1]
+        assert isinstance(card, ErrorCard)
+        assert "GPU en feu" in card.message
+        assert card.retry_button is not None
+        card.retry_button.click()
+        await wait_until(lambda: window.current is not None and not window.current.runner.busy)
+        assert kinds(window)[-1] == "AssistantMessage"
+        stored = window.runtime.store.messages(window.current.id)
+        # the question is stored once; the retry answered it
+        assert [m.role for m in stored] == ["user", "assistant"]
+        assert stored[-1].content == "Réponse retrouvée"
+
+
+async def test_full_scripted_conversation_is_shown_saved_and_reopened(
+    ollama: FakeOllama, workspace: Path, services: Services, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        (workspace / "ventes.csv").write_text(SALES_CSV, encoding="utf-8")
+        window.workspace_picker.choose(str(workspace))
+        ollama.script(*[lambda body: reply_for(body, token_delay=0.0)] * 5)
+        await send_and_wait(window, QUESTION, within=30)
+
+        expected = [
+            "UserMessage",
+            "SkillBadge",
+            "ToolCard",  # read_file
+            "ToolCard",  # write_file, with the bug
+            "CheckCard",  # ... which the check finds
+            "ToolCard",  # write_file, fixed
+            "CheckCard",  # ... and the check passes
+            "AssistantMessage",
+        ]
+        assert kinds(window) == expected
+        assert window.current is not None
+        items = window.current.view.items()
+        badge = items[1]
+        assert isinstance(badge, SkillBadge)
+        assert badge.badge.text() == "Méthode : Analyse de données"
+        failing, passing = items[4], items[6]
+        assert isinstance(failing, CheckCard)
+        assert isinstance(passing, CheckCard)
+        assert not failing.ok
+        assert failing.path == "stats_ventes.py"
+        assert any("statistics" in message for _line, _col, message in failing.problems)
+        assert passing.ok
+        assert passing.problems == []
+        answer = items[-1]
+        assert isinstance(answer, AssistantMessage)
+        assert answer.markdown() == FINAL_ANSWER
+        assert (workspace / "stats_ventes.py").read_text(encoding="utf-8") == SCRIPT_FIXED
+        conversation_id = window.current.id
+
+        window.save_state()
+
+    # restart: a new runtime and window over the same data folder reopen it as it was
+    async with open_window(services, qtbot, ollama.url) as reopened:
+        assert reopened.current is not None
+        assert reopened.current.id == conversation_id
+        assert kinds(reopened) == expected
+        items = reopened.current.view.items()
+        assert isinstance(items[1], SkillBadge)
+        assert items[1].badge.text() == "Méthode : Analyse de données"
+        cards = [item for item in items if isinstance(item, ToolCard)]
+        assert [(c.name, c.state) for c in cards] == [
+            ("read_file", "ok"),
+            ("write_file", "ok"),
+            ("write_file", "ok"),
+        ]
+        checks = [item for item in items if isinstance(item, CheckCard)]
+        assert [c.ok for c in checks] == [False, True]
+        last = items[-1]
+        assert isinstance(last, AssistantMessage)
+        assert last.markdown() == FINAL_ANSWER
+
+
+async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
+    ollama: FakeOllama, services: Services, qtbot: Any
+) -> None:
+    store = services.open_history()
+    conversation_id = store.create("Historique")
+    store.append(
+        conversation_id,
+        ChatMessage("user", "Corrige calc.py", extra={"skill": {"name": "x", "title": "Débogage"}}),
+    )
+    store.append(
+        conversation_id,
+        ChatMessage(
+            "assistant", "", tool_calls=(CallRecord("call_1", "write_file", {"path": "a.py"}),)
+        ),
+    )
+    store.append(
+        conversation_id,
+        ChatMessage(
+            "tool",
+            "wrote a.py",
+            tool_call_id="call_1",
+            tool_name="write_file",
+            extra={
+                "ok": True,
+                "summary": "a.py écrit",
+                "check": {
+                    "path": "a.py",
+                    "ok": False,
+                    "skipped": None,
+                    "problems": [{"line": 3, "col": 1, "message": "F821 Undefined name `y`"}],
+                },
+            },
+        ),
+    )
+    store.append(conversation_id, ChatMessage("user", "Fix a.py:3:1", origin="harness"))
+    store.append(conversation_id, ChatMessage("assistant", "Presque fini", cut=True))
+    store.close()  # type: ignore[attr-defined]
+    settings = services.settings.load()
+    settings.ui["conversation"] = conversation_id
+    services.settings.save(settings)
+
+    async with open_window(services, qtbot, ollama.url) as window:
+        assert kinds(window) == [
+            "UserMessage",
+            "SkillBadge",
+            "ToolCard",
+            "CheckCard",
+            "HarnessNote",  # the check follow-up is a quiet note, not the user's message
+            "AssistantMessage",
+        ]
+        assert window.current is not None
+        items = window.current.view.items()
+        card = items[2]
+        assert isinstance(card, ToolCard)
+        assert (card.state, card.detail.text(), card.output) == ("ok", "a.py écrit", "wrote a.py")
+        check = items[3]
+        assert isinstance(check, CheckCard)
+        assert check.problems == [(3, 1, "F821 Undefined name `y`")]
+        cut = items[-1]
+        assert isinstance(cut, AssistantMessage)
+        assert cut.cut_note.isVisibleTo(cut)

@@ -1,0 +1,161 @@
+"""The conversation list (new, rename, delete, search), lazy loading, remembered window state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
+
+from loki_desktop.core.messages import ChatMessage
+from loki_desktop.core.services import Services
+from loki_desktop.ui.chat_items import AssistantMessage, UserMessage
+from loki_desktop.ui.chat_view import PAGE_SIZE
+from tests.fakes.ollama_server import FakeOllama
+from tests.ui.helpers import open_window, wait_until
+
+
+def seed(services: Services, conversations: dict[str, list[str]]) -> dict[str, str]:
+    """Store conversations (title -> user/assistant texts, alternating); returns title -> id."""
+    store = services.open_history()
+    ids = {}
+    for title, texts in conversations.items():
+        conversation_id = store.create(title)
+        for index, text in enumerate(texts):
+            store.append(
+                conversation_id, ChatMessage("user" if index % 2 == 0 else "assistant", text)
+            )
+        ids[title] = conversation_id
+    close = getattr(store, "close", None)
+    if callable(close):
+        close()
+    return ids
+
+
+async def test_list_search_rename_delete_and_new(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    ids = seed(
+        services,
+        {
+            "Recette de tarte": ["Une tarte aux pommes ?", "Oui, avec des pommes."],
+            "Script de sauvegarde": ["rsync ou tar ?", "rsync."],
+            "Voyage": ["Que voir à Lyon ?", "Le Vieux Lyon."],
+        },
+    )
+    async with open_window(services, qtbot, ollama.url) as window:
+        listing = window.conversations
+        assert set(listing.ids()) == set(ids.values())
+
+        # search looks into titles and message text
+        listing.search.setText("pommes")
+        await wait_until(lambda: listing.ids() == [ids["Recette de tarte"]])
+        listing.search.setText("introuvable")
+        await wait_until(lambda: listing.ids() == [])
+        assert listing.empty.isVisibleTo(listing)
+        assert "introuvable" in listing.empty.text()
+        listing.search.clear()
+        await wait_until(lambda: len(listing.ids()) == 3)
+
+        # selecting opens it
+        listing.select(None)
+        item = listing.list.item(listing.ids().index(ids["Voyage"]))
+        listing.list.setCurrentItem(item)
+        assert window.current is not None
+        assert window.current.id == ids["Voyage"]
+        assert window.title.full_text == "Voyage"
+        assert isinstance(window.current.view.items()[0], UserMessage)
+
+        # rename in place: F2 (or double-click), type, Enter
+        listing.start_rename(ids["Voyage"])
+        editor = listing.list.findChild(QLineEdit)
+        assert editor is not None
+        editor.selectAll()
+        qtbot.keyClicks(editor, "Week-end a Lyon")  # QTest types ASCII only
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+        await wait_until(lambda: window.runtime.store.list_conversations("Week-end"))
+        assert window.runtime.store.list_conversations("Week-end")[0].id == ids["Voyage"]
+
+        # delete asks first, then removes it everywhere
+        box = listing.confirm_delete(ids["Voyage"])
+        assert isinstance(box, QMessageBox)
+        assert "Week-end a Lyon" in box.text()
+        delete = next(b for b in box.buttons() if b.text() == "Supprimer")
+        delete.click()
+        await wait_until(lambda: ids["Voyage"] not in listing.ids())
+        assert not window.runtime.store.exists(ids["Voyage"])
+        assert window.current is None  # it was open: back to a new conversation
+        assert window.stack.currentWidget() is window.welcome
+
+        # new conversation: the welcome page and an empty composer
+        listing.list.setCurrentRow(0)
+        assert window.current is not None
+        listing.new_button.click()
+        assert window.current is None
+        assert window.title.full_text == "Nouvelle conversation"
+        assert QApplication.focusWidget() in (window.composer.input, None)
+
+
+async def test_a_thousand_messages_open_lazily(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    texts = [f"message {i}" for i in range(1000)]
+    ids = seed(services, {"Long": texts})
+    settings = services.settings.load()
+    settings.ui["conversation"] = ids["Long"]
+    services.settings.save(settings)
+    async with open_window(services, qtbot, ollama.url) as window:
+        assert window.current is not None
+        view = window.current.view
+        items = view.items()
+        assert len(items) == PAGE_SIZE  # only the latest page is built
+        last = items[-1]
+        assert isinstance(last, AssistantMessage)
+        assert last.markdown() == "message 999"
+        assert view.has_more
+
+        # scrolling to the top brings the previous pages, in order
+        bar = view.verticalScrollBar()
+        while view.has_more:
+            before = len(view.items())
+            await wait_until(lambda: bar.value() > 100)  # laid out, and not at the top yet
+            bar.setValue(0)
+            # a page came (or the last, empty page said there is nothing older)
+            await wait_until(lambda b=before: len(view.items()) > b or not view.has_more)
+        items = view.items()
+        assert len(items) == 1000
+        first = items[0]
+        assert isinstance(first, UserMessage)
+        assert first.text == "message 0"
+        assert [i.text for i in items[:4] if isinstance(i, UserMessage)] == [
+            "message 0",
+            "message 2",
+        ]
+
+
+async def test_window_state_and_workspace_are_remembered(
+    services: Services, ollama: FakeOllama, workspace: Path, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        window.resize(1100, 700)
+        window.splitter.setSizes([330, 770])
+        window.workspace_picker.choose(str(workspace))
+        window.problems_button.setChecked(True)
+        window.right_splitter.setSizes([450, 250])
+        await wait_until(lambda: window.problems.watching)
+        sizes = window.splitter.sizes()
+        right_sizes = window.right_splitter.sizes()
+        window.save_state()
+
+    saved = services.settings.load()
+    assert saved.workspace == str(workspace)
+    assert saved.recent_workspaces[0] == str(workspace)
+    async with open_window(services, qtbot, ollama.url) as window:
+        assert (window.width(), window.height()) == (1100, 700)
+        assert window.splitter.sizes() == sizes
+        assert window.right_splitter.sizes() == right_sizes
+        assert window.problems_button.isChecked()
+        assert window.workspace_picker.folder == str(workspace)
+        assert window.runtime.workspace() == workspace
+        assert window.workspace_picker.text() == f"Dossier : {workspace.name}"

@@ -1,0 +1,203 @@
+"""The settings dialog: General and Intelligence round trip, MCP cards against real servers."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QLineEdit
+
+from loki_desktop.core.services import Services
+from loki_desktop.core.tools.toolbox import FixedApprover
+from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.settings_dialog import SettingsDialog
+from tests.fakes.mcp_servers import script
+from tests.fakes.memory_keyring import MemoryKeyring
+from tests.fakes.ollama_server import FakeOllama
+from tests.ui.helpers import open_window, wait_until
+
+
+def open_dialog(window: MainWindow, qtbot: Any) -> SettingsDialog:
+    window.open_settings()
+    dialog = window.findChild(SettingsDialog)
+    assert dialog is not None
+    qtbot.addWidget(dialog)
+    return dialog
+
+
+async def close(dialog: SettingsDialog) -> None:
+    dialog.reject()
+    await dialog.mcp.tasks.cancel_all()
+    await dialog.tasks.cancel_all()
+
+
+async def test_general_and_intelligence_round_trip(
+    ollama: FakeOllama, services: Services, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        general = dialog.general
+        assert general.host.text() == ollama.url
+        general.test_button.click()
+        await wait_until(lambda: "Connecté" in general.test_result.text())
+        assert "qwen2.5-coder:7b" in general.test_result.text()
+        assert general.model.findText("llama3.1:8b") >= 0  # filled from the server
+        general.model.setCurrentText("llama3.1:8b")
+        general.max_rounds.setValue(12)
+        general.theme.setCurrentIndex(general.theme.findData("dark"))
+        dialog.show_page("intelligence")
+        intelligence = dialog.intelligence
+        assert "analyse-donnees" in intelligence.skill_names  # the built-in skills are listed
+        intelligence.skills_enabled.setChecked(False)
+        intelligence.auto_checks.setChecked(False)
+        dialog.save_button.click()
+        await dialog.tasks.cancel_all()
+
+        saved = services.settings.load()
+        assert (saved.model, saved.max_rounds, saved.skills_enabled, saved.auto_checks) == (
+            "llama3.1:8b",
+            12,
+            False,
+            False,
+        )
+        assert saved.ui["theme"] == "dark"
+        assert window.theme.palette.name == "dark"
+        # the next turn uses them
+        agent = window.runtime.make_agent(FixedApprover(allow=False))
+        assert agent.config.max_rounds == 12
+        assert not agent.config.skills_enabled
+
+        again = open_dialog(window, qtbot)
+        assert again.general.model.currentText() == "llama3.1:8b"
+        assert again.general.max_rounds.value() == 12
+        assert again.general.theme.currentData() == "dark"
+        assert not again.intelligence.skills_enabled.isChecked()
+        assert not again.intelligence.auto_checks.isChecked()
+        await close(again)
+        window.theme.set_choice("light")
+
+
+async def test_connection_test_reports_an_unreachable_host(
+    offline_host: str, qtbot: Any, services: Services, ollama: FakeOllama
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        dialog.general.host.setText(offline_host)
+        dialog.general.test_button.click()
+        await wait_until(lambda: "injoignable" in dialog.general.test_result.text())
+        assert dialog.general.test_result.property("state") == "error"
+        await close(dialog)
+
+
+async def test_mcp_custom_server_add_connect_test_and_remove(
+    services: Services, qtbot: Any, ollama: FakeOllama
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        dialog.show_page("mcp")
+        page = dialog.mcp
+        assert {"fetch", "context7", "playwright", "searxng"} <= set(page.cards)
+        assert not any(card.toggle.isChecked() for card in page.cards.values())
+
+        page.add_button.click()
+        page.new_name.setText("echo")
+        page.new_target.setText(shlex.join([sys.executable, script("echo")]))
+        assert page.add_from_form()
+        card = page.cards["echo"]
+        assert card.view.custom
+        assert card.dot.property("state") == "inactive"
+
+        card.toggle.setChecked(True)  # turned on: it starts now and its dot turns green
+        await wait_until(lambda: card.dot.property("state") == "connected", within=20)
+        assert card.dot.text() == "● Connecté"
+        assert card.tools_chip.isVisibleTo(card)
+        assert card.tools_chip.text().startswith("7 outils · ≈ ")
+        assert "mcp_echo_echo" in card.tools_chip.toolTip()
+        assert services.settings.load().mcp_servers["echo"]["enabled"] is True
+
+        card.test_button.click()
+        await wait_until(lambda: card.result.text().startswith("Connecté en"), within=20)
+        assert "7 outils trouvés — echo, env, header" in card.result.text()
+
+        # the agent of the next turn has the server's tools
+        agent = window.runtime.make_agent(FixedApprover(allow=False))
+        await agent.toolbox.prepare()
+        assert "mcp_echo_echo" in agent.toolbox.names()
+
+        card.toggle.setChecked(False)
+        await wait_until(lambda: card.dot.property("state") == "inactive")
+        page.remove("echo")
+        assert "echo" not in page.cards
+        assert "echo" not in services.settings.load().mcp_servers
+        await close(dialog)
+
+
+async def test_mcp_secret_parameters_are_masked_and_kept_in_the_keyring(
+    services: Services, memory_keyring: MemoryKeyring, qtbot: Any, ollama: FakeOllama
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        card = dialog.mcp.cards["context7"]
+        field = card.fields["CONTEXT7_API_KEY"]
+        assert field.echoMode() == QLineEdit.EchoMode.Password
+        field.setText("sk-tres-secret-1234")
+        assert card.save_button is not None
+        card.save_button.click()  # type: ignore[attr-defined]
+        assert memory_keyring.values[("loki-desktop", "mcp/context7/CONTEXT7_API_KEY")] == (
+            "sk-tres-secret-1234"
+        )
+        settings_text = (services.data_home / "settings.json").read_text(encoding="utf-8")
+        assert "sk-tres-secret-1234" not in settings_text
+        assert field.text() == ""
+        assert "trousseau" in field.placeholderText()
+        await close(dialog)
+
+        # reopened: the secret is said to be stored, never shown
+        again = open_dialog(window, qtbot)
+        field = again.mcp.cards["context7"].fields["CONTEXT7_API_KEY"]
+        assert field.text() == ""
+        assert field.placeholderText() == "•••• enregistré dans le trousseau"
+        await close(again)
+
+
+async def test_mcp_import_of_a_claude_style_file(
+    services: Services,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,
+    qtbot: Any,
+    ollama: FakeOllama,
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        config = tmp_path / "claude_desktop_config.json"
+        config.write_text(
+            json.dumps(
+                {
+                    "mcpServers": {
+                        "Mes outils": {
+                            "command": sys.executable,
+                            "args": [script("echo")],
+                            "env": {"API_TOKEN": "jeton-42", "MODE": "demo"},
+                        },
+                        "distant": {"type": "sse", "url": "https://example.org/sse"},
+                    }
+                }
+            ),
+            encoding="utf-8",
+        )
+        dialog = open_dialog(window, qtbot)
+        page = dialog.mcp
+        page.import_file(config)
+        assert "mes-outils" in page.cards
+        assert "1 serveur(s) importé(s) : Mes outils." in page.report.text()
+        assert "SSE" in page.report.text()  # the skipped one says why
+        assert memory_keyring.values[("loki-desktop", "mcp/mes-outils/API_TOKEN")] == "jeton-42"
+        saved = services.settings.load().mcp_servers["mes-outils"]
+        assert saved["params"] == {"MODE": "demo"}
+        assert "jeton-42" not in json.dumps(saved)
+        card = page.cards["mes-outils"]
+        assert card.fields["API_TOKEN"].echoMode() == QLineEdit.EchoMode.Password
+        assert card.fields["MODE"].text() == "demo"
+        await close(dialog)
