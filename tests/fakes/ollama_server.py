@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import json
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -93,7 +94,7 @@ class FakeOllama:
         self._scripts: list[Script] = []
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()  # keep-alive ones outlive shutdown()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._server = _QuietServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -157,6 +158,14 @@ class FakeOllama:
     def _record(self, method: str, path: str, body: Any) -> None:
         with self._lock:
             self.requests.append((method, path, body))
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that goes away mid-stream (the Stop button) is normal, not an error to print."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
