@@ -97,6 +97,8 @@ class App:
         self.window = window
         self.quick = QuickPrompt(runtime, window.renderer)
         self.quick.open_requested.connect(self.open_conversation)
+        # the quick exchange is a saved conversation: list it as soon as it ends
+        self.quick.runner.finished.connect(lambda _reason: window.conversations.refresh())
         theme.changed.connect(self._on_theme)
         if tray_available():
             self.tray = LokiTray(

@@ -97,6 +97,8 @@ async def test_quick_prompt_streams_in_place_and_opens_in_the_window(
         assert question.text == QUICK_QUESTION
         assert isinstance(answer, AssistantMessage)
         assert answer.markdown() == QUICK_ANSWER
+        # listed in the main window as soon as it ends, before anyone opens it
+        assert quick.conversation_id in window.conversations.ids()
 
         window.hide()
         assert quick.open_button.isEnabled()
