@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import keyring
 import pytest
 
+from loki_desktop.core.llm.ollama import OllamaBackend
+from loki_desktop.persistence.history import History
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.fakes.ollama_server import FakeOllama
 
@@ -43,6 +45,22 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
 def ollama() -> Iterator[FakeOllama]:
     with FakeOllama() as server:
         yield server
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[History]:
+    """A real history.db in a tmp folder."""
+    history = History(tmp_path / "history.db")
+    yield history
+    history.close()
+
+
+@pytest.fixture
+async def backend(ollama: FakeOllama) -> AsyncIterator[OllamaBackend]:
+    """The real Ollama backend, talking to the scripted server."""
+    client = OllamaBackend(ollama.url)
+    yield client
+    await client.close()
 
 
 @pytest.fixture

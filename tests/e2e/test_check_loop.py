@@ -6,58 +6,23 @@ a model that ends its turn with a failing file gets exactly one follow-up.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from loki_desktop.core.agent import Agent
-from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import CheckReport, Done, Event, Notice, Problem, ToolResult
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.prompts import check_followup
 from loki_desktop.core.settings import Settings
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.persistence.history import History
+from tests.agent_rig import make_agent, turn
 from tests.e2e.cli_runner import run_cli
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 BROKEN = "def total(items):\n    return sum(i.price for i in items\n"
 FIXED = "def total(items):\n    return sum(i.price for i in items)\n"
 UNDEFINED = "def total(items):\n    return sum(i.price for i in itemz)\n"
+WRITE_REQUEST = "Écris total() dans shop.py"
 SYNTAX_PROBLEM = Problem(2, 15, "SyntaxError: '(' was never closed")
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[History]:
-    history = History(tmp_path / "history.db")
-    yield history
-    history.close()
-
-
-@pytest.fixture
-async def backend(ollama: FakeOllama) -> AsyncIterator[OllamaBackend]:
-    client = OllamaBackend(ollama.url)
-    yield client
-    await client.close()
-
-
-def make_agent(
-    backend: OllamaBackend, store: History, workspace: Path, settings: Settings | None = None
-) -> Agent:
-    return build_agent(
-        settings=settings or Settings(),
-        backend=backend,
-        store=store,
-        workspace=workspace,
-        approver=FixedApprover(False),
-        options=TurnOptions(skills=False),
-    )
-
-
-async def turn(agent: Agent, text: str = "Écris total() dans shop.py") -> list[Event]:
-    return [event async for event in agent.run_turn(text)]
 
 
 def checks(events: list[Event]) -> list[CheckReport]:
@@ -86,7 +51,7 @@ async def test_a_broken_write_is_fixed_in_the_same_turn(
 ) -> None:
     ollama.script(write(BROKEN), write(FIXED), Reply.text("C'est corrigé."))
 
-    events = await turn(make_agent(backend, store, workspace))
+    events = await turn(make_agent(backend, store, workspace, skills=False), WRITE_REQUEST)
 
     assert checks(events) == [
         CheckReport("shop.py", False, (SYNTAX_PROBLEM,)),
@@ -119,7 +84,7 @@ async def test_undefined_names_are_caught_and_fixed_with_edit_file(
         Reply.text("Corrigé."),
     )
 
-    events = await turn(make_agent(backend, store, workspace))
+    events = await turn(make_agent(backend, store, workspace, skills=False), WRITE_REQUEST)
 
     assert checks(events) == [
         CheckReport("shop.py", False, (Problem(2, 33, "F821 Undefined name `itemz`"),)),
@@ -138,7 +103,7 @@ async def test_a_model_that_never_fixes_gets_exactly_one_followup(
         Reply.text("(never requested)"),
     )
 
-    events = await turn(make_agent(backend, store, workspace))
+    events = await turn(make_agent(backend, store, workspace, skills=False), WRITE_REQUEST)
 
     assert len(ollama.chat_requests) == 3
     assert ollama.pending == 1
@@ -172,7 +137,7 @@ async def test_a_correction_that_still_fails_ends_the_turn(
         Reply.text("(never requested)"),
     )
 
-    events = await turn(make_agent(backend, store, workspace))
+    events = await turn(make_agent(backend, store, workspace, skills=False), WRITE_REQUEST)
 
     assert len(ollama.chat_requests) == 4
     assert len(followups(ollama.chat_requests[-1])) == 1
@@ -189,7 +154,7 @@ async def test_a_fix_after_the_followup_passes(
 ) -> None:
     ollama.script(write(BROKEN), Reply.text("Fini."), write(FIXED), Reply.text("Corrigé."))
 
-    events = await turn(make_agent(backend, store, workspace))
+    events = await turn(make_agent(backend, store, workspace, skills=False), WRITE_REQUEST)
 
     assert [report.ok for report in checks(events)] == [False, True]
     assert len(ollama.chat_requests) == 4
@@ -208,7 +173,7 @@ async def test_run_check_reports_and_a_passing_recheck_clears_the_failure(
         Reply.text("La page est correcte."),
     )
 
-    events = await turn(make_agent(backend, store, workspace), "Vérifie page.html")
+    events = await turn(make_agent(backend, store, workspace, skills=False), "Vérifie page.html")
 
     problem = Problem(2, 11, "'logo.png' points to a file that does not exist (logo.png)")
     assert checks(events) == [
@@ -233,7 +198,7 @@ async def test_checking_a_file_the_model_did_not_write_asks_for_no_fix(
         Reply.text("(never requested)"),
     )
 
-    events = await turn(make_agent(backend, store, workspace), "Que vaut legacy.py ?")
+    events = await turn(make_agent(backend, store, workspace, skills=False), "Que vaut legacy.py ?")
 
     assert [report.ok for report in checks(events)] == [False]
     assert len(ollama.chat_requests) == 2
@@ -245,7 +210,7 @@ async def test_files_of_other_kinds_are_not_checked(
 ) -> None:
     ollama.script(write("# (unclosed\n", "notes.md"), Reply.text("Noté."))
 
-    events = await turn(make_agent(backend, store, workspace))
+    events = await turn(make_agent(backend, store, workspace, skills=False), WRITE_REQUEST)
 
     assert checks(events) == []
     assert "Automatic check" not in last_message(ollama.chat_requests[1])["content"]
@@ -256,7 +221,10 @@ async def test_auto_checks_off_in_the_settings_means_no_check_and_no_followup(
 ) -> None:
     ollama.script(write(BROKEN), Reply.text("Fini."), Reply.text("(never requested)"))
 
-    events = await turn(make_agent(backend, store, workspace, Settings(auto_checks=False)))
+    events = await turn(
+        make_agent(backend, store, workspace, Settings(auto_checks=False), skills=False),
+        WRITE_REQUEST,
+    )
 
     assert checks(events) == []
     assert len(ollama.chat_requests) == 2

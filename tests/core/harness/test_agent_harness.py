@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from loki_desktop.core.agent import Agent
-from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import Done, Error, Event, Notice, Token, ToolCall, ToolResult
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.ports import ToolOutcome, ToolSpec
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.skills.loader import load_builtin_skills
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.persistence.history import History
+from tests.agent_rig import make_agent, turn
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "corpus" / "schemas"
@@ -54,20 +51,6 @@ def pieces(text: str, size: int = 3) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[History]:
-    history = History(tmp_path / "history.db")
-    yield history
-    history.close()
-
-
-@pytest.fixture
-async def backend(ollama: FakeOllama) -> AsyncIterator[OllamaBackend]:
-    client = OllamaBackend(ollama.url)
-    yield client
-    await client.close()
-
-
 class StaticTools:
     """An MCP-like tool source with real server schemas (its calls are not the point here)."""
 
@@ -88,23 +71,6 @@ class StaticTools:
 
     async def call(self, name: str, args: dict[str, Any]) -> ToolOutcome:
         return ToolOutcome(ok=False, output="Error: not connected")
-
-
-def make_agent(
-    backend: OllamaBackend, store: History, workspace: Path, num_ctx: int = 8192, **options: Any
-) -> Agent:
-    return build_agent(
-        settings=Settings(num_ctx=num_ctx),
-        backend=backend,
-        store=store,
-        workspace=workspace,
-        approver=FixedApprover(False),
-        options=TurnOptions(**options),
-    )
-
-
-async def turn(agent: Agent, text: str, conversation: str | None = None) -> list[Event]:
-    return [event async for event in agent.run_turn(text, conversation)]
 
 
 def shown(events: list[Event]) -> str:
@@ -256,7 +222,7 @@ async def test_a_long_conversation_keeps_system_skill_and_last_message(
 ) -> None:
     conversation = fill_conversation(store, 40)
     ollama.script(Reply.text("Voyons ", "la trace."), Reply.text("Autre chose ?"))
-    agent = make_agent(backend, store, workspace, num_ctx=2048)
+    agent = make_agent(backend, store, workspace, Settings(num_ctx=2048))
     events = await turn(agent, DEBUG_REQUEST, conversation)
 
     request = ollama.chat_requests[0]
@@ -285,7 +251,7 @@ async def test_expensive_mcp_tools_are_left_out_with_a_notice(
 ) -> None:
     ollama.script(Reply.text("D'accord."))
     sources = [StaticTools("playwright"), StaticTools("fetch")]
-    agent = make_agent(backend, store, workspace, num_ctx=4096, extra_sources=sources)
+    agent = make_agent(backend, store, workspace, Settings(num_ctx=4096), extra_sources=sources)
     events = await turn(agent, "Ouvre la page d'accueil")
     names = {tool["function"]["name"] for tool in ollama.chat_requests[0]["tools"]}
     assert {"read_file", "write_file", "fetch"} <= names
@@ -316,7 +282,7 @@ async def test_a_prompt_cut_by_ollama_anyway_is_reported(
     # Ollama's runner keeps exactly num_ctx tokens of a prompt that overflows
     ollama.prompt_counter = lambda body: int(body["options"]["num_ctx"])
     ollama.script(Reply.text("Réponse."))
-    events = await turn(make_agent(backend, store, workspace, num_ctx=2048), "Bonjour")
+    events = await turn(make_agent(backend, store, workspace, Settings(num_ctx=2048)), "Bonjour")
     assert any("Ollama en a coupé le début" in notice for notice in notices(events))
     assert shown(events) == "Réponse."
 
@@ -324,7 +290,9 @@ async def test_a_prompt_cut_by_ollama_anyway_is_reported(
 async def test_a_message_too_long_for_the_context_is_an_error(
     ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path
 ) -> None:
-    events = await turn(make_agent(backend, store, workspace, num_ctx=1024), "mot " * 2000)
+    events = await turn(
+        make_agent(backend, store, workspace, Settings(num_ctx=1024)), "mot " * 2000
+    )
     errors = [e for e in events if isinstance(e, Error)]
     assert errors
     assert "contexte de 1024 jetons" in errors[0].message

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -29,13 +28,6 @@ NESTED_TOOL = {
         },
     },
 }
-
-
-@pytest.fixture
-async def backend(ollama: FakeOllama) -> AsyncIterator[OllamaBackend]:
-    client = OllamaBackend(ollama.url)
-    yield client
-    await client.close()
 
 
 async def collect(backend: OllamaBackend, **kwargs: Any) -> list[ChatChunk]:

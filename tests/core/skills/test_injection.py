@@ -2,58 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from loki_desktop.core.agent import Agent
-from loki_desktop.core.assembly import TurnOptions, build_agent
-from loki_desktop.core.events import Done, Event, Notice, SkillUsed, Token
+from loki_desktop.core.events import Done, Notice, SkillUsed, Token
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.skills.loader import load_builtin_skills
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.persistence.history import History
+from tests.agent_rig import make_agent, turn
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 DEBUG_REQUEST = "Mon script plante avec une TypeError, corrige-le"
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[History]:
-    history = History(tmp_path / "history.db")
-    yield history
-    history.close()
-
-
-@pytest.fixture
-async def backend(ollama: FakeOllama) -> AsyncIterator[OllamaBackend]:
-    client = OllamaBackend(ollama.url)
-    yield client
-    await client.close()
-
-
-def make_agent(
-    backend: OllamaBackend,
-    store: History,
-    workspace: Path,
-    settings: Settings | None = None,
-    **options: Any,
-) -> Agent:
-    return build_agent(
-        settings=settings or Settings(),
-        backend=backend,
-        store=store,
-        workspace=workspace,
-        approver=FixedApprover(False),
-        options=TurnOptions(**options),
-    )
-
-
-async def turn(agent: Agent, text: str, conversation: str | None = None) -> list[Event]:
-    return [event async for event in agent.run_turn(text, conversation)]
 
 
 def system_messages(request: dict[str, Any]) -> list[str]:
