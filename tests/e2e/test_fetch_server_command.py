@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from loki_desktop import cli
 from loki_desktop.cli import fetch_server
 from loki_desktop.core.mcp.catalogue import fetch_command
+from tests.fakes.web_page import serve_page
 
 PAGE = (
     b"<html><head><title>Notes</title></head><body><article><h1>Recette du pain</h1>"
@@ -24,27 +23,10 @@ PAGE = (
 )
 
 
-class _PageHandler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def page_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _PageHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/pain.html"
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with serve_page(PAGE, "pain.html") as url:
+        yield url
 
 
 def test_the_sub_command_is_hidden_from_help() -> None:

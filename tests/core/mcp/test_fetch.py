@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
@@ -13,32 +10,17 @@ from loki_desktop.core.mcp.catalogue import fetch_command
 from loki_desktop.core.mcp.config import ServerConfig
 from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.persistence.secrets import KeyringSecrets
+from tests.fakes.web_page import serve_page
 
 PAGE = """<!doctype html><html><head><title>Recette</title></head><body>
 <article><h1>Tarte aux pommes</h1><p>Prenez six pommes reinettes et une pâte brisée.</p>
 <p>Cuire quarante minutes à 180 degrés.</p></article></body></html>""".encode()
 
 
-class _Page(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def page_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/recette.html"
-    server.shutdown()
-    server.server_close()
+    with serve_page(PAGE, "recette.html") as url:
+        yield url
 
 
 async def test_fetch_reads_a_loopback_page(page_url: str, secrets: KeyringSecrets) -> None:
