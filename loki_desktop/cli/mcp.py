@@ -103,6 +103,12 @@ def _list(args: argparse.Namespace, service: McpService) -> int:
     for view in views:
         state = "activé" if view.config.enabled else "désactivé"
         print(f"{view.id:<14} {state:<10} {view.label} — {_where(view)}")
+        if view.config.measured is not None:
+            tools, tokens = view.config.measured
+            print(
+                f"{'':<14} coût : {tools} outil(s), ~{tokens} jetons par requête "
+                "(mesuré au dernier test)"
+            )
         for name, value in sorted(view.config.params.items()):
             print(f"{'':<14} {name}={value}")
         for name in view.secrets_set:
@@ -196,6 +202,7 @@ def _test(args: argparse.Namespace, service: McpService) -> int:
                     "tools": list(result.tools),
                     "exposed": list(result.exposed),
                     "schema_chars": result.schema_chars,
+                    "schema_tokens": result.schema_tokens,
                     "seconds": round(result.seconds, 3),
                 },
                 ensure_ascii=False,
@@ -207,8 +214,8 @@ def _test(args: argparse.Namespace, service: McpService) -> int:
             mark = "→" if tool in result.exposed else " "
             print(f"  {mark} {tool}")
         print(
-            f"{len(result.exposed)} outil(s) montré(s) au modèle (→), "
-            f"{result.schema_chars} caractères de schémas par requête."
+            f"{len(result.exposed)} outil(s) montré(s) au modèle (→) : ~{result.schema_tokens} "
+            f"jetons ({result.schema_chars} caractères) de schémas par requête."
         )
     else:
         print(f"✗ {args.id} : {result.message}", file=sys.stderr)
@@ -245,6 +252,11 @@ def _view_json(view: ServerView, service: McpService) -> dict[str, Any]:
         "secrets": {name: name in view.secrets_set for name in _secret_names(view)},
         "expose": list(config.expose) if config.expose is not None else None,
         "problem": service.problem(view.id) if config.enabled else None,
+        "measured": (
+            {"tools": config.measured[0], "tokens": config.measured[1]}
+            if config.measured is not None
+            else None
+        ),
     }
     if config.kind == "stdio":
         data["command"] = list(config.command)

@@ -25,15 +25,7 @@ from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStoreUnavailable
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 
-CHARS_PER_TOKEN = 4  # rough: JSON schemas tokenize at about four characters a token
 TOOLS_SHOWN = 12
-
-
-def context_cost(status: ServerStatus) -> int:
-    """Approximate tokens the server's tool schemas add to every request."""
-    if status.schema_tokens is not None:
-        return status.schema_tokens
-    return round(status.schema_chars / CHARS_PER_TOKEN)
 
 
 class ServerCard(QFrame):
@@ -46,6 +38,7 @@ class ServerCard(QFrame):
         self.server_id = view.id
         self.setProperty("card", True)
         self.fields: dict[str, QLineEdit] = {}
+        self.measured = view.config.measured  # cost at the last test, shown while inactive
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(8)
@@ -147,22 +140,25 @@ class ServerCard(QFrame):
         self.dot.setText(texts.get(status.state, status.state))
         set_state(self.dot, "state", status.state)
         if status.tool_count:
-            tools = (
-                self.tr("1 outil")
-                if status.tool_count == 1
-                else self.tr("{n} outils").format(n=status.tool_count)
-            )
-            self.tools_chip.setText(
-                self.tr("{tools} · ≈ {tokens} tokens de contexte").format(
-                    tools=tools, tokens=context_cost(status)
-                )
-            )
+            # live: what its tools add to every request right now
+            self.tools_chip.setText(self._cost_text(status.tool_count, status.schema_tokens or 0))
             self.tools_chip.setToolTip("\n".join(status.tools))
+            self.tools_chip.show()
+        elif self.measured is not None:
+            tools, tokens = self.measured
+            self.tools_chip.setText(
+                self.tr("{cost} (dernier test)").format(cost=self._cost_text(tools, tokens))
+            )
+            self.tools_chip.setToolTip(self.tr("Mesuré au dernier test de ce serveur."))
             self.tools_chip.show()
         else:
             self.tools_chip.hide()
         self.error.setText(status.message if status.state == "error" else "")
         self.error.setVisible(status.state == "error" and bool(status.message))
+
+    def _cost_text(self, tools: int, tokens: int) -> str:
+        count = self.tr("1 outil") if tools == 1 else self.tr("{n} outils").format(n=tools)
+        return self.tr("{tools} · ≈ {tokens} jetons de contexte").format(tools=count, tokens=tokens)
 
     def show_message(self, text: str, *, error: bool) -> None:
         self.result.setText(text)
@@ -217,6 +213,8 @@ class ServerCard(QFrame):
         if len(result.exposed) != len(result.tools):
             text += "\n" + self.tr("{n} sont proposés au modèle.").format(n=len(result.exposed))
         self.show_message(text, error=False)
+        self.measured = (len(result.exposed), result.schema_tokens)  # the service recorded it
+        self.update_status(self.page.service.manager.status(self.server_id))
 
 
 class McpPage(QWidget):

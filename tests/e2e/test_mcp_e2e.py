@@ -248,3 +248,25 @@ def test_mcp_commands_in_process(
     settings = json.loads((loki_home / "settings.json").read_text())
     assert "web" not in settings["mcp_servers"]
     assert settings["mcp_servers"]["searxng"]["enabled"] is True
+
+
+def test_mcp_list_shows_the_cost_in_tokens_measured_by_the_last_test(
+    loki_home: Path, capsys: pytest.CaptureFixture[str], memory_keyring: object
+) -> None:
+    from loki_desktop.app import main
+
+    assert main(["mcp", "add", "echo", "--command", f"{sys.executable} {script('echo')}"]) == 0
+    assert main(["mcp", "list"]) == 0
+    assert "jetons" not in capsys.readouterr().out  # nothing measured yet
+    assert main(["mcp", "test", "echo"]) == 0
+    tested = capsys.readouterr().out
+    assert "jetons" in tested
+    assert main(["mcp", "list"]) == 0
+    listing = capsys.readouterr().out
+    line = next(line for line in listing.splitlines() if "coût" in line)
+    assert "7 outil(s)" in line
+    assert "jetons par requête" in line
+    assert main(["mcp", "list", "--json"]) == 0
+    echo = next(s for s in json.loads(capsys.readouterr().out) if s["id"] == "echo")
+    assert echo["measured"]["tools"] == 7
+    assert echo["measured"]["tokens"] > 0

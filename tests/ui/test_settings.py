@@ -129,6 +129,10 @@ async def test_mcp_custom_server_add_connect_test_and_remove(
 
         card.toggle.setChecked(False)
         await wait_until(lambda: card.dot.property("state") == "inactive")
+        # off, it still shows what it cost at the last test
+        assert card.tools_chip.isVisibleTo(card)
+        assert card.tools_chip.text().startswith("7 outils · ≈ ")
+        assert card.tools_chip.text().endswith("jetons de contexte (dernier test)")
         page.remove("echo")
         assert "echo" not in page.cards
         assert "echo" not in services.settings.load().mcp_servers

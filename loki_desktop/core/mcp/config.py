@@ -92,6 +92,9 @@ class ServerConfig:
     command: tuple[str, ...] = ()
     url: str = ""
     expose: tuple[str, ...] | None = None
+    # What the server cost the model's context when it was last tested: tools, tokens.
+    # Kept so `mcp list` can show it without starting the server.
+    measured: tuple[int, int] | None = None
 
     @property
     def display_name(self) -> str:
@@ -111,6 +114,8 @@ class ServerConfig:
             data["url"] = self.url
         if self.expose is not None:
             data["expose"] = list(self.expose)
+        if self.measured is not None:
+            data["measured"] = {"tools": self.measured[0], "tokens": self.measured[1]}
         return data
 
     def launch_key(self) -> tuple[Any, ...]:
@@ -185,6 +190,7 @@ def parse_entry(
         "params": params,
         "secrets": tuple(dict.fromkeys(secrets)),
         "expose": tuple(expose) if expose is not None else None,
+        "measured": _measured(entry.get("measured")),
     }
     label = entry.get("label", "")
     if not isinstance(label, str):
@@ -214,6 +220,16 @@ def check_url(url: Any) -> str:
             _("URL invalide : « {url} » (attendu : http://… ou https://…).").format(url=url)
         )
     return url.strip()
+
+
+def _measured(value: Any) -> tuple[int, int] | None:
+    """The recorded cost, or None when absent or not two counts (a cache: never an error)."""
+    if not isinstance(value, Mapping):
+        return None
+    tools, tokens = value.get("tools"), value.get("tokens")
+    if type(tools) is int and type(tokens) is int and tools >= 0 and tokens >= 0:
+        return tools, tokens
+    return None
 
 
 def _string_map(value: Any, what: str) -> dict[str, str]:

@@ -9,7 +9,7 @@ Reading
     service.problem(id) -> str | None                why it could not start now (missing param...)
     service.manager.statuses() / .status(id)         ServerStatus: state inactive|connecting|
                                                      connected|error, message, tools,
-                                                     tool_count, schema_chars (schema_tokens None)
+                                                     tool_count, schema_chars, schema_tokens
     service.manager.subscribe(callback) -> unsubscribe
                                                      callback(ServerStatus) on every change,
                                                      called on the event loop (repaint a dot)
@@ -23,7 +23,9 @@ written when they raise)
     service.remove(id)                               custom servers only (and their secrets)
     service.import_config(data) / service.import_file(path) -> ImportReport
 Testing
-    await service.test(id) -> TestResult             ok, message, tools, exposed, schema_chars
+    await service.test(id) -> TestResult             ok, message, tools, exposed, schema_chars,
+                                                     schema_tokens; a success records the
+                                                     cost in the server's settings (measured)
 Agent
     service.manager                                  the ToolSource: TurnOptions.extra_sources
     await service.manager.settle()                   waits for background closes (turned-off
@@ -254,7 +256,16 @@ class McpService:
     # --- testing and closing ------------------------------------------------------------------
 
     async def test(self, server_id: str, limit_s: float | None = None) -> TestResult:
-        return await self.manager.test(self._config(self.settings.load(), server_id), limit_s)
+        """Connect once apart from the live sessions; a success records the server's cost."""
+        result = await self.manager.test(self._config(self.settings.load(), server_id), limit_s)
+        if result.ok:
+            settings = self.settings.load()  # re-read: the test took a while
+            config = self._config(settings, server_id)
+            measured = (len(result.exposed), result.schema_tokens)
+            if config.measured != measured:
+                settings.mcp_servers[server_id] = replace(config, measured=measured).to_json()
+                self.settings.save(settings)
+        return result
 
     async def aclose(self) -> None:
         await self.manager.aclose()

@@ -172,7 +172,7 @@ def test_import_without_keyring_writes_nothing(
         service.import_file(bad)
 
 
-async def test_test_reports_tools_or_the_error(service: McpService) -> None:
+async def test_test_reports_tools_or_the_error(service: McpService, settings_path: Path) -> None:
     service.add_stdio("mine", [sys.executable, script("echo")])
     try:
         result = await service.test("mine")
@@ -183,3 +183,18 @@ async def test_test_reports_tools_or_the_error(service: McpService) -> None:
         assert "SEARXNG_URL" in missing.message
     finally:
         await service.aclose()
+    # a success records the cost, so `mcp list` can show it without starting the server
+    assert result.schema_tokens > 0
+    measured = (len(result.exposed), result.schema_tokens)
+    assert service.server("mine").config.measured == measured
+    saved = json.loads(settings_path.read_text())["mcp_servers"]["mine"]["measured"]
+    assert saved == {"tools": measured[0], "tokens": measured[1]}
+    assert service.server("searxng").config.measured is None
+    service.disable("mine")  # other edits keep the record
+    assert service.server("mine").config.measured == measured
+
+
+def test_a_junk_cost_record_is_ignored(service: McpService, settings_path: Path) -> None:
+    settings_path.write_text(json.dumps({"mcp_servers": {"fetch": {"measured": {"tools": "x"}}}}))
+    assert service.server("fetch").config.measured is None
+    assert service.notices == []
