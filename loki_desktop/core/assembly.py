@@ -7,6 +7,7 @@ from pathlib import Path
 
 from loki_desktop.core.agent import Agent, AgentConfig, SkillPicker
 from loki_desktop.core.checks.registry import Checkers
+from loki_desktop.core.llm.budget import ContextBudget
 from loki_desktop.core.ports import Approver, ChatBackend, ConversationStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.skills.loader import load_router
@@ -24,6 +25,9 @@ class TurnOptions:
     skills: bool = True
     user_skills_dir: Path | None = None  # the user's own skills, besides the built-in ones
     extra_sources: list[OwningSource] = field(default_factory=list)
+    # Shared by a long-lived caller (the window builds an agent per turn) so each model's
+    # context window is asked once and the token-estimate calibration is kept.
+    budget: ContextBudget | None = None
 
 
 def build_agent(
@@ -62,4 +66,5 @@ def build_agent(
         checker=checker,
         pick_skill=pick_skill,
         pending_notices=list(skill_notices),
+        budget=options.budget or ContextBudget(),
     )
