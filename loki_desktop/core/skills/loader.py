@@ -88,6 +88,10 @@ def parse_skill(text: str, source: str, *, builtin: bool) -> Skill:
                 n=len(body), max=MAX_BODY_CHARS
             )
         )
+    # "csv" and ".csv" both mean the extension (the router matches it with its dot)
+    lists["extensions"] = tuple(
+        ext if ext.startswith(".") else f".{ext}" for ext in lists["extensions"]
+    )
     try:
         for term in (*lists["keywords"], *lists["strong"], *lists["extensions"]):
             parse_term(term)

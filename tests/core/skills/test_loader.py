@@ -190,3 +190,15 @@ def test_load_router_routes_user_skills_and_reports_problems(tmp_path: Path) -> 
     picked = router.pick("Fusionne ces PDF en un seul")
     assert picked is not None
     assert picked.name == "pdf-tools"
+
+
+def test_extensions_are_understood_with_or_without_their_dot(tmp_path: Path) -> None:
+    (tmp_path / "sql.md").write_text(
+        skill_file("revue-sql", extensions="[sql, .ddl]", keywords="[requete]"), encoding="utf-8"
+    )
+    router, problems = load_router(tmp_path)
+    assert not problems
+    for message in ("Relis la requete de rapport.sql", "Relis la requete de schema.ddl"):
+        picked = router.pick(message)
+        assert picked is not None, message
+        assert picked.name == "revue-sql"
