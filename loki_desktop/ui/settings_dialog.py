@@ -30,6 +30,8 @@ from loki_desktop.ui.settings_mcp import McpPage
 from loki_desktop.ui.theme import Theme
 
 MAX_ROUNDS_LIMIT = 50
+# Context sizes Ollama models commonly run at; the model's own maximum still caps it.
+CONTEXT_SIZES = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
 
 
 class GeneralPage(QWidget):
@@ -87,6 +89,26 @@ class GeneralPage(QWidget):
             ),
         )
 
+        self.num_ctx = QComboBox()
+        self.num_ctx.setObjectName("ContextSize")
+        for size in sorted({*CONTEXT_SIZES, settings.num_ctx}):
+            self.num_ctx.addItem(
+                self.tr("{n} jetons").format(n=f"{size:,}".replace(",", " ")), size
+            )
+        self.num_ctx.setCurrentIndex(self.num_ctx.findData(settings.num_ctx))
+        form.addRow(label(self.tr("Contexte du modèle"), "CardTitle"), self.num_ctx)
+        form.addRow(
+            "",
+            label(
+                self.tr(
+                    "Envoyé à Ollama à chaque requête (num_ctx). Plus grand : plus d'historique "
+                    "et d'outils, mais plus de mémoire sur la carte graphique."
+                ),
+                "FieldHelp",
+                wrap=True,
+            ),
+        )
+
         self.theme = QComboBox()
         for value, text in (
             ("system", self.tr("Comme le système")),
@@ -103,6 +125,7 @@ class GeneralPage(QWidget):
         settings.host = self.host.text().strip()
         settings.model = self.model.currentText().strip()
         settings.max_rounds = self.max_rounds.value()
+        settings.num_ctx = int(self.num_ctx.currentData())
         settings.ui["theme"] = str(self.theme.currentData())
 
     def test_connection(self) -> None:

@@ -47,6 +47,8 @@ async def test_general_and_intelligence_round_trip(
         assert general.model.findText("llama3.1:8b") >= 0  # filled from the server
         general.model.setCurrentText("llama3.1:8b")
         general.max_rounds.setValue(12)
+        assert general.num_ctx.currentData() == 8192  # the default
+        general.num_ctx.setCurrentIndex(general.num_ctx.findData(16384))
         general.theme.setCurrentIndex(general.theme.findData("dark"))
         dialog.show_page("intelligence")
         intelligence = dialog.intelligence
@@ -68,11 +70,13 @@ async def test_general_and_intelligence_round_trip(
         # the next turn uses them
         agent = window.runtime.make_agent(FixedApprover(allow=False))
         assert agent.config.max_rounds == 12
+        assert agent.config.num_ctx == 16384
         assert not agent.config.skills_enabled
 
         again = open_dialog(window, qtbot)
         assert again.general.model.currentText() == "llama3.1:8b"
         assert again.general.max_rounds.value() == 12
+        assert again.general.num_ctx.currentData() == 16384
         assert again.general.theme.currentData() == "dark"
         assert not again.intelligence.skills_enabled.isChecked()
         assert not again.intelligence.auto_checks.isChecked()
