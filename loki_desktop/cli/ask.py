@@ -8,13 +8,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import Done, Error, Event
-from loki_desktop.core.llm.ollama import OllamaBackend
-from loki_desktop.core.mcp.manager import McpManager
+from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
-from loki_desktop.core.tools.toolbox import FixedApprover
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,10 +52,20 @@ async def _ask(
     workspace: Path,
     emit: Callable[[Event], None],
 ) -> int:
+    # imported here: every start (the window's too) imports this module to build the parser
+    from loki_desktop.core.assembly import TurnOptions, build_agent
+    from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.mcp.manager import McpManager
+    from loki_desktop.core.tools.toolbox import FixedApprover
+
     settings = services.settings.load()
+    try:
+        store = services.open_history()
+    except StoreUnavailable as exc:  # locked by another program, unreadable, too new
+        print(exc, file=sys.stderr)
+        return 1
     host = resolve_host(args.host, settings)
     backend = OllamaBackend(host)
-    store = services.open_history()
     options = TurnOptions(
         model=args.model or "",
         skills=not args.no_skills,

@@ -175,6 +175,8 @@ def _add(args: argparse.Namespace, service: McpService) -> int:
         )
     state = "activé" if config.enabled else "désactivé (loki-desktop mcp enable " + config.id + ")"
     print(f"{config.id} ajouté, {state}.")
+    for name in config.secrets:  # also those taken out of the command line or URL
+        print(f"{config.id} : {name} rangé dans le trousseau système.")
     return 0
 
 

@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import sys
 
-from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.ports import BackendError
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
@@ -24,6 +23,9 @@ def run(args: argparse.Namespace, services: Services) -> int:
 
 
 async def _list(host: str) -> int:
+    # imported here: every start (the window's too) imports this module to build the parser
+    from loki_desktop.core.llm.ollama import OllamaBackend
+
     backend = OllamaBackend(host)
     try:
         models = await backend.list_models()

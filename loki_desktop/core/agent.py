@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -30,15 +31,19 @@ from loki_desktop.core.ports import (
     ChatBackend,
     ConversationStore,
     NativeToolCall,
+    StoreUnavailable,
     ToolOutcome,
     ToolSpec,
 )
 from loki_desktop.core.prompts import check_feedback, check_followup, system_prompt
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
 from loki_desktop.core.skills.model import Skill
+from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
 from loki_desktop.core.tools.toolbox import Toolbox
 
 TITLE_LENGTH = 60
+# The result stored for a call the user stopped before it finished (model-facing).
+INTERRUPTED_RESULT = "Error: interrupted by the user; the tool did not finish."
 
 
 class FileChecker(Protocol):
@@ -113,6 +118,7 @@ class _Reply:
     calls: list[NativeToolCall] = field(default_factory=list)
     prompt_eval_count: int = 0
     eval_count: int = 0
+    done_reason: str = ""  # "length": the model hit its length limit mid-answer
     answer_id: int | None = None  # the stored, streaming assistant message
     text_form: str = ""  # the calls were written as text in this form (core.llm.textcalls)
 
@@ -131,6 +137,7 @@ class _Turn:
         self.stats = {"rounds": 0, "prompt_tokens": 0, "answer_tokens": 0}
         self.reply = _Reply()
         self.notices_shown: set[str] = set()  # budget notices repeat each round: show once
+        self.unanswered: list[CallRecord] = []  # this round's calls still without a result
 
     async def run(
         self, text: str, conversation_id: str | None, *, resume: bool
@@ -138,9 +145,14 @@ class _Turn:
         try:
             async for event in self._run(text, conversation_id, resume=resume):
                 yield event
+        except StoreUnavailable as exc:  # the history is locked or unwritable: say so
+            yield Error(str(exc))
+            yield Done("error", self.conversation_id or None, dict(self.stats))
         finally:
             # Cancelled (Stop button) or the consumer went away: keep what was said.
-            self._close_answer(cut=True)
+            with contextlib.suppress(StoreUnavailable):
+                self._answer_interrupted_calls()
+                self._close_answer(cut=True)
 
     async def _run(
         self, text: str, conversation_id: str | None, *, resume: bool
@@ -164,7 +176,10 @@ class _Turn:
                 return
             text = last_user.content
         else:
-            self.conversation_id = conversation_id or self.store.create(_title(text))
+            root = self.agent.workspace_root
+            self.conversation_id = conversation_id or self.store.create(
+                conversation_title(text), str(root) if root is not None else None
+            )
             self.history = self.store.messages(self.conversation_id)
 
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
@@ -219,7 +234,12 @@ class _Turn:
                     yield event
                 continue
 
-            self._close_answer(cut=False)
+            cut_by_length = reply.done_reason == "length"
+            self._close_answer(cut=cut_by_length)
+            if cut_by_length:
+                yield Notice(
+                    _("La réponse a été coupée : le modèle a atteint sa limite de longueur.")
+                )
             if self.failing and not followup_sent and self.agent.config.auto_checks:
                 followup_sent = True
                 files = ", ".join(sorted(self.failing))
@@ -285,6 +305,7 @@ class _Turn:
                 if chunk.done:
                     reply.prompt_eval_count = chunk.prompt_eval_count or 0
                     reply.eval_count = chunk.eval_count or 0
+                    reply.done_reason = chunk.done_reason or ""
         except BackendError:
             if rest := watch.abandon():  # a cut reply is an answer: show what was held
                 yield self._show(rest)
@@ -325,9 +346,10 @@ class _Turn:
             CallRecord(f"call_{secrets.token_hex(4)}", c.name, _as_args(c.arguments)) for c in calls
         ]
         self._close_answer(cut=False, tool_calls=records)
+        self.unanswered = list(records)
         for record, call in zip(records, calls, strict=True):
             yield ToolCall(record.id, record.name, record.args)
-            _args, outcome = await self.agent.toolbox.call(call.name, call.arguments)
+            outcome = await self.agent.toolbox.call(call.name, call.arguments)
             output = outcome.output
             extra: dict[str, Any] = {"ok": outcome.ok, "summary": outcome.summary}
             report = await self._check_written(outcome)
@@ -341,6 +363,23 @@ class _Turn:
                     "tool", output, tool_call_id=record.id, tool_name=record.name, extra=extra
                 )
             )
+            self.unanswered.remove(record)
+
+    def _answer_interrupted_calls(self) -> None:
+        """Give each call a Stop interrupted a result: a call with no answer would be sent
+        again with every later request of the conversation."""
+        extra = {"ok": False, "summary": _("interrompu par l'utilisateur")}
+        for record in self.unanswered:
+            self._remember(
+                ChatMessage(
+                    "tool",
+                    INTERRUPTED_RESULT,
+                    tool_call_id=record.id,
+                    tool_name=record.name,
+                    extra=extra,
+                )
+            )
+        self.unanswered = []
 
     async def _check_written(self, outcome: ToolOutcome) -> CheckReport | None:
         """Check a file the tool just wrote, and track which written files still fail."""
@@ -406,15 +445,18 @@ class _Turn:
         self.reply = _Reply()
 
 
-def _title(text: str) -> str:
+def conversation_title(text: str) -> str:
+    """A conversation's title: its first message on one line, cut to TITLE_LENGTH."""
     line = " ".join(text.split())
     return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
 
 
 def _as_args(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    return {"raw": raw}
+    """The arguments as the tool will get them; what cannot be parsed is kept as sent."""
+    try:
+        return parse_raw_arguments(raw)
+    except ArgumentError:
+        return {"raw": raw}
 
 
 def _is_dropped_answer(message: ChatMessage) -> bool:

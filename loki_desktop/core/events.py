@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-DoneReason = Literal["completed", "max_rounds", "error", "cancelled"]
+DoneReason = Literal["completed", "max_rounds", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,11 @@ class Error:
 
 @dataclass(frozen=True, slots=True)
 class Done:
-    """Always the last event of a turn."""
+    """The last event of a turn that ran to its end (completed, max_rounds or error).
+
+    A turn its consumer cancels (the Stop button, Ctrl+C) ends without Done: the consumer
+    knows it cancelled. What was said is stored, the answer marked cut.
+    """
 
     reason: DoneReason
     session: str | None = None

@@ -61,7 +61,10 @@ class ChatChunk:
 class ChatBackend(Protocol):
     async def list_models(self) -> list[ModelInfo]: ...
 
-    async def context_length(self, model: str) -> int | None: ...
+    async def context_length(self, model: str) -> int | None:
+        """The longest context the model supports; None when the server does not say.
+        Raises BackendError when the server cannot be asked (nothing to remember then)."""
+        ...
 
     def chat(
         self,
@@ -132,6 +135,11 @@ class Approver(Protocol):
 # --- storage ----------------------------------------------------------------------
 
 
+class StoreUnavailable(Exception):
+    """The conversation history cannot be opened (locked, unreadable, too new): the message
+    is one sentence for a human, and the file is left untouched."""
+
+
 class ConversationStore(Protocol):
     def create(self, title: str, workspace: str | None = None) -> str: ...
 
@@ -162,8 +170,6 @@ class ConversationStore(Protocol):
         cut: bool = False,
         extra: dict[str, Any] | None = None,
     ) -> None: ...
-
-    def update_extra(self, message_id: int, extra: dict[str, Any]) -> None: ...
 
     def list_conversations(self, query: str = "") -> list[ConversationInfo]: ...
 

@@ -53,20 +53,23 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n\s*\n")
 
 
 def slim_spec(spec: ToolSpec) -> ToolSpec:
-    """The same tool with a compact schema and description (name and source unchanged)."""
+    """The same tool with a compact schema and description (name and source unchanged).
+
+    The parameters always come out as an object schema with `properties`, which is what
+    Ollama's templates expect, even when a server sends `{}` or leaves `type` out.
+    """
     parameters = _slim_schema(spec.parameters, required=True)
-    if not isinstance(parameters, dict) or not parameters:
-        parameters = {"type": "object", "properties": {}}
+    if not isinstance(parameters, dict):
+        parameters = {}
+    if parameters.get("type") != "object":
+        parameters = {"type": "object", **{k: v for k, v in parameters.items() if k != "type"}}
+    parameters.setdefault("properties", {})
     return ToolSpec(
         spec.name,
         shorten(spec.description, TOOL_DESCRIPTION_LIMIT),
         parameters,
         spec.source,
     )
-
-
-def slim_specs(specs: Iterable[ToolSpec]) -> list[ToolSpec]:
-    return [slim_spec(spec) for spec in specs]
 
 
 def tool_tokens(spec: ToolSpec) -> int:
@@ -76,25 +79,26 @@ def tool_tokens(spec: ToolSpec) -> int:
 
 def spec_tokens(spec: ToolSpec) -> int:
     """Estimated tokens of a tool exactly as given (already slimmed, or not)."""
+    return estimate_tokens(_wire(spec)) + TOOL_OVERHEAD_TOKENS
+
+
+def _wire(spec: ToolSpec) -> str:
     # Ollama renders tools into the prompt as compact JSON (Go's json.Marshal).
-    wire = json.dumps(spec.to_ollama(), separators=(",", ":"), ensure_ascii=False)
-    return estimate_tokens(wire) + TOOL_OVERHEAD_TOKENS
+    return json.dumps(spec.to_ollama(), separators=(",", ":"), ensure_ascii=False)
 
 
-def tools_tokens(specs: Iterable[ToolSpec]) -> int:
-    """Estimated tokens of a set of tools, after slimming."""
-    return sum(tool_tokens(spec) for spec in specs)
+def tools_cost(specs: Iterable[ToolSpec]) -> tuple[int, int]:
+    """What a set of tools adds to every request, after slimming: (characters, tokens).
 
-
-def cost_by_source(specs: Iterable[ToolSpec]) -> dict[str, int]:
-    """Estimated tokens per tool source ("native" or an MCP server id), after slimming.
-
-    This is what `mcp list` and the settings show as each server's cost.
+    Characters of the compact JSON as Ollama renders it, and estimated tokens (core.tokens).
+    This is what `mcp test`, `mcp list` and the settings show as a server's cost.
     """
-    costs: dict[str, int] = {}
+    chars = tokens = 0
     for spec in specs:
-        costs[spec.source] = costs.get(spec.source, 0) + tool_tokens(spec)
-    return costs
+        slim = slim_spec(spec)
+        chars += len(_wire(slim))
+        tokens += spec_tokens(slim)
+    return chars, tokens
 
 
 def shorten(text: str, limit: int) -> str:

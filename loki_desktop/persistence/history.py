@@ -2,22 +2,28 @@
 
 Written message by message. A streaming answer is stored as it arrives, one small
 row per chunk, so a crash (even kill -9) or a cut stream loses nothing already said;
-the chunks are folded into the message when it ends, or at the next start if the
-process died first (the answer is then marked as cut).
+the chunks are folded into the message when it ends, or by the next process that opens
+the file once the writer has died (the answer is then marked as cut). A writer is known
+alive by a lock file it holds: the system drops the lock however the process ends.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
 import sqlite3
+import sys
 import time
 import uuid
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
+from loki_desktop.core.ports import StoreUnavailable
 
 # Each entry upgrades the schema by one version; never edit a released one, append.
 MIGRATIONS: list[str] = [
@@ -51,22 +57,58 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (message_id, seq)
     );
     """,
+    # 2: the writer of a streaming answer (the name of the lock file it holds), so that
+    # another process opening the file does not fold an answer that is still being written
+    """
+    ALTER TABLE messages ADD COLUMN writer TEXT
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+P = ParamSpec("P")
+R = TypeVar("R")
+# How long a statement waits for another process's lock before giving up.
+BUSY_TIMEOUT_S = 5.0
 
 
-class HistoryTooNew(Exception):
+class HistoryTooNew(StoreUnavailable):
     """history.db was written by a newer Loki: refuse rather than damage it."""
+
+
+class HistoryUnavailable(StoreUnavailable):
+    """history.db is locked by another program or cannot be read (not corrupt: kept as is)."""
+
+
+def _reported(method: Callable[P, R]) -> Callable[P, R]:
+    """A store call that meets a lock held past the timeout, or an I/O error, raises
+    HistoryUnavailable with a sentence for the user instead of a bare sqlite3 error."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except sqlite3.OperationalError as exc:
+            history = args[0]
+            assert isinstance(history, History)  # a method of History (defined below)
+            raise HistoryUnavailable(_unavailable_message(history.path, exc)) from exc
+
+    return wrapper
 
 
 class History:
     """ConversationStore over one SQLite file."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        self.path = Path(path)
         self.notices: list[str] = []
+        # one lock file per process streaming answers into this history (see _writer_token)
+        self._writers = self.path.with_name(self.path.name + "-writers")
+        self._writer: str | None = None  # ours, taken at our first streamed answer
+        self._release_writer: weakref.finalize[[int, Path], History] | None = None
         try:
             self._db = self._open()
+        except sqlite3.OperationalError as exc:
+            # locked by another program, or an I/O error: the file is fine, leave it be
+            raise HistoryUnavailable(_unavailable_message(path, exc)) from exc
         except sqlite3.DatabaseError as exc:
             kept = self._move_aside()
             self.notices.append(
@@ -75,12 +117,15 @@ class History:
             )
             self._db = self._open()
         self._chunk_seq: dict[int, int] = {}
-        self._recover_streaming_answers()
+        # a file busy past the timeout: those answers are folded at a later start
+        with contextlib.suppress(sqlite3.OperationalError):
+            self._recover_streaming_answers()
 
     # --- opening, migrations, recovery ---------------------------------------------
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None)  # autocommit; BEGIN when needed
+        # autocommit; BEGIN when needed
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
         try:
             db.row_factory = sqlite3.Row
             db.execute("PRAGMA journal_mode=WAL")
@@ -104,15 +149,10 @@ class History:
                 f"de Loki ({SCHEMA_VERSION}) : mettez Loki à jour."
             )
         for number in range(version, SCHEMA_VERSION):
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with _transaction(db):
                 for statement in _statements(MIGRATIONS[number]):
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {number + 1}")
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
 
     def _move_aside(self) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -125,46 +165,80 @@ class History:
         return target
 
     def _recover_streaming_answers(self) -> None:
-        """Fold the chunks of answers a dead process left open; mark them cut."""
-        rows = self._db.execute("SELECT id FROM messages WHERE status = 'streaming'").fetchall()
+        """Fold the chunks of answers whose writer is gone, marking them cut; and chunks left
+        behind an answer already folded (by a Loki that did not know its writer was alive)."""
+        rows = self._db.execute(
+            "SELECT id, writer FROM messages WHERE status = 'streaming'"
+            " OR id IN (SELECT message_id FROM answer_chunks)"
+        ).fetchall()
         for row in rows:
-            self._fold_chunks(row["id"], cut=True)
-
-    def _fold_chunks(
-        self,
-        message_id: int,
-        *,
-        cut: bool,
-        content: str | None = None,
-        tool_calls: Sequence[CallRecord] = (),
-        extra: dict[str, Any] | None = None,
-    ) -> None:
-        if content is None:
-            content = "".join(
-                r["text"]
-                for r in self._db.execute(
-                    "SELECT text FROM answer_chunks WHERE message_id = ? ORDER BY seq",
-                    (message_id,),
+            if self._writer_alive(row["writer"]):
+                continue
+            with _transaction(self._db):
+                # read inside the transaction: another process may have folded it meanwhile
+                message = self._db.execute(
+                    "SELECT content, status FROM messages WHERE id = ?", (row["id"],)
+                ).fetchone()
+                if message is None:
+                    continue
+                chunks = "".join(
+                    r["text"]
+                    for r in self._db.execute(
+                        "SELECT text FROM answer_chunks WHERE message_id = ? ORDER BY seq",
+                        (row["id"],),
+                    )
                 )
-            )
-        self._db.execute("BEGIN IMMEDIATE")
-        self._db.execute(
-            "UPDATE messages SET content = ?, status = ?, tool_calls = ?,"
-            " extra = COALESCE(?, extra) WHERE id = ?",
-            (
-                content,
-                "cut" if cut else "complete",
-                _calls_json(tool_calls),
-                json.dumps(extra) if extra is not None else None,
-                message_id,
-            ),
-        )
-        self._db.execute("DELETE FROM answer_chunks WHERE message_id = ?", (message_id,))
-        self._db.execute("COMMIT")
-        self._chunk_seq.pop(message_id, None)
+                status = "cut" if message["status"] == "streaming" else message["status"]
+                self._db.execute(
+                    "UPDATE messages SET content = ?, status = ? WHERE id = ?",
+                    (message["content"] + chunks, status, row["id"]),
+                )
+                self._db.execute("DELETE FROM answer_chunks WHERE message_id = ?", (row["id"],))
+
+    def _writer_token(self) -> str | None:
+        """Our writer name, its lock file taken (None: no lock could be taken; the answer is
+        then recovered by the next process to open the file, as with an older Loki)."""
+        if self._writer is None:
+            token = uuid.uuid4().hex
+            path = self._writers / token
+            try:
+                self._writers.mkdir(exist_ok=True)
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                return None
+            if not _try_lock(fd):
+                os.close(fd)
+                return None
+            self._writer = token
+            # held until close(), or until this object is collected (no more writes then)
+            self._release_writer = weakref.finalize(self, _release, fd, path)
+        return self._writer
+
+    def _writer_alive(self, writer: str | None) -> bool:
+        if writer is None:
+            return False
+        if writer == self._writer:
+            return True
+        path = self._writers / writer
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            return False  # its writer closed normally
+        except OSError:
+            return True  # cannot tell: leave its answer alone
+        try:
+            if not _try_lock(fd):
+                return True
+        finally:
+            os.close(fd)  # also drops the lock we may have taken
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return False
 
     def close(self) -> None:
         self._db.close()
+        if self._release_writer is not None:
+            self._release_writer()
 
     def take_notices(self) -> list[str]:
         notices, self.notices = self.notices, []
@@ -172,6 +246,7 @@ class History:
 
     # --- ConversationStore -----------------------------------------------------------
 
+    @_reported
     def create(self, title: str, workspace: str | None = None) -> str:
         conversation_id = uuid.uuid4().hex[:12]
         now = time.time()
@@ -182,18 +257,21 @@ class History:
         )
         return conversation_id
 
+    @_reported
     def exists(self, conversation_id: str) -> bool:
         row = self._db.execute(
             "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
         ).fetchone()
         return row is not None
 
+    @_reported
     def messages(self, conversation_id: str) -> list[ChatMessage]:
         rows = self._db.execute(
             "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
         ).fetchall()
         return [self._message(row) for row in rows]
 
+    @_reported
     def page(
         self, conversation_id: str, limit: int, before_id: int | None = None
     ) -> list[ChatMessage]:
@@ -204,41 +282,44 @@ class History:
         ).fetchall()
         return [self._message(row) for row in reversed(rows)]
 
+    @_reported
     def append(self, conversation_id: str, message: ChatMessage) -> int:
         now = time.time()
-        self._db.execute("BEGIN IMMEDIATE")
-        cursor = self._db.execute(
-            "INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id,"
-            " tool_name, origin, status, extra, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                conversation_id,
-                message.role,
-                message.content,
-                _calls_json(message.tool_calls),
-                message.tool_call_id,
-                message.tool_name,
-                message.origin,
-                "cut" if message.cut else "complete",
-                json.dumps(message.extra) if message.extra else None,
-                now,
-            ),
-        )
-        self._touch(conversation_id, now)
-        self._db.execute("COMMIT")
+        with _transaction(self._db):
+            cursor = self._db.execute(
+                "INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id,"
+                " tool_name, origin, status, extra, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    message.role,
+                    message.content,
+                    _calls_json(message.tool_calls),
+                    message.tool_call_id,
+                    message.tool_name,
+                    message.origin,
+                    "cut" if message.cut else "complete",
+                    json.dumps(message.extra) if message.extra else None,
+                    now,
+                ),
+            )
+            self._touch(conversation_id, now)
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
+    @_reported
     def start_answer(self, conversation_id: str) -> int:
         now = time.time()
         cursor = self._db.execute(
-            "INSERT INTO messages (conversation_id, role, status, created_at)"
-            " VALUES (?, 'assistant', 'streaming', ?)",
-            (conversation_id, now),
+            "INSERT INTO messages (conversation_id, role, status, writer, created_at)"
+            " VALUES (?, 'assistant', 'streaming', ?, ?)",
+            (conversation_id, self._writer_token(), now),
         )
         assert cursor.lastrowid is not None
         self._chunk_seq[cursor.lastrowid] = 0
         return cursor.lastrowid
 
+    @_reported
     def append_answer_text(self, message_id: int, text: str) -> None:
         seq = self._chunk_seq.get(message_id, 0)
         self._db.execute(
@@ -247,6 +328,7 @@ class History:
         )
         self._chunk_seq[message_id] = seq + 1
 
+    @_reported
     def finish_answer(
         self,
         message_id: int,
@@ -256,18 +338,27 @@ class History:
         cut: bool = False,
         extra: dict[str, Any] | None = None,
     ) -> None:
-        self._fold_chunks(message_id, cut=cut, content=content, tool_calls=tool_calls, extra=extra)
+        with _transaction(self._db):
+            self._db.execute(
+                "UPDATE messages SET content = ?, status = ?, tool_calls = ?,"
+                " extra = COALESCE(?, extra) WHERE id = ?",
+                (
+                    content,
+                    "cut" if cut else "complete",
+                    _calls_json(tool_calls),
+                    json.dumps(extra) if extra is not None else None,
+                    message_id,
+                ),
+            )
+            self._db.execute("DELETE FROM answer_chunks WHERE message_id = ?", (message_id,))
+        self._chunk_seq.pop(message_id, None)
         row = self._db.execute(
             "SELECT conversation_id FROM messages WHERE id = ?", (message_id,)
         ).fetchone()
         if row is not None:
             self._touch(row["conversation_id"], time.time())
 
-    def update_extra(self, message_id: int, extra: dict[str, Any]) -> None:
-        self._db.execute(
-            "UPDATE messages SET extra = ? WHERE id = ?", (json.dumps(extra), message_id)
-        )
-
+    @_reported
     def list_conversations(self, query: str = "") -> list[ConversationInfo]:
         sql = (
             "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)"
@@ -295,11 +386,13 @@ class History:
             for row in self._db.execute(sql, params)
         ]
 
+    @_reported
     def rename(self, conversation_id: str, title: str) -> None:
         self._db.execute(
             "UPDATE conversations SET title = ? WHERE id = ?", (title.strip(), conversation_id)
         )
 
+    @_reported
     def delete(self, conversation_id: str) -> None:
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
@@ -326,6 +419,56 @@ class History:
             extra=json.loads(row["extra"]) if row["extra"] else {},
             id=row["id"],
         )
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE ... COMMIT; on any failure, ROLLBACK so the connection stays usable
+    (an open transaction would make every later write fail and lock other processes out)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _try_lock(fd: int) -> bool:
+    """Lock the file without waiting; False when another process (or descriptor) holds it.
+    The system drops the lock when the descriptor closes or the process ends, however."""
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _release(fd: int, path: Path) -> None:
+    """Drop a writer's lock and its file (the writer is done)."""
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def _unavailable_message(path: Path, exc: sqlite3.OperationalError) -> str:
+    if "locked" in str(exc) or "busy" in str(exc):
+        return (
+            f"L'historique des conversations ({path}) est verrouillé par un autre programme : "
+            "fermez-le (ou attendez qu'il ait fini), puis réessayez."
+        )
+    return (
+        f"L'historique des conversations ({path}) est inaccessible ({exc}) : vérifiez les "
+        "droits sur ce fichier et l'espace disque libre, puis relancez Loki."
+    )
 
 
 def _statements(script: str) -> list[str]:

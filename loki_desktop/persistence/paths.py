@@ -28,9 +28,3 @@ def history_path() -> Path:
 
 def user_skills_dir() -> Path:
     return data_home() / "skills"
-
-
-def log_dir() -> Path:
-    path = data_home() / "logs"
-    path.mkdir(exist_ok=True)
-    return path

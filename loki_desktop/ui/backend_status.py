@@ -60,6 +60,23 @@ class OllamaBanner(QFrame):
         )
         self.show()
 
+    def show_no_answer(self, host: str, message: str) -> None:
+        self.title.setText(self.tr("Ollama ne répond pas à {host}").format(host=host))
+        self.body.setText(message)
+        self.show()
+
+    def show_missing_model(self, host: str, model: str) -> None:
+        self.title.setText(
+            self.tr("Le modèle « {model} » n'est pas installé sur ce serveur").format(model=model)
+        )
+        self.body.setText(
+            self.tr(
+                "Choisissez-en un autre dans la liste MODÈLE, ou téléchargez-le avec "
+                "« ollama pull {model} », puis réessayez. (Serveur : {host})"
+            ).format(model=model, host=host)
+        )
+        self.show()
+
     def show_error(self, host: str, message: str) -> None:
         self.title.setText(self.tr("Ollama ne répond pas correctement à {host}").format(host=host))
         self.body.setText(message)
@@ -84,7 +101,10 @@ class ModelPicker(QComboBox):
         self.currentIndexChanged.connect(self._on_index)
 
     def set_models(self, names: list[str], current: str) -> str:
-        """Fill the list; returns the model now selected ("" when there is none)."""
+        """Fill the list; returns the model now selected ("" when there is none).
+
+        A `current` the server does not have stays selected, marked missing: turns use the
+        saved model, so the picker must not show another one in its place."""
         self._filling = True
         try:
             self.clear()
@@ -95,6 +115,10 @@ class ModelPicker(QComboBox):
                 self.setEnabled(False)
                 return current
             self.setEnabled(True)
+            if current and current not in names:
+                self.insertItem(0, self.tr("{model} (absent)").format(model=current), current)
+                self.setCurrentIndex(0)
+                return current
             index = names.index(current) if current in names else 0
             self.setCurrentIndex(index)
             return names[index]

@@ -113,8 +113,11 @@ class FoldedText(QPlainTextEdit):
         self.setObjectName(object_name)
         self.setReadOnly(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.setPlainText(text)
         self.hide()
+        self.set_text(text)
+
+    def set_text(self, text: str) -> None:
+        self.setPlainText(text)
         lines = max(1, min(text.count("\n") + 1, 14))
         height = QFontMetrics(self.font()).lineSpacing() * lines + 20
         self.setFixedHeight(min(height, self.MAX_HEIGHT))
@@ -167,10 +170,7 @@ class ToolCard(QFrame):
         if summary:
             self.detail.setText(summary)
             self.detail.setToolTip(summary)
-        self.output_view.setPlainText(output)
-        lines = max(1, min(output.count("\n") + 1, 14))
-        spacing = QFontMetrics(self.output_view.font()).lineSpacing()
-        self.output_view.setFixedHeight(min(spacing * lines + 20, FoldedText.MAX_HEIGHT))
+        self.output_view.set_text(output)
         self.result_button.setEnabled(bool(output))
 
     def set_interrupted(self) -> None:
@@ -285,9 +285,12 @@ class ErrorCard(QFrame):
             self.retry_button.clicked.connect(self._retry)
             layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignTop)
 
-    def _retry(self) -> None:
+    def disable_retry(self) -> None:
         if self.retry_button is not None:
             self.retry_button.setEnabled(False)
+
+    def _retry(self) -> None:
+        self.disable_retry()
         self.retry_requested.emit()
 
 

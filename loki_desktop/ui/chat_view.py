@@ -196,6 +196,10 @@ class ChatView(QScrollArea):
     def add_user_message(self, text: str) -> UserMessage:
         self.end_answer()
         self._follow = True
+        for item in self.items():
+            if isinstance(item, ErrorCard):
+                # a retry answers the newest message: an older card no longer can
+                item.disable_retry()
         return self._add(UserMessage(text))
 
     def add_skill_badge(self, title: str) -> SkillBadge:

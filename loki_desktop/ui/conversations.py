@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QCoreApplication,
     QModelIndex,
     QPersistentModelIndex,
@@ -43,19 +44,20 @@ META_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_DELAY_MS = 200
 
 
+# marked for extraction (pyside6-lupdate); translated when shown, by `when`
 MONTHS = (
-    "janv.",
-    "févr.",
-    "mars",
-    "avr.",
-    "mai",
-    "juin",
-    "juil.",
-    "août",
-    "sept.",
-    "oct.",
-    "nov.",
-    "déc.",
+    QT_TRANSLATE_NOOP("ConversationList", "janv."),
+    QT_TRANSLATE_NOOP("ConversationList", "févr."),
+    QT_TRANSLATE_NOOP("ConversationList", "mars"),
+    QT_TRANSLATE_NOOP("ConversationList", "avr."),
+    QT_TRANSLATE_NOOP("ConversationList", "mai"),
+    QT_TRANSLATE_NOOP("ConversationList", "juin"),
+    QT_TRANSLATE_NOOP("ConversationList", "juil."),
+    QT_TRANSLATE_NOOP("ConversationList", "août"),
+    QT_TRANSLATE_NOOP("ConversationList", "sept."),
+    QT_TRANSLATE_NOOP("ConversationList", "oct."),
+    QT_TRANSLATE_NOOP("ConversationList", "nov."),
+    QT_TRANSLATE_NOOP("ConversationList", "déc."),
 )
 
 
@@ -63,20 +65,22 @@ def when(timestamp: float, now: float | None = None) -> str:
     """A short "how long ago" for the list."""
     now = time.time() if now is None else now
     seconds = max(0.0, now - timestamp)
+    # QCoreApplication.translate written out: pyside6-lupdate finds no text behind a helper
     if seconds < 60:
-        return _tr("à l'instant")
+        return QCoreApplication.translate("ConversationList", "à l'instant")
     if seconds < 3600:
-        return _tr("il y a {n} min").format(n=int(seconds // 60))
+        return QCoreApplication.translate("ConversationList", "il y a {n} min").format(
+            n=int(seconds // 60)
+        )
     if seconds < 86400:
-        return _tr("il y a {n} h").format(n=int(seconds // 3600))
+        return QCoreApplication.translate("ConversationList", "il y a {n} h").format(
+            n=int(seconds // 3600)
+        )
     if seconds < 2 * 86400:
-        return _tr("hier")
+        return QCoreApplication.translate("ConversationList", "hier")
     local = time.localtime(timestamp)
-    return f"{local.tm_mday} {_tr(MONTHS[local.tm_mon - 1])}"
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ConversationList", text)
+    month = QCoreApplication.translate("ConversationList", str(MONTHS[local.tm_mon - 1]))
+    return f"{local.tm_mday} {month}"
 
 
 class ConversationDelegate(QStyledItemDelegate):
@@ -139,6 +143,9 @@ class ConversationList(QFrame):
         self.setMinimumWidth(220)
         self._store = store
         self._updating = False
+        # a refresh asked for while a title is being edited (clearing the list would close
+        # the editor and lose the rename): its `select`, done once the editor closes
+        self._postponed: tuple[str | None] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 14, 14, 10)
         layout.setSpacing(10)
@@ -180,6 +187,13 @@ class ConversationList(QFrame):
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.currentItemChanged.connect(self._on_current)
         self.list.itemChanged.connect(self._on_renamed)
+        self._after_edit = QTimer(self)
+        self._after_edit.setSingleShot(True)
+        self._after_edit.setInterval(0)  # after the view has finished closing the editor
+        self._after_edit.timeout.connect(self._refresh_postponed)
+        delegate = self.list.itemDelegate()
+        assert delegate is not None
+        delegate.closeEditor.connect(lambda *_args: self._after_edit.start())
         self.empty = label(self.tr("Aucune conversation."), "Notice", wrap=True)
         layout.addWidget(self.empty)
         layout.addWidget(self.list, 1)
@@ -194,6 +208,9 @@ class ConversationList(QFrame):
 
     def refresh(self, select: str | None = None) -> None:
         """Reload the list (filtered by the search text) and keep or set the selection."""
+        if self.list.state() == QAbstractItemView.State.EditingState:
+            self._postponed = (select,)
+            return
         current = select if select is not None else self.current_id()
         query = self.search.text().strip()
         conversations = self._store().list_conversations(query)
@@ -211,6 +228,12 @@ class ConversationList(QFrame):
             self.empty.setText(self.tr("Aucune conversation pour l'instant."))
         self.empty.setVisible(not conversations)
 
+    def _refresh_postponed(self) -> None:
+        if self._postponed is not None:
+            (select,) = self._postponed
+            self._postponed = None
+            self.refresh(select)
+
     def _item(self, info: ConversationInfo) -> QListWidgetItem:
         item = QListWidgetItem(info.title)
         item.setData(ID_ROLE, info.id)
@@ -220,6 +243,14 @@ class ConversationList(QFrame):
         item.setToolTip(info.title)
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         return item
+
+    def title_of(self, conversation_id: str) -> str | None:
+        """The title shown for a conversation (None when it is not listed, e.g. searched out)."""
+        for index in range(self.list.count()):
+            item = self.list.item(index)
+            if item.data(ID_ROLE) == conversation_id:
+                return item.text()
+        return None
 
     def current_id(self) -> str | None:
         item = self.list.currentItem()

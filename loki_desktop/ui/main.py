@@ -11,8 +11,9 @@ from typing import Any
 
 import qasync
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
+from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.core.services import Services
 from loki_desktop.ui.collector import MainThreadCollector
 from loki_desktop.ui.main_window import MainWindow
@@ -37,7 +38,9 @@ def run(services: Services, quick: str | None = None) -> int:
         if hand_off(name, message):
             return 0
         print(
-            "Loki est déjà ouvert mais ne répond pas. Fermez-le, puis relancez-le.",
+            QCoreApplication.translate(
+                "App", "Loki est déjà ouvert mais ne répond pas. Fermez-le, puis relancez-le."
+            ),
             file=sys.stderr,
         )
         return 1
@@ -70,9 +73,13 @@ class App:
         app.setDesktopFileName("loki-desktop")
         app.setWindowIcon(app_icon())
         app.setQuitOnLastWindowClosed(False)  # the tray may keep Loki alive; we decide
+        try:
+            runtime = Runtime(self.services)
+        except StoreUnavailable as exc:  # history locked or unreadable: say it, touch nothing
+            QMessageBox.critical(None, QCoreApplication.translate("App", "Loki"), str(exc))
+            return 1
         collector = MainThreadCollector()
         collector.start()
-        runtime = Runtime(self.services)
         theme = Theme(str(runtime.settings.ui.get("theme", "system")))
         theme.apply(app)
         loop = asyncio.get_running_loop()
@@ -81,8 +88,10 @@ class App:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(number, self.done.set)
         try:
-            self.start(runtime, theme)
-            collector.freeze()
+            started = self.start(runtime, theme)
+            # once the window is painted and the agent's modules are in (not before: the
+            # collection takes 10+ ms, and what it sets aside then includes those modules)
+            started.add_done_callback(lambda _task: collector.freeze())
             if quick_question:
                 assert self.quick is not None
                 self.quick.ask(quick_question)
@@ -92,17 +101,17 @@ class App:
             collector.stop()
         return 0
 
-    def start(self, runtime: Runtime, theme: Theme) -> None:
+    def start(self, runtime: Runtime, theme: Theme) -> asyncio.Task[None]:
+        """Show the window; the returned task asks Ollama for its models and so on."""
         window = MainWindow(runtime, theme)
         self.window = window
         self.quick = QuickPrompt(runtime, window.renderer)
         self.quick.open_requested.connect(self.open_conversation)
-        # the quick exchange is a saved conversation: list it as soon as it ends
-        self.quick.runner.finished.connect(lambda _reason: window.conversations.refresh())
+        self.quick.runner.finished.connect(self._on_quick_finished)
         theme.changed.connect(self._on_theme)
         if tray_available():
             self.tray = LokiTray(
-                on_quick=self.quick.present, on_open=self.show_window, on_quit=self.done.set
+                on_quick=self.quick.present_new, on_open=self.show_window, on_quit=self.done.set
             )
             self.tray.show()
             window.keep_in_tray = True
@@ -111,7 +120,13 @@ class App:
         self.server.message_received.connect(self.on_message)
         self.server.listen()
         window.show()
-        window.tasks.spawn(window.start())
+        return window.tasks.spawn(window.start())
+
+    def _on_quick_finished(self, _reason: str) -> None:
+        """The quick exchange is a saved conversation: list it at once, and show its new
+        messages if the window has it open."""
+        if self.window is not None and self.quick is not None and self.quick.conversation_id:
+            self.window.reload_conversation(self.quick.conversation_id)
 
     def _on_theme(self) -> None:
         if self.quick is not None and self.window is not None:

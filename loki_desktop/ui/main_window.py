@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -23,19 +26,16 @@ from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
 from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
-from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.runtime import OllamaNoAnswer, Runtime
 from loki_desktop.ui.theme import Theme, app_icon
 from loki_desktop.ui.turns import TurnRunner
 from loki_desktop.ui.welcome import WelcomePage
 from loki_desktop.ui.workspace_picker import WorkspacePicker, remember_recent
 
-TITLE_LENGTH = 60
+if TYPE_CHECKING:
+    from loki_desktop.ui.settings_dialog import SettingsDialog
+
 RECHECK_MS = 10_000  # while Ollama is unreachable, look again this often
-
-
-def conversation_title(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
 
 
 class Session(QObject):
@@ -48,7 +48,8 @@ class Session(QObject):
         self.approver = ShellApprover(window)
         self.runner = TurnRunner(
             self.view,
-            lambda: window.runtime.make_agent(self.approver, window.model_picker.current_model()),
+            lambda: window.runtime.make_agent(self.approver),
+            window.runtime.running_turns,
             self,
         )
 
@@ -68,6 +69,8 @@ class MainWindow(QMainWindow):
         self.sessions: dict[str, Session] = {}
         self.current: Session | None = None
         self.keep_in_tray = False  # set by the app when a system tray shows Loki's icon
+        self._refresh: asyncio.Task[None] | None = None  # the model list being asked for
+        self._server_models: list[str] = []
         self.renderer = MarkdownRenderer(theme.palette, self.tr("Copier"))
         self.setWindowTitle("Loki")
         self.setWindowIcon(app_icon())
@@ -186,9 +189,11 @@ class MainWindow(QMainWindow):
             if isinstance(state, str):
                 splitter.restoreState(QByteArray.fromBase64(state.encode()))
         settings = self.runtime.settings
-        self.workspace_picker.set_folder(
-            settings.workspace if self.runtime.workspace() else "", settings.recent_workspaces
-        )
+        if settings.workspace and self.runtime.workspace() is None:
+            # gone since the last run: were it to come back, its file tools would be on
+            # while the picker says "no folder"
+            settings.workspace = ""
+        self.workspace_picker.set_folder(settings.workspace, settings.recent_workspaces)
         self.model_picker.set_models([], settings.model)
         self.conversations.refresh()
         last = ui.get("conversation")
@@ -252,12 +257,17 @@ class MainWindow(QMainWindow):
             self._drop(session)
 
     def _drop(self, session: Session) -> None:
-        self.sessions.pop(session.id, None)
+        if self.sessions.get(session.id) is not session:
+            return  # dropped already (its turn ended off screen)
+        self.sessions.pop(session.id)
         self.stack.removeWidget(session.view)
         session.dispose()
 
     def _title_of(self, conversation_id: str) -> str:
-        for info in self.runtime.store.list_conversations():
+        title = self.conversations.title_of(conversation_id)
+        if title is not None:
+            return title
+        for info in self.runtime.store.list_conversations():  # hidden by the search
             if info.id == conversation_id:
                 return info.title
         return ""
@@ -287,27 +297,32 @@ class MainWindow(QMainWindow):
         """Send `text` in the current conversation (a new one from the welcome page)."""
         session = self.current
         if session is None:
-            workspace = self.runtime.workspace()
-            conversation_id = self.runtime.store.create(
-                conversation_title(text), str(workspace) if workspace else None
-            )
+            conversation_id = self.runtime.new_conversation(text)
+            self.conversations.refresh(select=conversation_id)
             session = self._new_session(conversation_id)
             self._show(session)
-            self.conversations.refresh(select=conversation_id)
-            self.title.set_full_text(conversation_title(text))
         if session.runner.busy:
+            return
+        if not session.runner.can_start(session.id):
+            self.composer.set_text(text)  # kept, to send once that answer has ended
+            session.view.add_notice(
+                self.tr(
+                    "La question rapide répond encore dans cette conversation : "
+                    "envoyez votre message quand elle aura fini."
+                )
+            )
             return
         session.view.add_user_message(text)
         session.runner.send(text, session.id)
 
     def send_new(self, text: str) -> None:
         """Send in the current conversation, or a new one if a turn is running there."""
-        if self.current is not None and self.current.runner.busy:
+        if self.current is not None and not self.current.runner.can_start(self.current.id):
             self.new_conversation()
         self.send(text)
 
     def retry(self, session: Session) -> None:
-        if not session.runner.busy:
+        if session.runner.can_start(session.id):
             session.runner.retry(session.id)
 
     def stop_current(self) -> None:
@@ -325,6 +340,19 @@ class MainWindow(QMainWindow):
         if session is not self.current and not session.runner.busy:
             self._drop(session)
 
+    def reload_conversation(self, conversation_id: str) -> None:
+        """Another runner (the quick prompt) added to this conversation: show it as stored."""
+        self.conversations.refresh()
+        session = self.sessions.get(conversation_id)
+        if session is None or session.runner.busy:
+            return
+        if session is self.current:
+            self.current = None
+            self._drop(session)
+            self.open_conversation(conversation_id)
+        else:
+            self._drop(session)
+
     def _use_suggestion(self, text: str) -> None:
         self.composer.set_text(text)
         self.composer.input.setFocus()
@@ -332,27 +360,36 @@ class MainWindow(QMainWindow):
     # --- starting ---------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Ask Ollama for its models and start watching the workspace."""
-        await self.refresh_backend()
-        await self.problems_feed.watch(
-            self.runtime.workspace(), enabled=self.runtime.settings.auto_checks
-        )
+        """Ask Ollama for its models and start watching the workspace (neither waits for the
+        other: a server that does not answer must not hold the watcher back)."""
+        await self.runtime.load()  # the agent's modules, off the GUI thread
+        await asyncio.wait([self.watch_workspace(), self.check_backend()])
 
     # --- model server -------------------------------------------------------------------
 
-    def check_backend(self) -> None:
-        self.tasks.spawn(self.refresh_backend())
+    def check_backend(self) -> asyncio.Task[None]:
+        """Ask the server for its models. One check at a time: a check still running is
+        cancelled, so its late answer (about an older host) cannot overwrite this one's."""
+        if self._refresh is not None and not self._refresh.done():
+            self._refresh.cancel()
+        self._refresh = self.tasks.spawn(self._refresh_backend())
+        return self._refresh
 
-    async def refresh_backend(self) -> None:
-        """Ask the server for its models: fill the picker, or say what is wrong."""
+    async def _refresh_backend(self) -> None:
+        """Fill the picker from the server, or say what is wrong."""
         self._recheck.stop()
         self.banner.set_checking(True)
         host = self.runtime.host
+        model = self.runtime.settings.model
         try:
-            models = await self.runtime.backend.list_models()
+            models = await self.runtime.list_models()
         except BackendUnreachable:
             self.banner.show_unreachable(host)
-            self.model_picker.set_models([], self.runtime.settings.model)
+            self.model_picker.set_models([], model)
+            self._recheck.start()
+            return
+        except OllamaNoAnswer as exc:
+            self.banner.show_no_answer(host, str(exc))
             self._recheck.start()
             return
         except BackendError as exc:
@@ -360,19 +397,29 @@ class MainWindow(QMainWindow):
             self._recheck.start()
             return
         finally:
-            self.banner.set_checking(False)
-        names = [model.name for model in models]
-        if not names:
+            if self._refresh is asyncio.current_task():  # not a check replaced by a newer one
+                self.banner.set_checking(False)
+        self._server_models = [info.name for info in models]
+        if not self._server_models:
             self.banner.show_no_model(host)
-            self.model_picker.set_models([], self.runtime.settings.model)
+            self.model_picker.set_models([], model)
             self._recheck.start()
             return
-        self.banner.hide()
-        self.model_picker.set_models(names, self.runtime.settings.model)
+        self.model_picker.set_models(self._server_models, model)
+        self._show_model_state()
 
     def _on_model(self, name: str) -> None:
-        self.runtime.settings.model = name
+        self.runtime.settings.model = name  # the runtime's settings: every agent reads it
         self.runtime.save_settings()
+        self._show_model_state()
+
+    def _show_model_state(self) -> None:
+        """The banner says so when the chosen model is not on the server (none is swapped in)."""
+        model = self.runtime.settings.model
+        if model and model not in self._server_models:
+            self.banner.show_missing_model(self.runtime.host, model)
+        else:
+            self.banner.hide()
 
     # --- workspace and problems ----------------------------------------------------------
 
@@ -383,9 +430,9 @@ class MainWindow(QMainWindow):
         self.runtime.save_settings()
         self.watch_workspace()
 
-    def watch_workspace(self) -> None:
+    def watch_workspace(self) -> asyncio.Task[None]:
         """(Re)start the watcher on the current workspace; its problems fill the panel."""
-        self.tasks.spawn(
+        return self.tasks.spawn(
             self.problems_feed.watch(
                 self.runtime.workspace(), enabled=self.runtime.settings.auto_checks
             )
@@ -404,12 +451,13 @@ class MainWindow(QMainWindow):
 
     # --- settings, theme, closing -------------------------------------------------------
 
-    def open_settings(self) -> None:
+    def open_settings(self) -> SettingsDialog:
         from loki_desktop.ui.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.runtime, self.theme, self)
+        dialog = SettingsDialog(self.runtime, self.theme, self)  # it deletes itself once closed
         dialog.applied.connect(self._on_settings_applied)
         dialog.open()
+        return dialog
 
     def _on_settings_applied(self) -> None:
         self.check_backend()
@@ -421,11 +469,8 @@ class MainWindow(QMainWindow):
         self.renderer = MarkdownRenderer(self.theme.palette, self.tr("Copier"))
         for session in self.sessions.values():
             session.view.renderer = self.renderer
-        current = self.current
-        if current is not None and not current.runner.busy:
-            self.current = None
-            self._drop(current)
-            self.open_conversation(current.id)
+        if self.current is not None:
+            self.reload_conversation(self.current.id)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()

@@ -3,8 +3,12 @@
 Pure Python (markdown-it-py + pygments), so it can be measured without a display.
 `find_cut` tells a streaming view which part of an answer is final: the blocks before
 the last one never change again, so they are rendered once; only the last block (the
-"tail") is rendered again as tokens arrive. A code fence or a list that grows past a
-limit is cut inside, so the tail stays small however long the answer gets.
+"tail") is rendered again as tokens arrive. A code fence, a list, a table, a blockquote or a
+paragraph that grows past a limit is cut inside, so the tail stays small however long the
+answer gets.
+
+markdown-it and pygments are imported at the first render, not when the window starts
+(~20 ms the first frame need not wait for: a new conversation shows no Markdown).
 """
 
 from __future__ import annotations
@@ -13,24 +17,28 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+from typing import TYPE_CHECKING, Any
 
 from loki_desktop.ui.theme import Palette
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+    from pygments.formatters import HtmlFormatter
+
 MONO = "'DejaVu Sans Mono', 'Menlo', 'Consolas', monospace"
-# Past this many characters the tail block is cut inside (code lines, list items).
+# Past this many characters the tail block is cut inside (code lines, list items, table
+# rows, lines of a blockquote or paragraph).
 TAIL_LIMIT = 1500
+# A paragraph or blockquote is cut at one of its last few line starts, where the rest
+# still reads as the same block (not at a "2." that would start a list, nor a lazy line).
+LINE_CUT_TRIES = 8
 _CLOSING_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 
 
 def new_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     # html off: raw HTML from a model is shown as text, never interpreted
     return MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(
         ["table", "strikethrough"]
@@ -44,6 +52,11 @@ class RenderState:
     codes: list[str] = field(default_factory=list)
     # the first fence of the next render continues the last code block (a fence cut)
     continues_code: bool = False
+    # the first table of the next render continues the last one (a table cut): its head,
+    # carried so the rows parse as a table, is not shown again
+    continues_table: bool = False
+    # the last table of this render goes on in the next one (a table cut): no gap below it
+    table_goes_on: bool = False
 
 
 class MarkdownRenderer:
@@ -52,8 +65,18 @@ class MarkdownRenderer:
     def __init__(self, palette: Palette, copy_label: str = "Copier") -> None:
         self.palette = palette
         self.copy_label = copy_label
-        self.md = new_parser()
+        self._md: MarkdownIt | None = None
         self._formatters: dict[str, HtmlFormatter[str]] = {}
+
+    @property
+    def md(self) -> MarkdownIt:
+        """The parser with Loki's render rules, built at the first render."""
+        if self._md is None:
+            self._md = self._new_md()
+        return self._md
+
+    def _new_md(self) -> MarkdownIt:
+        md = new_parser()
         for name in (
             "fence",
             "code_block",
@@ -65,8 +88,9 @@ class MarkdownRenderer:
             "blockquote_open",
         ):
             # set directly: add_render_rule would re-bind the method to the renderer
-            rules: dict[str, Any] = self.md.renderer.rules  # type: ignore[attr-defined]
+            rules: dict[str, Any] = md.renderer.rules  # type: ignore[attr-defined]
             rules[name] = getattr(self, f"_render_{name}")
+        return md
 
     def document_css(self) -> str:
         """The default style sheet of every message document."""
@@ -86,8 +110,13 @@ class MarkdownRenderer:
     def render(self, text: str, state: RenderState | None = None) -> str:
         """HTML for `text`; code blocks are appended to `state.codes` (for copying)."""
         state = state if state is not None else RenderState()
-        env: dict[str, Any] = {"state": state, "first_fence": True}
-        return str(self.md.render(text, env)).strip()
+        env: dict[str, Any] = {"state": state, "first_fence": True, "first_table": True}
+        rendered = str(self.md.render(text, env)).strip()
+        if state.continues_table:
+            rendered = _without_first_head(rendered)
+        if state.table_goes_on:
+            rendered = _without_gap_below_last_table(rendered)
+        return rendered
 
     # --- render rules (markdown-it calls them as `rule(tokens, idx, options, env)`) ---
 
@@ -138,6 +167,11 @@ class MarkdownRenderer:
         )
 
     def _highlight(self, code: str, language: str) -> str:
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import get_lexer_by_name
+        from pygments.util import ClassNotFound
+
         try:
             lexer = get_lexer_by_name(language) if language else None
         except ClassNotFound:
@@ -163,9 +197,12 @@ class MarkdownRenderer:
         self, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
     ) -> str:
         p = self.palette
+        continuing = env["first_table"] and env["state"].continues_table
+        env["first_table"] = False
+        top = "0" if continuing else "6px"
         return (
             f'<table border="1" cellspacing="0" cellpadding="6" style="border-style:solid;'
-            f" border-color:{p.ink}; border-collapse:collapse; margin-top:6px;"
+            f" border-color:{p.ink}; border-collapse:collapse; margin-top:{top};"
             f' margin-bottom:8px;">\n'
         )
 
@@ -194,6 +231,23 @@ class MarkdownRenderer:
         return f'<blockquote style="color:{self.palette.muted}; margin-left:16px;">'
 
 
+def _without_first_head(rendered: str) -> str:
+    """Drop the first table's head (html is off: a "<thead>" can only be ours)."""
+    start = rendered.find("<thead>")
+    end = rendered.find("</thead>", start)
+    if start == -1 or end == -1:
+        return rendered
+    return rendered[:start] + rendered[end + len("</thead>") :].lstrip("\n")
+
+
+def _without_gap_below_last_table(rendered: str) -> str:
+    """The last Markdown table (border 1; code blocks have 3) joins the next part of it."""
+    start = rendered.rfind('<table border="1"')
+    if start == -1:
+        return rendered
+    return rendered[:start] + rendered[start:].replace("margin-bottom:8px;", "margin-bottom:0;", 1)
+
+
 def _align(token: Token) -> str:
     style = str(token.attrGet("style") or "")
     for side in ("left", "center", "right"):
@@ -207,11 +261,13 @@ def _align(token: Token) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Cut:
-    """`length` characters of the tail are final; `carry` opens the rest (a cut fence)."""
+    """`length` characters of the tail are final; `carry` opens the rest (a cut fence, the
+    head of a cut table)."""
 
     length: int = 0
     carry: str = ""
     continues_code: bool = False
+    continues_table: bool = False
 
 
 def find_cut(md: MarkdownIt, tail: str, limit: int = TAIL_LIMIT) -> Cut:
@@ -231,12 +287,51 @@ def find_cut(md: MarkdownIt, tail: str, limit: int = TAIL_LIMIT) -> Cut:
         return Cut()
     if last.type == "fence":
         return _cut_fence(tail, last, starts)
+    if last.type == "table_open":
+        return _cut_table(tail, last, starts)
     if last.type in ("bullet_list_open", "ordered_list_open"):
         items = [t for t in tokens if t.type == "list_item_open" and t.level == 1 and t.map]
         if len(items) >= 2:
             item_map = items[-1].map
             assert item_map is not None
             return Cut(starts[item_map[0]])
+    if last.type in ("paragraph_open", "blockquote_open"):
+        return _cut_lines(md, tail, tokens, last, starts)
+    return Cut()
+
+
+def _cut_table(tail: str, table: Token, starts: list[int]) -> Cut:
+    """Before the table's last complete row; the rest starts with the head and delimiter
+    rows again, so it still parses as the same table (its head is not shown twice)."""
+    assert table.map is not None
+    first, end = table.map
+    growing = len(starts) - 1  # the last line may still be growing
+    last_row = min(end, growing) - 1
+    if last_row <= first + 2:  # keep the head and at least one row on each side
+        return Cut()
+    head = tail[starts[first] : starts[first + 2]]
+    return Cut(starts[last_row], carry=head, continues_table=True)
+
+
+def _cut_lines(
+    md: MarkdownIt, tail: str, tokens: Sequence[Token], block: Token, starts: list[int]
+) -> Cut:
+    """Before the last complete line of a paragraph or blockquote (that line stays in the
+    tail with the growing one: a table delimiter or a setext underline may still follow)."""
+    assert block.map is not None
+    # a blockquote's own blocks: it is cut between them, or inside a paragraph of it only
+    inner = [
+        (t.type, t.map[0], t.map[1])
+        for t in tokens
+        if t.level == 1 and t.nesting >= 0 and t.map and t.type != "inline"
+    ]
+    growing = len(starts) - 1
+    for line in range(growing - 1, block.map[0], -1)[:LINE_CUT_TRIES]:
+        if any(kind != "paragraph_open" and start < line < end for kind, start, end in inner):
+            continue  # inside a code block, a list... of the quote
+        rest = md.parse(tail[starts[line] :])
+        if rest and rest[0].type == block.type:
+            return Cut(starts[line])
     return Cut()
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QWheelEvent
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QToolTip, QVBoxLayout, QWidget
 
@@ -55,8 +55,6 @@ class MessageText(QTextBrowser):
 
 class MarkdownView(QWidget):
     """One answer's Markdown: `append` while streaming, `finish` at the end."""
-
-    code_copied = Signal(int)
 
     def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -107,6 +105,11 @@ class MarkdownView(QWidget):
     def markdown(self) -> str:
         return "".join(self._parts)
 
+    @property
+    def tail_chars(self) -> int:
+        """The Markdown rendered again at each repaint (tests, measurements): it stays small."""
+        return len(self._tail)
+
     def code(self, index: int) -> str | None:
         tail = self._tail_state
         start = len(self._state.codes) - (1 if tail.continues_code else 0)
@@ -131,14 +134,18 @@ class MarkdownView(QWidget):
             cut = find_cut(self.renderer.md, self._tail)
             if cut.length == 0:
                 break
+            self._state.table_goes_on = cut.continues_table
             self._commit(self._tail[: cut.length])
             self._tail = cut.carry + self._tail[cut.length :]
             self._state.continues_code = cut.continues_code
+            self._state.continues_table = cut.continues_table
         self._render_tail()
 
     def _commit(self, markdown: str) -> None:
         self._chunk_html.append(self.renderer.render(markdown, self._state))
         self._state.continues_code = False
+        self._state.continues_table = False
+        self._state.table_goes_on = False
         self._chunk_chars += len(markdown)
         if self._chunk_chars >= CHUNK_LIMIT:
             self._chunk.setHtml("".join(self._chunk_html))
@@ -151,6 +158,7 @@ class MarkdownView(QWidget):
         self._tail_state = RenderState(
             codes=[self._state.codes[-1]] if continues else [],
             continues_code=continues,
+            continues_table=self._state.continues_table,
         )
         base = len(self._state.codes) - (1 if continues else 0)
         tail_html = self.renderer.render(self._tail, self._tail_state) if self._tail else ""
@@ -175,7 +183,6 @@ class MarkdownView(QWidget):
             if code is not None:
                 QGuiApplication.clipboard().setText(code.rstrip("\n"))
                 QToolTip.showText(QCursor.pos(), self.tr("Code copié"), self)
-                self.code_copied.emit(index)
         elif url.scheme() in ("http", "https", "mailto"):
             QDesktopServices.openUrl(url)
 

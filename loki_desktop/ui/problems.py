@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -21,9 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from loki_desktop.core.checks.model import CheckResult
-from loki_desktop.core.checks.registry import Checkers
-from loki_desktop.core.watch import WorkspaceWatcher
 from loki_desktop.ui.qt_helpers import button, label
+
+if TYPE_CHECKING:
+    from loki_desktop.core.watch import WorkspaceWatcher
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +192,10 @@ class ProblemsFeed:
             if root is None or not enabled:
                 self.panel.set_root(root, watching=False)
                 return
+            # imported here, after the window is shown (watchfiles and the checkers: ~50 ms)
+            from loki_desktop.core.checks.registry import Checkers
+            from loki_desktop.core.watch import WorkspaceWatcher
+
             watcher = WorkspaceWatcher(root, Checkers(), self._on_problems)
             try:
                 await watcher.start()
@@ -198,7 +204,9 @@ class ProblemsFeed:
                 self.panel.set_root(root, failure=exc.strerror or str(exc))
                 return
             self.watcher = watcher
-            self.panel.set_root(root, watching=True)
+            # the watcher reports resolved paths: a workspace reached through a symlink
+            # must still show them relative to it
+            self.panel.set_root(watcher.root, watching=True)
 
     async def stop(self) -> None:
         async with self._lock:

@@ -8,7 +8,6 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QVBoxLayou
 
 from loki_desktop.ui.approval import ShellApprover
 from loki_desktop.ui.chat_view import ChatView
-from loki_desktop.ui.main_window import conversation_title
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import button, label
 from loki_desktop.ui.runtime import Runtime
@@ -94,7 +93,9 @@ class QuickPrompt(QWidget):
         foot.addWidget(self.open_button)
         layout.addLayout(foot)
 
-        self.runner = TurnRunner(self.view, lambda: self.runtime.make_agent(self.approver), self)
+        self.runner = TurnRunner(
+            self.view, lambda: self.runtime.make_agent(self.approver), runtime.running_turns, self
+        )
         self.runner.busy_changed.connect(self._on_busy)
         self.view.retry_requested.connect(self._retry)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.escape)
@@ -117,9 +118,15 @@ class QuickPrompt(QWidget):
         self.activateWindow()
         self.input.setFocus()
 
-    def ask(self, text: str) -> None:
-        """Show the box and ask `text` at once (the tray, `--quick "..."`)."""
+    def present_new(self) -> None:
+        """Show the box for a new question (the tray). An answer still streaming stays."""
+        self.reset()
         self.present()
+
+    def ask(self, text: str) -> None:
+        """Ask `text` at once in a new conversation (`--quick "..."`, a second launch).
+        While an answer still streams, the question waits in the box."""
+        self.present_new()
         self.input.setText(text)
         self.submit()
 
@@ -152,10 +159,15 @@ class QuickPrompt(QWidget):
         if not text or self.runner.busy:
             return
         if self.conversation_id is None:
-            workspace = self.runtime.workspace()
-            self.conversation_id = self.runtime.store.create(
-                conversation_title(text), str(workspace) if workspace else None
+            self.conversation_id = self.runtime.new_conversation(text)
+        elif not self.runner.can_start(self.conversation_id):
+            self.view.add_notice(
+                self.tr(
+                    "La fenêtre de Loki répond encore dans cette conversation : "
+                    "demandez quand elle aura fini, ou posez une nouvelle question."
+                )
             )
+            return
         self.input.clear()
         self.answer_frame.show()
         self.adjustSize()
@@ -163,7 +175,7 @@ class QuickPrompt(QWidget):
         self.runner.send(text, self.conversation_id)
 
     def _retry(self) -> None:
-        if self.conversation_id is not None and not self.runner.busy:
+        if self.conversation_id is not None and self.runner.can_start(self.conversation_id):
             self.runner.retry(self.conversation_id)
 
     def _on_ask_button(self) -> None:
@@ -178,9 +190,11 @@ class QuickPrompt(QWidget):
         self.new_button.setVisible(not busy and self.conversation_id is not None)
 
     def _open_in_main(self) -> None:
-        if self.conversation_id is not None:
+        """The window takes the conversation over; the next quick question starts anew."""
+        if self.conversation_id is not None and not self.runner.busy:
             self.open_requested.emit(self.conversation_id)
             self.hide()
+            self.reset()
 
     def _fit_answer(self, *_args: object) -> None:
         """The answer area grows with the answer, up to a limit (then it scrolls)."""

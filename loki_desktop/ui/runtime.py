@@ -11,11 +11,14 @@ which would otherwise delay the first frame (see bench/, the Start figure).
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import importlib
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from loki_desktop.core.ports import Approver, ConversationStore
+from PySide6.QtCore import QCoreApplication
+
+from loki_desktop.core.ports import Approver, BackendError, ConversationStore, ModelInfo
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import Settings, resolve_host
 
@@ -24,6 +27,16 @@ if TYPE_CHECKING:
     from loki_desktop.core.llm.budget import ContextBudget
     from loki_desktop.core.llm.ollama import OllamaBackend
     from loki_desktop.core.mcp.service import McpService
+
+log = logging.getLogger(__name__)
+
+# Listing the models is instant on a working server; one that accepts the connection but
+# never answers would otherwise hold the check for the chat read timeout (10 minutes).
+MODELS_TIMEOUT_S = 10.0
+
+
+class OllamaNoAnswer(BackendError):
+    """The server took the connection but did not answer in time."""
 
 
 class Runtime:
@@ -42,7 +55,16 @@ class Runtime:
             *services.settings.take_notices(),
             *self.store.take_notices(),
         ]
-        self._closing: set[asyncio.Task[None]] = set()
+        # replaced by a host change, closed at exit: running turns may still be using them
+        self._retired: list[OllamaBackend] = []
+        # conversations with a turn under way, in the window or the quick prompt (TurnRunner)
+        self.running_turns: set[str] = set()
+        self.models_timeout_s = MODELS_TIMEOUT_S
+
+    async def load(self) -> None:
+        """Import the Ollama client and the agent in a worker thread, so the window keeps
+        painting and answering meanwhile (the first use would import them in the GUI thread)."""
+        await asyncio.to_thread(_import_agent_modules)
 
     @property
     def backend(self) -> OllamaBackend:
@@ -67,7 +89,17 @@ class Runtime:
         folder = self.settings.workspace
         return Path(folder) if folder and Path(folder).is_dir() else None
 
-    def make_agent(self, approver: Approver, model: str = "") -> Agent:
+    def new_conversation(self, first_message: str) -> str:
+        """Store a new conversation, titled after its first message, in the current workspace."""
+        from loki_desktop.core.agent import conversation_title
+
+        workspace = self.workspace()
+        return self.store.create(
+            conversation_title(first_message), str(workspace) if workspace else None
+        )
+
+    def make_agent(self, approver: Approver) -> Agent:
+        """An agent for one turn, with the saved model (the window's picker sets it)."""
         from loki_desktop.core.assembly import TurnOptions, build_agent
         from loki_desktop.core.llm.budget import ContextBudget
 
@@ -81,7 +113,7 @@ class Runtime:
             workspace=self.workspace(),
             approver=approver,
             options=TurnOptions(
-                model=model or self.settings.model,
+                model=self.settings.model,
                 user_skills_dir=self.services.user_skills_dir,
                 extra_sources=[mcp.manager],
                 budget=self._budget,
@@ -90,6 +122,34 @@ class Runtime:
         agent.pending_notices += self.pending_notices
         self.pending_notices = []
         return agent
+
+    # --- the model server ---------------------------------------------------------------
+
+    async def list_models(self) -> list[ModelInfo]:
+        """The models of the current server."""
+        return await self._list_models(self.backend, self.host)
+
+    async def probe_host(self, host: str) -> list[ModelInfo]:
+        """The models of `host` (Settings › Test the connection); the current server is kept."""
+        from loki_desktop.core.llm.ollama import OllamaBackend
+
+        backend = OllamaBackend(host)
+        try:
+            return await self._list_models(backend, host)
+        finally:
+            await backend.close()
+
+    async def _list_models(self, backend: OllamaBackend, host: str) -> list[ModelInfo]:
+        try:
+            return await asyncio.wait_for(backend.list_models(), self.models_timeout_s)
+        except TimeoutError:
+            raise OllamaNoAnswer(
+                QCoreApplication.translate(
+                    "Runtime",
+                    "Ollama ne répond pas à {host} : aucune réponse en {n} s. Il démarre "
+                    "peut-être encore ; sinon, redémarrez-le, puis réessayez.",
+                ).format(host=host, n=f"{self.models_timeout_s:g}")
+            ) from None
 
     # --- settings ---------------------------------------------------------------------
 
@@ -107,23 +167,41 @@ class Runtime:
             return
         old, self._backend, self.host = self._backend, None, resolved
         self._budget = None  # another server: its models' windows are asked anew
-        if old is None:
-            return
-        task = asyncio.ensure_future(old.close())
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
+        if old is not None:
+            self._retired.append(old)  # a running turn may still be streaming from it
 
     # --- closing ----------------------------------------------------------------------
 
     async def aclose(self) -> None:
         if self._mcp is not None:
-            with contextlib.suppress(Exception):
+            try:
                 await self._mcp.aclose()
-        if self._backend is not None:
-            with contextlib.suppress(Exception):
-                await self._backend.close()
-        if self._closing:
-            await asyncio.gather(*self._closing, return_exceptions=True)
+            except Exception:  # closing goes on: the history must still be closed
+                log.exception("closing the MCP servers failed")
+        backends = [*self._retired, *([self._backend] if self._backend is not None else [])]
+        for backend in backends:
+            try:
+                await backend.close()
+            except Exception:
+                log.exception("closing the Ollama client of %s failed", backend.host)
         close = getattr(self.store, "close", None)
         if callable(close):
             close()
+
+
+# What the first model list, turn, rendered answer and the workspace watcher import (~300 ms).
+AGENT_MODULES = (
+    "loki_desktop.core.llm.ollama",
+    "loki_desktop.core.assembly",
+    "loki_desktop.core.mcp.service",
+    "loki_desktop.core.checks.registry",
+    "loki_desktop.core.watch",
+    "markdown_it",
+    "pygments.formatters.html",
+    "pygments.lexers",
+)
+
+
+def _import_agent_modules() -> None:
+    for name in AGENT_MODULES:
+        importlib.import_module(name)

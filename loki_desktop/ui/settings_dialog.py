@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
@@ -20,8 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.llm.ollama import OllamaBackend
-from loki_desktop.core.ports import BackendError
+from loki_desktop.core.ports import BackendError, ModelInfo
 from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
@@ -35,9 +37,16 @@ CONTEXT_SIZES = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
 
 
 class GeneralPage(QWidget):
-    def __init__(self, settings: Settings, theme: Theme, tasks: OwnedTasks) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        theme: Theme,
+        tasks: OwnedTasks,
+        probe: Callable[[str], Awaitable[list[ModelInfo]]],
+    ) -> None:
         super().__init__()
         self.tasks = tasks
+        self.probe = probe  # lists a host's models (Runtime.probe_host)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(10)
@@ -137,16 +146,14 @@ class GeneralPage(QWidget):
 
     async def _test(self) -> None:
         host = resolve_host(self.host.text().strip() or None, Settings())
-        backend = OllamaBackend(host)
         try:
-            models = await backend.list_models()
+            models = await self.probe(host)
         except BackendError as exc:
             self.test_result.setText(str(exc))
             set_state(self.test_result, "state", "error")
             return
         finally:
             self.test_button.setEnabled(True)
-            await backend.close()
         names = [m.name for m in models]
         current = self.model.currentText()
         self.model.clear()
@@ -242,7 +249,8 @@ class IntelligencePage(QWidget):
 
 
 class SettingsDialog(QDialog):
-    """Edits a copy of the settings; Save applies General and Intelligence (MCP applies at once)."""
+    """The pages hold the edits until Save writes General and Intelligence into the runtime's
+    settings (MCP changes apply at once). Deleted once closed."""
 
     applied = Signal()
 
@@ -256,6 +264,7 @@ class SettingsDialog(QDialog):
         self.runtime = runtime
         self.theme_state = theme
         self.tasks = OwnedTasks()
+        self._disposal: asyncio.Task[None] | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
@@ -267,7 +276,7 @@ class SettingsDialog(QDialog):
         self.nav.addItems([self.tr("Général"), self.tr("Serveurs MCP"), self.tr("Intelligence")])
         body.addWidget(self.nav)
         self.pages = QStackedWidget()
-        self.general = GeneralPage(runtime.settings, theme, self.tasks)
+        self.general = GeneralPage(runtime.settings, theme, self.tasks, runtime.probe_host)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
         for page in (self.general, self.mcp, self.intelligence):
@@ -317,4 +326,9 @@ class SettingsDialog(QDialog):
 
     def _closed(self, _result: int) -> None:
         self.mcp.close_page()
-        self.tasks.cancel_soon()
+        self._disposal = asyncio.ensure_future(self._dispose())
+
+    async def _dispose(self) -> None:
+        """Deleted once its tasks have ended, so none resumes on a deleted widget."""
+        await asyncio.gather(self.tasks.cancel_all(), self.mcp.tasks.cancel_all())
+        self.deleteLater()

@@ -190,13 +190,18 @@ class ServerCard(QFrame):
         self.page.tasks.spawn(self._run_test())
 
     async def _run_test(self) -> None:
+        page, server_id = self.page, self.server_id
         try:
-            result = await self.page.service.test(self.server_id)
+            result = await page.service.test(server_id)
         except McpConfigError as exc:
             result = TestResult(False, str(exc))
         finally:
-            self.test_button.setEnabled(True)
-        self.show_test_result(result)
+            # the cards may have been rebuilt meanwhile (reload): this one may be deleted
+            card = page.cards.get(server_id)
+            if card is not None:
+                card.test_button.setEnabled(True)
+        if card is not None:
+            card.show_test_result(result)
 
     def show_test_result(self, result: TestResult) -> None:
         if not result.ok:

@@ -99,6 +99,10 @@ class InstanceServer(QObject):
             log.warning("single instance socket unavailable: %s", self._server.errorString())
         return listening
 
+    def address(self) -> str:
+        """Where it listens (a socket file path on Unix)."""
+        return str(self._server.fullServerName())
+
     def close(self) -> None:
         self._server.close()
 

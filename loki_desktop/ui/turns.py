@@ -6,11 +6,10 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from loki_desktop.core.agent import Agent
 from loki_desktop.core.events import (
     CheckReport,
     Done,
@@ -22,6 +21,9 @@ from loki_desktop.core.events import (
     ToolCall,
     ToolResult,
 )
+
+if TYPE_CHECKING:
+    from loki_desktop.core.agent import Agent  # imported at the first turn, not at start
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +74,16 @@ def apply_event(sink: TurnSink, event: Event) -> None:
         case Error(message=message):
             sink.add_error(message)
         case Done(reason=reason):
-            sink.end_answer(cut=reason in ("error", "cancelled"))
+            sink.end_answer(cut=reason == "error")
 
 
 class TurnRunner(QObject):
-    """One conversation's running turn. `stop` cancels the task; the agent keeps what was said."""
+    """One conversation's running turn. `stop` cancels the task; the agent keeps what was said.
+
+    `running` is shared by every runner of the window session (the window's and the quick
+    prompt's): the conversations with a turn under way. A conversation never runs two turns
+    at once, or their messages would interleave in its history.
+    """
 
     busy_changed = Signal(bool)
     finished = Signal(str)  # the reason: completed, max_rounds, error, cancelled
@@ -85,25 +92,32 @@ class TurnRunner(QObject):
         self,
         sink: TurnSink,
         make_agent: Callable[[], Agent],
+        running: set[str],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.sink = sink
         self.make_agent = make_agent
+        self.running = running
         self._task: asyncio.Task[str] | None = None
+        # the conversation of the running turn; cleared before busy_changed/finished are
+        # emitted, so their slots see the runner idle (the task itself ends just after)
+        self._conversation: str | None = None
         self.last_reason = ""
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return self._conversation is not None
+
+    def can_start(self, conversation_id: str) -> bool:
+        """No turn runs here, nor in this conversation elsewhere (the window, the quick prompt)."""
+        return not self.busy and conversation_id not in self.running
 
     def send(self, text: str, conversation_id: str) -> asyncio.Task[str]:
-        agent = self.make_agent()
-        return self._start(agent.run_turn(text, conversation_id))
+        return self._start(lambda agent: agent.run_turn(text, conversation_id), conversation_id)
 
     def retry(self, conversation_id: str) -> asyncio.Task[str]:
-        agent = self.make_agent()
-        return self._start(agent.retry_turn(conversation_id))
+        return self._start(lambda agent: agent.retry_turn(conversation_id), conversation_id)
 
     def stop(self) -> None:
         if self._task is not None and not self._task.done():
@@ -116,18 +130,26 @@ class TurnRunner(QObject):
             await asyncio.shield(self._task)
         return self.last_reason
 
-    def _start(self, events: AsyncIterator[Event]) -> asyncio.Task[str]:
-        if self.busy:
+    def _start(
+        self, turn: Callable[[Agent], AsyncIterator[Event]], conversation_id: str
+    ) -> asyncio.Task[str]:
+        if not self.can_start(conversation_id):
             raise RuntimeError("a turn is already running in this conversation")
-        self._task = asyncio.ensure_future(self._drain(events))
+        self._conversation = conversation_id
+        self.running.add(conversation_id)
+        task = asyncio.ensure_future(self._drain(turn))
+        # a task cancelled before its first step never enters _drain's finally
+        task.add_done_callback(lambda done: self._end(done, "cancelled"))
+        self._task = task
         self.busy_changed.emit(True)
-        return self._task
+        return task
 
-    async def _drain(self, events: AsyncIterator[Event]) -> str:
+    async def _drain(self, turn: Callable[[Agent], AsyncIterator[Event]]) -> str:
         reason = "error"
         try:
+            agent = self.make_agent()  # in here: a failure to build it becomes an error card
             # aclosing: a cancelled turn closes the generator, so the agent stores the cut
-            async with contextlib.aclosing(events) as stream:  # type: ignore[type-var]
+            async with contextlib.aclosing(turn(agent)) as stream:  # type: ignore[type-var]
                 async for event in stream:
                     apply_event(self.sink, event)
                     if isinstance(event, Done):
@@ -144,7 +166,15 @@ class TurnRunner(QObject):
                 self.tr("Erreur interne : {error}").format(error=f"{type(exc).__name__}: {exc}")
             )
         finally:
-            self.last_reason = reason
-            self.busy_changed.emit(False)
-            self.finished.emit(reason)
+            self._end(asyncio.current_task(), reason)
         return reason
+
+    def _end(self, task: asyncio.Future[str] | None, reason: str) -> None:
+        """The turn of `task` is over: idle first, then say so (once)."""
+        if task is not self._task or self._conversation is None:
+            return  # said already, or a newer turn runs
+        self.running.discard(self._conversation)
+        self._conversation = None
+        self.last_reason = reason
+        self.busy_changed.emit(False)
+        self.finished.emit(reason)

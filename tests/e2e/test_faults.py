@@ -203,3 +203,24 @@ def test_a_read_only_workspace_gives_clear_tool_errors(
     assert events[-1]["reason"] == "completed"
     assert (workspace / "notes.txt").read_text() == "lecture seule\n"
     assert not (workspace / "new.txt").exists()
+
+
+def test_a_history_locked_by_another_program_is_reported_and_left_alone(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    run_cli(
+        "ask", "Bonjour", "--host", ollama.url, "--workspace", str(workspace), home=loki_home
+    )  # creates history.db
+    holder = sqlite3.connect(loki_home / "history.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        run = run_cli(
+            "ask", "Encore", "--host", ollama.url, "--workspace", str(workspace), home=loki_home
+        )
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert run.code == 1
+    assert "verrouillé" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not [p for p in loki_home.iterdir() if "corrupt" in p.name]

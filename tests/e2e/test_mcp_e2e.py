@@ -108,17 +108,26 @@ def test_ask_calls_a_custom_echo_server_and_the_model_reads_the_result(
     tested = loki(loki_home, "mcp", "test", "echo")
     assert tested.returncode == 0, tested.stderr
     assert "→ echo" in tested.stdout
-    ollama.script(Reply.tool("mcp_echo_echo", {"text": "bonjour"}), Reply.text("Fini."))
+    ollama.script(
+        Reply.tools(("mcp_echo_echo", {"text": "bonjour"}), ("mcp_echo_big", {"size": 20_000})),
+        Reply.text("Fini."),
+    )
     done = loki(
         loki_home, "ask", "--json", "--host", ollama.url, "--workspace", str(workspace), "Écho ?"
     )
     assert done.returncode == 0, done.stderr[-2000:]
     results = [e for e in events(done.stdout) if e["type"] == "tool_result"]
-    assert [(r["name"], r["ok"]) for r in results] == [("mcp_echo_echo", True)]
+    assert [(r["name"], r["ok"]) for r in results] == [
+        ("mcp_echo_echo", True),
+        ("mcp_echo_big", True),
+    ]
     first, second = ollama.chat_requests
     assert "mcp_echo_echo" in [t["function"]["name"] for t in first["tools"]]
-    tool_messages = [m for m in second["messages"] if m["role"] == "tool"]
-    assert tool_messages[-1]["content"] == "echo: bonjour"
+    echoed, big = [m["content"] for m in second["messages"] if m["role"] == "tool"]
+    assert echoed == "echo: bonjour"
+    # a long result reaches the model cut at 8,000 characters, saying so
+    assert len(big) == 8_000
+    assert big.endswith("more characters not shown ...]")
     assert processes_tagged(tag) == []
 
 
@@ -248,6 +257,30 @@ def test_mcp_commands_in_process(
     settings = json.loads((loki_home / "settings.json").read_text())
     assert "web" not in settings["mcp_servers"]
     assert settings["mcp_servers"]["searxng"]["enabled"] is True
+
+
+def test_secrets_in_a_command_or_url_are_moved_to_the_keyring_and_masked(
+    loki_home: Path, capsys: pytest.CaptureFixture[str], memory_keyring: object
+) -> None:
+    from loki_desktop.app import main
+
+    url = "http://127.0.0.1:9/mcp?token=qs-e2e-31337"
+    assert main(["mcp", "add", "web", "--url", url]) == 0
+    assert main(["mcp", "add", "cmd", "--command", "npx -y srv --api-key sk-e2e-4242"]) == 0
+    added = capsys.readouterr().out
+    assert "token rangé dans le trousseau système" in added
+    assert "API_KEY rangé dans le trousseau système" in added
+    assert main(["mcp", "list"]) == 0
+    assert main(["mcp", "list", "--json"]) == 0
+    listing = capsys.readouterr().out
+    assert "http://127.0.0.1:9/mcp?token=${token}" in listing
+    assert "npx -y srv --api-key ${API_KEY}" in listing
+    assert main(["mcp", "test", "web"]) == 1
+    failed = capsys.readouterr()
+    assert "joindre http://127.0.0.1:9/mcp?token=••••" in failed.err
+    for secret in ("qs-e2e-31337", "sk-e2e-4242"):
+        assert secret not in listing + failed.out + failed.err
+        assert files_containing(loki_home, secret) == []
 
 
 def test_mcp_list_shows_the_cost_in_tokens_measured_by_the_last_test(

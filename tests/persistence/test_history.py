@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.persistence.history import SCHEMA_VERSION, History, HistoryTooNew
 from tests.conftest import REPO
 
@@ -172,3 +173,172 @@ def test_a_corrupt_database_is_moved_aside_and_replaced(db_path: Path) -> None:
     assert kept[0].read_bytes().startswith(b"this is not a database")
     conv = history.create("neuf")
     assert history.exists(conv)
+
+
+def test_a_failed_write_rolls_back_and_later_writes_are_kept(db_path: Path) -> None:
+    history = History(db_path)
+    deleted, other = history.create("supprimée"), history.create("autre")
+    history.delete(deleted)  # the window deletes it while `ask` still answers in it
+    with pytest.raises(sqlite3.IntegrityError):
+        history.append(deleted, ChatMessage("assistant", "réponse tardive"))
+
+    history.append(other, ChatMessage("user", "toujours là"))
+    answer = history.start_answer(other)
+    history.append_answer_text(answer, "en cours")
+    raw = sqlite3.connect(db_path, timeout=0)
+    seen = raw.execute("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", (other,))
+    assert seen.fetchone()[0] == 2
+    assert raw.execute("SELECT COUNT(*) FROM answer_chunks").fetchone()[0] == 1
+    raw.execute("INSERT INTO conversations VALUES ('x', 't', NULL, 0, 0)")  # not locked out
+    raw.commit()
+    raw.close()
+
+
+def test_a_failed_finish_keeps_the_answer_streaming_and_whole(db_path: Path) -> None:
+    history = History(db_path)
+    conv = history.create("c")
+    answer = history.start_answer(conv)
+    history.append_answer_text(answer, "partiel")
+    raw = sqlite3.connect(db_path)
+    # the second statement of the fold fails (as a full disk would)
+    raw.execute(
+        "CREATE TRIGGER refuse BEFORE DELETE ON answer_chunks"
+        " BEGIN SELECT RAISE(ABORT, 'disk'); END"
+    )
+    raw.commit()
+    with pytest.raises(sqlite3.IntegrityError, match="disk"):
+        history.finish_answer(answer, content="partiel et fini")
+    row = raw.execute("SELECT status, content FROM messages WHERE id = ?", (answer,)).fetchone()
+    assert row == ("streaming", "")  # the UPDATE before the failure was rolled back
+    raw.execute("DROP TRIGGER refuse")
+    raw.commit()
+    raw.close()
+    history.finish_answer(answer, content="partiel et fini")
+    assert [(m.content, m.cut) for m in history.messages(conv)] == [("partiel et fini", False)]
+
+
+def test_a_locked_database_is_reported_not_moved_aside(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loki_desktop.persistence import history as module
+
+    history = History(db_path)
+    conv = history.create("précieuse")
+    history.close()
+    monkeypatch.setattr(module, "BUSY_TIMEOUT_S", 0.1)
+    other = sqlite3.connect(db_path, isolation_level=None)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    before = sorted(p.name for p in db_path.parent.iterdir())
+
+    with pytest.raises(StoreUnavailable, match="verrouillé par un autre programme"):
+        History(db_path)
+
+    assert sorted(p.name for p in db_path.parent.iterdir()) == before
+    other.execute("COMMIT")
+    other.close()
+    assert History(db_path).exists(conv)
+
+
+def test_an_unopenable_database_is_reported_not_moved_aside(db_path: Path) -> None:
+    db_path.mkdir()  # not a file at all: sqlite3 cannot open it (an I/O error)
+    before = sorted(p.name for p in db_path.parent.iterdir())
+    with pytest.raises(StoreUnavailable, match="inaccessible"):
+        History(db_path)
+    assert sorted(p.name for p in db_path.parent.iterdir()) == before
+
+
+WRITER = """
+import os, signal, sys
+from loki_desktop.core.messages import ChatMessage
+from loki_desktop.persistence.history import History
+h = History({path!r})
+conv = h.create("fenêtre")
+h.append(conv, ChatMessage("user", "q"))
+answer = h.start_answer(conv)
+h.append_answer_text(answer, "Part one. ")
+print(conv, flush=True)
+sys.stdin.readline()
+h.append_answer_text(answer, "Part two.")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_second_open_leaves_a_live_answer_alone(db_path: Path) -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", WRITER.format(path=str(db_path))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    ) as window:
+        assert window.stdin is not None
+        assert window.stdout is not None
+        conv = window.stdout.readline().strip()
+
+        History(db_path).close()  # `ask` starts while the window streams
+
+        raw = sqlite3.connect(db_path)
+        assert raw.execute("SELECT status FROM messages WHERE role = 'assistant'").fetchone() == (
+            "streaming",
+        )
+        raw.close()
+        window.stdin.write("\n")
+        window.stdin.flush()
+        assert window.wait(timeout=30) == -9
+
+    history = History(db_path)  # the next start: the writer is gone now
+    last = history.messages(conv)[-1]
+    assert (last.content, last.cut) == ("Part one. Part two.", True)
+    raw = sqlite3.connect(db_path)
+    assert raw.execute("SELECT COUNT(*) FROM answer_chunks").fetchone()[0] == 0
+    raw.close()
+
+
+def test_chunks_left_behind_a_folded_answer_are_folded_into_it(db_path: Path) -> None:
+    history = History(db_path)
+    conv = history.create("c")
+    history.close()
+    raw = sqlite3.connect(db_path)
+    # an older Loki folded a live answer; its writer went on, then died
+    cursor = raw.execute(
+        "INSERT INTO messages (conversation_id, role, content, status, created_at)"
+        " VALUES (?, 'assistant', 'Part one. ', 'cut', 0)",
+        (conv,),
+    )
+    raw.execute("INSERT INTO answer_chunks VALUES (?, 1, 'Part two.')", (cursor.lastrowid,))
+    raw.commit()
+    raw.close()
+
+    history = History(db_path)
+    assert [(m.content, m.cut) for m in history.messages(conv)] == [("Part one. Part two.", True)]
+    history.close()
+    raw = sqlite3.connect(db_path)
+    assert raw.execute("SELECT COUNT(*) FROM answer_chunks").fetchone()[0] == 0
+    raw.close()
+
+
+def test_a_version_1_database_is_migrated_and_its_open_answer_recovered(db_path: Path) -> None:
+    from loki_desktop.persistence.history import MIGRATIONS
+
+    raw = sqlite3.connect(db_path)
+    raw.executescript(MIGRATIONS[0])
+    raw.execute("PRAGMA user_version = 1")
+    raw.execute("INSERT INTO conversations VALUES ('c1', 'ancienne', NULL, 0, 0)")
+    raw.execute(
+        "INSERT INTO messages (conversation_id, role, status, created_at)"
+        " VALUES ('c1', 'assistant', 'streaming', 0)"
+    )
+    raw.execute("INSERT INTO answer_chunks VALUES (1, 0, 'coupée')")
+    raw.commit()
+    raw.close()
+
+    history = History(db_path)
+
+    assert [(m.content, m.cut) for m in history.messages("c1")] == [("coupée", True)]
+    history.close()
+    raw = sqlite3.connect(db_path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 2
+    columns = {row[1] for row in raw.execute("PRAGMA table_info(messages)")}
+    assert "writer" in columns
+    raw.close()

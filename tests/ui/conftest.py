@@ -83,6 +83,17 @@ def offline_host() -> str:
 
 
 @pytest.fixture
+def silent_host() -> Iterator[str]:
+    """A server that accepts connections (they wait in its backlog) and never answers."""
+    import socket
+
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen(8)
+        yield f"http://127.0.0.1:{listening.getsockname()[1]}"
+
+
+@pytest.fixture
 def opened_urls() -> Iterator[list[str]]:
     """URLs the app asked the desktop to open (Qt's own URL handler hook, no xdg-open)."""
     from PySide6.QtCore import QObject, QUrl, Slot

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import AssistantMessage, ErrorCard, UserMessage
+from loki_desktop.ui.chat_items import AssistantMessage, ErrorCard, NoticeLine, UserMessage
 from loki_desktop.ui.main import App
 from loki_desktop.ui.single_instance import socket_name
 from loki_desktop.ui.theme import Theme
 from loki_desktop.ui.tray import LokiTray
 from tests.fakes.demo_conversation import QUICK_ANSWER, QUICK_QUESTION, reply_for
 from tests.fakes.ollama_server import FakeOllama, Reply
-from tests.ui.helpers import no_tasks_left, open_runtime, open_window, wait_until
+from tests.ui.helpers import no_tasks_left, open_runtime, open_window, set_host, wait_until
 
 
 @contextlib.asynccontextmanager
@@ -23,9 +25,7 @@ async def running_app(services: Services, host: str) -> AsyncIterator[App]:
     """The app's own start and stop around a runtime (what `ui.main.run` does, minus exec)."""
     app = App(services, socket_name(services.data_home))
     async with open_runtime(services, host) as runtime:
-        app.start(runtime, Theme("light"))
-        assert app.window is not None
-        await app.window.start()
+        await app.start(runtime, Theme("light"))  # the window shown, Ollama asked
         try:
             yield app
         finally:
@@ -102,16 +102,18 @@ async def test_quick_prompt_streams_in_place_and_opens_in_the_window(
 
         window.hide()
         assert quick.open_button.isEnabled()
+        asked = quick.conversation_id
         quick.open_button.click()
         assert not quick.isVisible()
         assert window.isVisible()
         assert window.current is not None
-        assert window.current.id == quick.conversation_id
+        assert window.current.id == asked
         assert [type(i).__name__ for i in window.current.view.items()] == [
             "UserMessage",
             "AssistantMessage",
         ]
-        assert quick.conversation_id in window.conversations.ids()
+        assert asked in window.conversations.ids()
+        assert quick.conversation_id is None  # the window has it: the next question is new
 
 
 async def test_tray_menu_actions(services: Services, ollama: FakeOllama) -> None:
@@ -149,3 +151,157 @@ async def test_closing_the_window_without_a_tray_quits(
         assert not app.window.keep_in_tray
         app.window.close()
         assert app.done.is_set()
+
+
+async def test_after_open_in_loki_the_next_quick_question_starts_a_new_conversation(
+    services: Services, ollama: FakeOllama
+) -> None:
+    async with running_app(services, ollama.url) as app:
+        quick, window = app.quick, app.window
+        assert quick is not None
+        assert window is not None
+        ollama.script(Reply.text("Un."))
+        quick.ask("Première")
+        await wait_until(lambda: not quick.runner.busy)
+        first = quick.conversation_id
+        quick.open_button.click()
+        assert window.current is not None
+        assert window.current.id == first
+
+        # the window goes on in that conversation while a new quick question is asked
+        slow = Reply.text(*[f"w{i} " for i in range(20)], token_delay=0.02)
+        ollama.script(slow, slow)
+        window.composer.set_text("Dans la fenêtre")
+        window.composer.submit()
+        quick.present()
+        quick.input.setText("Dans la question rapide")
+        quick.submit()
+        assert quick.conversation_id not in (None, first)
+        assert window.current.runner.busy
+        assert quick.runner.busy
+        await wait_until(lambda: not quick.runner.busy and not window.current.runner.busy)
+        store = window.runtime.store
+        assert [m.role for m in store.messages(first)] == ["user", "assistant"] * 2
+        assert [m.content for m in store.messages(first)][2] == "Dans la fenêtre"
+        assert quick.conversation_id is not None
+        assert store.messages(quick.conversation_id)[0].content == "Dans la question rapide"
+
+
+async def test_each_quick_request_starts_a_new_conversation(
+    services: Services, ollama: FakeOllama
+) -> None:
+    async with running_app(services, ollama.url) as app:
+        quick = app.quick
+        assert quick is not None
+        ollama.script(Reply.text("Un."), Reply.text("Deux."))
+        app.on_message({"action": "quick", "text": "Une"})  # `--quick`, a second launch
+        await wait_until(lambda: not quick.runner.busy)
+        first = quick.conversation_id
+        app.on_message({"action": "quick", "text": "Deux"})
+        await wait_until(lambda: not quick.runner.busy)
+        assert quick.conversation_id not in (None, first)
+        assert [type(i).__name__ for i in quick.view.items()] == [
+            "UserMessage",
+            "AssistantMessage",
+        ]
+        # the tray's "Question rapide…" opens an empty box too
+        quick.present_new()
+        assert quick.conversation_id is None
+        assert quick.view.items() == []
+
+
+async def test_a_conversation_never_runs_two_turns_at_once(
+    services: Services, ollama: FakeOllama
+) -> None:
+    async with running_app(services, ollama.url) as app:
+        quick, window = app.quick, app.window
+        assert quick is not None
+        assert window is not None
+        ollama.script(Reply.text(*[f"q{i} " for i in range(30)], token_delay=0.02))
+        quick.ask("Question rapide")
+        conversation = quick.conversation_id
+        assert conversation is not None
+        window.conversations.refresh()
+        window.open_conversation(conversation)  # from the sidebar, while the quick one runs
+        window.composer.set_text("Et dans la fenêtre ?")
+        window.composer.submit()
+        session = window.current
+        assert session is not None
+        assert not session.runner.busy  # refused, and said so; the text is kept
+        assert window.composer.text() == "Et dans la fenêtre ?"
+        notice = session.view.items()[-1]
+        assert isinstance(notice, NoticeLine)
+        assert "question rapide" in notice.message
+        await wait_until(lambda: not quick.runner.busy)
+        # the window shows what the quick prompt added, then can go on
+        await wait_until(lambda: isinstance(window.current.view.items()[-1], AssistantMessage))
+        ollama.script(Reply.text("Oui."))
+        window.composer.submit()
+        assert window.current.runner.busy
+        await wait_until(lambda: not window.current.runner.busy)
+        assert [m.role for m in window.runtime.store.messages(conversation)] == [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+        ]
+
+
+async def test_a_silent_ollama_holds_neither_the_watcher_nor_the_window(
+    services: Services, workspace: Path, silent_host: str
+) -> None:
+    settings = services.settings.load()
+    settings.workspace = str(workspace)
+    services.settings.save(settings)
+    app = App(services, socket_name(services.data_home))
+    async with open_runtime(services, silent_host) as runtime:
+        runtime.models_timeout_s = 30.0
+        started = app.start(runtime, Theme("light"))
+        assert app.window is not None
+        window = app.window
+        try:
+            # the workspace is watched while the model list is still awaited
+            await wait_until(lambda: window.problems_feed.watcher is not None, within=10)
+            assert not started.done()
+            assert window.banner.retry_button.text() == "Vérification…"
+        finally:
+            await app.stop(runtime)
+    await no_tasks_left()
+
+
+async def test_a_silent_ollama_is_reported_within_the_timeout(
+    services: Services, silent_host: str, qtbot: Any
+) -> None:
+    set_host(services, silent_host)
+    app = App(services, socket_name(services.data_home))
+    async with open_runtime(services) as runtime:
+        runtime.models_timeout_s = 0.3
+        started = app.start(runtime, Theme("light"))
+        window = app.window
+        assert window is not None
+        try:
+            await wait_until(started.done, within=5)
+            assert window.banner.isVisibleTo(window)
+            assert window.banner.title.text() == f"Ollama ne répond pas à {silent_host}"
+            assert "aucune réponse en 0.3 s" in window.banner.body.text()
+            assert window.banner.retry_button.isEnabled()
+        finally:
+            await app.stop(runtime)
+    await no_tasks_left()
+
+
+async def test_a_late_answer_about_an_older_host_does_not_overwrite_a_newer_one(
+    services: Services, ollama: FakeOllama, silent_host: str, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        window.runtime.models_timeout_s = 0.5
+        window.runtime.set_host(silent_host)
+        window.check_backend()  # waits for an answer that never comes
+        await asyncio.sleep(0.1)
+        window.runtime.set_host(ollama.url)  # the user fixes the host in the settings
+        window.check_backend()
+        await wait_until(lambda: not window.banner.isVisibleTo(window))
+        await asyncio.sleep(0.8)  # past the first check's timeout
+        assert not window.banner.isVisibleTo(window)
+        assert window.model_picker.isEnabled()
+        assert window.banner.retry_button.isEnabled()

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.services import Services
+from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
     CheckCard,
@@ -320,3 +321,113 @@ async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
         cut = items[-1]
         assert isinstance(cut, AssistantMessage)
         assert cut.cut_note.isVisibleTo(cut)
+
+
+async def test_a_turn_that_ends_off_screen_frees_its_view(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        ollama.script(Reply.text(*[f"m{i} " for i in range(30)], token_delay=0.02))
+        window.composer.set_text("Une longue réponse")
+        window.composer.submit()
+        session = window.current
+        assert session is not None
+        await wait_until(lambda: "m2" in streamed(session))
+        window.new_conversation()  # left while it streams: it finishes off screen
+        assert session.id in window.sessions
+        assert window.stack.indexOf(session.view) != -1
+        await wait_until(lambda: not session.runner.busy)
+        assert session.runner.last_reason == "completed"
+        assert session.id not in window.sessions
+        assert window.stack.count() == 1  # the welcome page only
+        stored = window.runtime.store.messages(session.id)
+        assert stored[-1].content.endswith("m29 ")
+        # opened again, it shows the whole answer from the history
+        window.open_conversation(session.id)
+        assert window.current is not None
+        answer = window.current.view.items()[-1]
+        assert isinstance(answer, AssistantMessage)
+        assert answer.markdown().endswith("m29 ")
+
+
+async def test_an_older_error_card_can_no_longer_retry(
+    ollama: FakeOllama, services: Services, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        ollama.script(Reply.http_error(500, "GPU en feu"), Reply.text("Deuxième réponse"))
+        await send_and_wait(window, "Première question")
+        assert window.current is not None
+        card = window.current.view.items()[-1]
+        assert isinstance(card, ErrorCard)
+        assert card.retry_button is not None
+        assert card.retry_button.isEnabled()
+        await send_and_wait(window, "Deuxième question")
+        # its retry would answer the newest message, not the one that failed
+        assert not card.retry_button.isEnabled()
+
+
+async def test_a_host_change_lets_the_running_turn_finish(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    with FakeOllama() as other:
+        async with open_window(services, qtbot, ollama.url) as window:
+            ollama.script(Reply.text(*[f"m{i} " for i in range(40)], token_delay=0.02))
+            window.composer.set_text("Une longue réponse")
+            window.composer.submit()
+            session = window.current
+            assert session is not None
+            await wait_until(lambda: "m2" in streamed(session))
+            window.runtime.set_host(other.url)  # what Réglages › Enregistrer does
+            await wait_until(lambda: not session.runner.busy)
+            assert session.runner.last_reason == "completed"
+            stored = window.runtime.store.messages(session.id)
+            assert stored[-1].content.endswith("m39 ")
+            assert not stored[-1].cut
+            # the next turn goes to the new server
+            other.script(Reply.text("Depuis l'autre serveur"))
+            await send_and_wait(window, "Et maintenant ?")
+            assert other.chat_requests[-1]["messages"][-1]["content"] == "Et maintenant ?"
+            assert len(ollama.chat_requests) == 1
+
+
+async def test_the_model_chosen_in_the_header_is_saved_and_used(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        picker = window.model_picker
+        assert picker.current_model() == "qwen2.5-coder:7b"
+        picker.setCurrentIndex(picker.findData("llama3.1:8b"))
+        assert services.settings.load().model == "llama3.1:8b"
+        ollama.script(Reply.text("Bonjour"), Reply.text("Rapide"))
+        await send_and_wait(window, "Salut")
+        assert ollama.chat_requests[-1]["model"] == "llama3.1:8b"
+        # the quick prompt's agent reads the same place
+        from loki_desktop.ui.quick_prompt import QuickPrompt
+
+        quick = QuickPrompt(window.runtime, window.renderer)
+        qtbot.addWidget(quick)
+        quick.ask("Vite")
+        await wait_until(lambda: not quick.runner.busy)
+        assert ollama.chat_requests[-1]["model"] == "llama3.1:8b"
+
+
+async def test_a_saved_model_the_server_lacks_stays_chosen_and_is_reported(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    settings = services.settings.load()
+    settings.model = "absent:1b"
+    services.settings.save(settings)
+    async with open_window(services, qtbot, ollama.url) as window:
+        picker = window.model_picker
+        # not silently replaced by another: the turns would use a model nobody chose
+        assert picker.current_model() == "absent:1b"
+        assert picker.currentText() == "absent:1b (absent)"
+        assert window.banner.isVisibleTo(window)
+        assert "absent:1b" in window.banner.title.text()
+        assert "ollama pull absent:1b" in window.banner.body.text()
+        agent = window.runtime.make_agent(FixedApprover(allow=False))
+        assert agent.config.model == "absent:1b"
+        picker.setCurrentIndex(picker.findData("llama3.1:8b"))
+        assert not window.banner.isVisibleTo(window)
+        assert window.runtime.settings.model == "llama3.1:8b"
+        assert services.settings.load().model == "llama3.1:8b"

@@ -159,3 +159,40 @@ async def test_window_state_and_workspace_are_remembered(
         assert window.workspace_picker.folder == str(workspace)
         assert window.runtime.workspace() == workspace
         assert window.workspace_picker.text() == f"Dossier : {workspace.name}"
+
+
+async def test_a_refresh_during_a_rename_keeps_the_editor_open(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    ids = seed(services, {"Ancien titre": ["Bonjour", "Salut."], "Autre": ["a", "b"]})
+    async with open_window(services, qtbot, ollama.url) as window:
+        listing = window.conversations
+        listing.start_rename(ids["Ancien titre"])
+        editor = listing.list.findChild(QLineEdit)
+        assert editor is not None
+        editor.selectAll()
+        qtbot.keyClicks(editor, "Nouveau titre")
+        listing.refresh()  # what a turn ending in another conversation does
+        assert editor.isVisible()
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+        await wait_until(lambda: window.runtime.store.list_conversations("Nouveau"))
+        # the refresh asked for meanwhile happened once the editor closed
+        await wait_until(lambda: listing.title_of(ids["Ancien titre"]) == "Nouveau titre")
+        assert set(listing.ids()) == set(ids.values())
+        assert window.title.full_text == "Nouveau titre"
+
+
+async def test_a_saved_workspace_that_is_gone_is_dropped_at_start(
+    services: Services, ollama: FakeOllama, tmp_path: Path, qtbot: Any
+) -> None:
+    gone = tmp_path / "gone"
+    settings = services.settings.load()
+    settings.workspace = str(gone)
+    services.settings.save(settings)
+    async with open_window(services, qtbot, ollama.url) as window:
+        assert window.workspace_picker.text() == "Aucun dossier"
+        assert window.runtime.settings.workspace == ""
+        gone.mkdir()  # back while the window runs: still no file tools there
+        assert window.runtime.workspace() is None
+        window.save_state()
+    assert services.settings.load().workspace == ""

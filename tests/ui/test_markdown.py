@@ -109,3 +109,73 @@ async def test_copy_link_puts_the_code_on_the_clipboard(qtbot: Any) -> None:
     view.set_markdown("Texte\n\n```sh\nls -la\n```\n")
     view._on_link(QUrl("copy:0"))
     assert QGuiApplication.clipboard().text() == "ls -la"
+
+
+def test_a_long_table_is_cut_between_rows_and_carries_its_head() -> None:
+    head = "| n | carré |\n|--:|:--|\n"
+    rows = "".join(f"| {i} | {i * i} |\n" for i in range(200))
+    tail = head + rows + "| 200 | 4"  # the last row is still arriving
+    assert len(tail) > TAIL_LIMIT
+    cut = find_cut(md, tail)
+    assert tail[: cut.length].endswith("| 198 | 39204 |\n")
+    assert cut.carry == head
+    assert cut.continues_table
+    rest = cut.carry + tail[cut.length :]
+    assert find_cut(md, rest).length == 0  # small again
+
+
+def test_a_continued_table_does_not_show_its_head_again() -> None:
+    renderer = MarkdownRenderer(LIGHT)
+    html = renderer.render("| a | b |\n|---|---|\n| 1 | 2 |\n", RenderState(continues_table=True))
+    assert "<thead>" not in html
+    assert "<td>1</td>" in html
+    assert "margin-top:0;" in html
+    html = renderer.render("| a | b |\n|---|---|\n| 1 | 2 |\n")
+    assert "<thead>" in html
+    assert "margin-bottom:8px;" in html
+    # the part before a cut leaves no gap below, so the two parts read as one table
+    html = renderer.render("| a | b |\n|---|---|\n| 1 | 2 |\n", RenderState(table_goes_on=True))
+    assert "margin-bottom:0;" in html
+
+
+def test_a_long_blockquote_or_paragraph_is_cut_at_a_line_end() -> None:
+    quote = "".join(f"> ligne {i} d'une longue citation\n" for i in range(80)) + "> fin"
+    cut = find_cut(md, quote)
+    assert quote[cut.length :] == "> ligne 79 d'une longue citation\n> fin"
+    paragraph = "".join(f"ligne {i} d'un long paragraphe\n" for i in range(80)) + "fin"
+    cut = find_cut(md, paragraph)
+    assert paragraph[cut.length :] == "ligne 79 d'un long paragraphe\nfin"
+
+
+def test_a_paragraph_is_not_cut_where_the_rest_would_read_differently() -> None:
+    # "2." cannot interrupt a paragraph, but alone it would start a list
+    lines = "".join(f"ligne {i} d'un long paragraphe\n" for i in range(80))
+    paragraph = lines + "2. suite du paragraphe\nfin"
+    cut = find_cut(md, paragraph)
+    assert paragraph[cut.length :] == "ligne 79 d'un long paragraphe\n2. suite du paragraphe\nfin"
+    # a lazy line of a blockquote (no ">") is not where the rest can start
+    quote = "".join(f"> ligne {i}\n" for i in range(200)) + "paresseuse\nfin"
+    cut = find_cut(md, quote)
+    assert quote[cut.length :] == "> ligne 199\nparesseuse\nfin"
+
+
+async def test_the_tail_stays_small_however_long_a_block_grows(qtbot: Any) -> None:
+    renderer = MarkdownRenderer(LIGHT)
+    table = "| n | carré |\n|---|---|\n" + "".join(f"| {i} | {i * i} |\n" for i in range(300))
+    quote = "".join(f"> phrase {i} d'une longue citation.\n" for i in range(150))
+    paragraph = "".join(f"phrase {i} d'un long paragraphe.\n" for i in range(150))
+    for text in (table, quote, paragraph):
+        streamed = MarkdownView(renderer)
+        qtbot.addWidget(streamed)
+        longest = 0
+        for index, token in enumerate(words(text)):
+            streamed.append(token)
+            if index % 12 == 0:
+                streamed.flush()  # what the repaint timer does
+                longest = max(longest, streamed.tail_chars)
+        streamed.finish()
+        assert longest <= TAIL_LIMIT + 200
+        whole = MarkdownView(renderer)
+        qtbot.addWidget(whole)
+        whole.set_markdown(text)
+        assert streamed.plain_text().split() == whole.plain_text().split()

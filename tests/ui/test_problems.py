@@ -85,3 +85,47 @@ async def test_no_watching_when_automatic_checks_are_off(
         assert window.problems_feed.watcher is None
         assert "désactivée" in window.problems.status.text()
         assert window.problems.count() == 0
+
+
+async def test_a_workspace_reached_through_a_symlink_shows_relative_paths(
+    services: Services, ollama: FakeOllama, tmp_path: Path, qtbot: Any
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "calc.py").write_text(BROKEN, encoding="utf-8")
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    with_workspace(services, link)
+    async with open_window(services, qtbot, ollama.url) as window:
+        panel = window.problems
+        await wait_until(lambda: panel.count() == 1, within=20)
+        assert [row[0] for row in panel.rows()] == ["calc.py"]
+        assert "- calc.py:2:" in panel.message_for_loki()
+        assert str(real) not in panel.message_for_loki()
+
+
+async def test_switching_workspace_restarts_the_watcher_and_forgets_the_old_problems(
+    services: Services, ollama: FakeOllama, tmp_path: Path, qtbot: Any
+) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+    (first / "calc.py").write_text(BROKEN, encoding="utf-8")
+    (second / "web.py").write_text("print(undefined_name)\n", encoding="utf-8")
+    with_workspace(services, first)
+    async with open_window(services, qtbot, ollama.url) as window:
+        panel = window.problems
+        await wait_until(lambda: panel.count() == 1, within=20)
+        old_watcher = window.problems_feed.watcher
+        assert old_watcher is not None
+        window.workspace_picker.choose(str(second))
+        await wait_until(lambda: [row[0] for row in panel.rows()] == ["web.py"], within=20)
+        watcher = window.problems_feed.watcher
+        assert watcher is not None
+        assert watcher is not old_watcher
+        assert watcher.root == second.resolve()
+        # the old folder is no longer watched: a new problem there does not show
+        (first / "other.py").write_text("print(nope)\n", encoding="utf-8")
+        (second / "web.py").write_text("print('ok')\n", encoding="utf-8")
+        await wait_until(lambda: panel.count() == 0, within=20)
+        assert panel.rows() == []

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtWidgets import QLineEdit
 
 from loki_desktop.core.services import Services
@@ -21,11 +22,8 @@ from tests.ui.helpers import open_window, wait_until
 
 
 def open_dialog(window: MainWindow, qtbot: Any) -> SettingsDialog:
-    window.open_settings()
-    dialog = window.findChild(SettingsDialog)
-    assert dialog is not None
-    qtbot.addWidget(dialog)
-    return dialog
+    """The dialog the window opens (a child of the window: it goes with it)."""
+    return window.open_settings()
 
 
 async def close(dialog: SettingsDialog) -> None:
@@ -74,6 +72,7 @@ async def test_general_and_intelligence_round_trip(
         assert not agent.config.skills_enabled
 
         again = open_dialog(window, qtbot)
+        assert again is not dialog  # a new dialog, reading the saved settings
         assert again.general.model.currentText() == "llama3.1:8b"
         assert again.general.max_rounds.value() == 12
         assert again.general.num_ctx.currentData() == 16384
@@ -94,6 +93,36 @@ async def test_connection_test_reports_an_unreachable_host(
         await wait_until(lambda: "injoignable" in dialog.general.test_result.text())
         assert dialog.general.test_result.property("state") == "error"
         await close(dialog)
+
+
+async def test_connection_test_says_when_a_server_does_not_answer(
+    silent_host: str, qtbot: Any, services: Services, ollama: FakeOllama
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        window.runtime.models_timeout_s = 0.3
+        dialog = open_dialog(window, qtbot)
+        dialog.general.host.setText(silent_host)
+        dialog.general.test_button.click()
+        await wait_until(lambda: "ne répond pas" in dialog.general.test_result.text(), within=5)
+        assert silent_host in dialog.general.test_result.text()
+        assert dialog.general.test_result.property("state") == "error"
+        assert dialog.general.test_button.isEnabled()
+        assert window.runtime.host == ollama.url  # only Save changes the server
+        await close(dialog)
+
+
+async def test_a_closed_dialog_is_deleted(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        dialog.general.max_rounds.setValue(33)  # edited, then cancelled
+        dialog.cancel_button.click()
+        await wait_until(lambda: not shiboken6.isValid(dialog), within=5)
+        assert window.findChildren(SettingsDialog) == []
+        again = open_dialog(window, qtbot)
+        assert again.general.max_rounds.value() == services.settings.load().max_rounds != 33
+        await close(again)
 
 
 async def test_mcp_custom_server_add_connect_test_and_remove(
@@ -140,6 +169,26 @@ async def test_mcp_custom_server_add_connect_test_and_remove(
         page.remove("echo")
         assert "echo" not in page.cards
         assert "echo" not in services.settings.load().mcp_servers
+        await close(dialog)
+
+
+async def test_a_test_ending_after_the_cards_were_rebuilt_shows_on_the_new_card(
+    services: Services, qtbot: Any, ollama: FakeOllama
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        page = dialog.mcp
+        page.add_button.click()
+        page.new_name.setText("echo")
+        page.new_target.setText(shlex.join([sys.executable, script("echo")]))
+        assert page.add_from_form()
+        old = page.cards["echo"]
+        old.test_button.click()
+        page.reload()  # what an import, an addition or a removal does meanwhile
+        card = page.cards["echo"]
+        assert card is not old
+        await wait_until(lambda: card.result.text().startswith("Connecté en"), within=20)
+        assert card.test_button.isEnabled()
         await close(dialog)
 
 

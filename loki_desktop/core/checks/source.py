@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +29,9 @@ def read_source(path: Path) -> Source | CheckResult:
     try:
         if path.is_dir():
             return _unreadable("it is a folder, not a file")
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = read_regular_file(path, MAX_BYTES + 1)
+    except NotRegularFile:
+        return _unreadable("it is not a regular file (a pipe, a socket or a device)")
     except FileNotFoundError:
         return _unreadable("no such file")
     except PermissionError:
@@ -43,6 +47,28 @@ def read_source(path: Path) -> Source | CheckResult:
         line, col = position(data, nul)
         return CheckResult((Problem(line, col, "binary content (a NUL byte): not a text file"),))
     return Source(path, data)
+
+
+class NotRegularFile(OSError):
+    """A pipe, a socket or a device: reading it may wait forever."""
+
+
+def read_regular_file(path: Path, limit_bytes: int) -> bytes:
+    """At most `limit_bytes` of a regular file. Anything else is refused without waiting
+    (a FIFO is opened non-blocking, and the check is made on the opened file, so a path
+    swapped meanwhile is caught too)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    with open(fd, "rb") as handle:
+        return handle.read(limit_bytes)
 
 
 def position(data: bytes, offset: int) -> tuple[int, int]:

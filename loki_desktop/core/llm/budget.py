@@ -81,10 +81,13 @@ class ContextBudget:
     async def window(self, backend: ChatBackend, model: str, num_ctx: int) -> int:
         """The tokens a request may use: `num_ctx`, or less if the model supports less.
 
-        The server is asked once per model.
+        The server is asked once per model (again later if it could not be reached).
         """
         if model not in self._supported:
-            self._supported[model] = await backend.context_length(model)
+            try:
+                self._supported[model] = await backend.context_length(model)
+            except BackendError:
+                return num_ctx  # the request that follows will say what is wrong
         supported = self._supported[model]
         return min(num_ctx, supported) if supported else num_ctx
 

@@ -67,14 +67,17 @@ class OllamaBackend:
         return models
 
     async def context_length(self, model: str) -> int | None:
-        """The longest context the model supports (/api/show), or None when unknown.
+        """The longest context the model supports (/api/show), or None when the server does
+        not say. Raises BackendUnreachable when the server cannot be asked.
 
         Not /api/ps: that reports the context the model is currently *loaded* with, which
         may be another client's smaller setting; we send our own `num_ctx` anyway.
         """
         try:
             shown = await self._client.show(model)
-        except (ConnectionError, httpx.TransportError, ollama.ResponseError):
+        except (ConnectionError, httpx.TransportError):
+            raise BackendUnreachable(unreachable_message(self.host)) from None
+        except ollama.ResponseError:
             return None
         for key, value in (shown.modelinfo or {}).items():
             if key.endswith(".context_length") and isinstance(value, int):

@@ -12,7 +12,8 @@ One entry of `Settings.mcp_servers` (plain JSON, keyed by server id):
 
 For a catalogue server, `params` fill its declared parameters (extra names become environment
 variables). For a custom stdio server they are environment variables, for an HTTP server
-request headers. Secret values are never here: see `is_secret_name` and `secret_key`.
+request headers. Secret values are never here: see `is_secret_name` and `secret_key`. A
+command or URL may hold `${NAME}` placeholders of its secrets (core.mcp.placeholders).
 """
 
 from __future__ import annotations

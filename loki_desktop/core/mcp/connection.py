@@ -19,10 +19,10 @@ from collections.abc import Callable
 from typing import Any, TextIO, cast
 
 import anyio
+import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client  # the SDK's own HTTP defaults
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     CONNECTION_CLOSED,
@@ -34,7 +34,7 @@ from mcp.types import (
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
-from loki_desktop.core.mcp.convert import CallResult, McpTool, cut, looks_failed, result_text
+from loki_desktop.core.mcp.convert import CallResult, McpTool, looks_failed, result_text
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from loki_desktop.core.mcp.status import ServerState
 
@@ -114,10 +114,6 @@ class Connection:
         if self._task is not None:
             await asyncio.shield(self.closed.wait())
 
-    @property
-    def stderr_tail(self) -> list[str]:
-        return self._stderr.tail(STDERR_SHOWN)
-
     # --- the owner task -----------------------------------------------------------------
 
     async def _own(self) -> None:
@@ -153,7 +149,7 @@ class Connection:
         else:
             assert isinstance(target, HttpLaunch)
             async with (
-                create_mcp_http_client(headers=target.headers or None) as http,
+                _http_client(target.headers) as http,
                 streamable_http_client(target.url, http_client=http) as (read, write),
             ):
                 await self._serve(read, write)
@@ -187,10 +183,11 @@ class Connection:
             except MCPError as exc:
                 if exc.code != UNSUPPORTED_PROTOCOL_VERSION:
                     raise
-                # a server of the 2026 protocol only: let the SDK negotiate
-                from mcp.client._probe import negotiate_auto
-
-                await negotiate_auto(session)
+                # A server of the 2026 protocol only refuses the handshake: `discover()` (public)
+                # probes `server/discover`, retries at a version both sides know, and adopts it.
+                # The SDK's own "auto" policy (mcp.client._probe) is private, and tries the
+                # handshake we already know fails.
+                await session.discover()
             tools = await self._list_tools(session)
         self._scope = None
         if scope.cancelled_caught and not self._stop.is_set():
@@ -241,7 +238,8 @@ class Connection:
         ok = not result.is_error and not looks_failed(text, self.launch.error_markers)
         if not ok and not text.strip():
             text = f"{tool} failed without saying why."
-        return CallResult(ok, cut(self.launch.redact(text)))
+        # not cut here: the Toolbox caps every tool's result for the model
+        return CallResult(ok, self.launch.redact(text))
 
     def _call_error(self, tool: str, exc: MCPError, timeout: float) -> CallResult:
         server = self.launch.server_id
@@ -327,6 +325,16 @@ class Connection:
         if tail:
             text += " " + _("Sa sortie d'erreur : « {lines} ».").format(lines=" | ".join(tail))
         return self.launch.redact(text[:1].upper() + text[1:])
+
+
+def _http_client(headers: dict[str, str]) -> httpx2.AsyncClient:
+    """An HTTP client with the SDK's timeouts for streamable HTTP: 30 s, 300 s to read a stream.
+
+    A copy of `create_mcp_http_client` from mcp.shared._httpx_utils (mcp 2.3): that module is
+    private, and a 2.x release may move or drop it. `streamable_http_client` takes the client
+    as a public argument, which is how the request headers get in.
+    """
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
 
 
 class _WatchedStream:

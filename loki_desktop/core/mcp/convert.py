@@ -14,9 +14,7 @@ from typing import Any
 
 from loki_desktop.core.mcp.config import TOOL_PREFIX
 from loki_desktop.core.ports import ToolSpec
-from loki_desktop.core.slim import slim_spec, spec_tokens
 
-RESULT_CAP = 8_000
 # A result longer than this is content, not an error report, whatever words it contains.
 ERROR_TEXT_MAX = 400
 MAX_TOOL_NAME = 64  # what OpenAI-style function calling accepts; Ollama models are trained on it
@@ -74,54 +72,10 @@ def to_spec(server_id: str, tool: McpTool) -> ToolSpec:
     return ToolSpec(
         name=tool_name(server_id, tool.name),
         description=(tool.description or tool.name).strip(),
-        parameters=lean_parameters(tool.input_schema),
+        # as the server gave it: core.slim trims it (titles, $schema...) on every request
+        parameters=dict(tool.input_schema),
         source=server_id,
     )
-
-
-def tools_cost(specs: Iterable[ToolSpec]) -> tuple[int, int]:
-    """What these tools add to every model request: (characters, estimated tokens).
-
-    Measured as the request carries them: slimmed (core.slim), in compact JSON.
-    """
-    slimmed = [slim_spec(spec) for spec in specs]
-    chars = sum(
-        len(json.dumps(spec.to_ollama(), separators=(",", ":"), ensure_ascii=False))
-        for spec in slimmed
-    )
-    return chars, sum(spec_tokens(spec) for spec in slimmed)
-
-
-def lean_parameters(schema: dict[str, Any]) -> dict[str, Any]:
-    """An object schema for Ollama, without the annotations that only cost context."""
-    lean = _lean(schema) if isinstance(schema, dict) else {}
-    if lean.get("type") != "object":
-        lean = {"type": "object", **{k: v for k, v in lean.items() if k != "type"}}
-    lean.setdefault("properties", {})
-    return lean
-
-
-# Keywords whose value is a schema, or a list or map of schemas: titles are dropped inside
-# them too. Anything else (enum, const, default, examples) is data and kept as it is.
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SCHEMA_VALUES = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
-
-
-def _lean(node: dict[str, Any]) -> dict[str, Any]:
-    lean: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in ("title", "$schema"):
-            continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            lean[key] = {k: _lean(v) if isinstance(v, dict) else v for k, v in value.items()}
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
-            lean[key] = [_lean(v) if isinstance(v, dict) else v for v in value]
-        elif key in _SCHEMA_VALUES and isinstance(value, dict):
-            lean[key] = _lean(value)
-        else:
-            lean[key] = value
-    return lean
 
 
 # --- results ------------------------------------------------------------------------------
@@ -158,11 +112,3 @@ def looks_failed(text: str, markers: Sequence[str]) -> bool:
     if len(text) > ERROR_TEXT_MAX:
         return False
     return any(marker in text for marker in markers)
-
-
-def cut(text: str, limit: int = RESULT_CAP) -> str:
-    """At most `limit` characters, with a marker saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    marker = f"\n[... result cut: {len(text) - limit} more characters not shown ...]"
-    return text[: max(0, limit - len(marker))] + marker

@@ -15,11 +15,16 @@ from loki_desktop.core.mcp.config import (
     is_secret_name,
     slugify,
 )
+from loki_desktop.core.mcp.placeholders import lift_command, lift_url
 
 
 @dataclass(frozen=True)
 class ImportedServer:
-    """One server of the file: its config (secret names only) and the secret values to store."""
+    """One server of the file: its config (secret names only) and the secret values to store.
+
+    Secrets come from `env` / `headers` and from the command line or URL themselves
+    (see core.mcp.placeholders): none stays in the config.
+    """
 
     name: str  # as the file names it
     config: ServerConfig
@@ -65,6 +70,8 @@ def _server(name: str, server_id: str, entry: Any) -> ImportedServer:
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise McpConfigError(_("« args » doit être une liste de textes."))
         params, secrets = _split(entry.get("env", {}), "env")
+        argv, lifted = lift_command((command, *args), secrets)
+        secrets |= lifted
         config = ServerConfig(
             server_id,
             "stdio",
@@ -72,11 +79,13 @@ def _server(name: str, server_id: str, entry: Any) -> ImportedServer:
             label=name,
             params=params,
             secrets=tuple(secrets),
-            command=(command, *args),
+            command=argv,
         )
         return ImportedServer(name, config, secrets)
     if "url" in entry:
         params, secrets = _split(entry.get("headers", {}), "headers")
+        url, lifted = lift_url(check_url(entry["url"]), secrets)
+        secrets |= lifted
         config = ServerConfig(
             server_id,
             "http",
@@ -84,7 +93,7 @@ def _server(name: str, server_id: str, entry: Any) -> ImportedServer:
             label=name,
             params=params,
             secrets=tuple(secrets),
-            url=check_url(entry["url"]),
+            url=url,
         )
         return ImportedServer(name, config, secrets)
     raise McpConfigError(_("ni « command » ni « url »."))

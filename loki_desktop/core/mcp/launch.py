@@ -1,18 +1,21 @@
 """How to reach one server: its command line and environment, or its URL and headers.
 
 Built at start time from the typed config and the keyring, so secrets exist only in memory,
-in the server's environment or request headers, and never in a file.
+in the server's environment, arguments (`${NAME}` placeholders), URL or request headers, and
+never in a file.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.catalogue import CATALOGUE, NETWORK_ERROR_MARKERS
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, secret_key
-from loki_desktop.core.ports import SecretStore
+from loki_desktop.core.mcp.placeholders import expand, referenced
+from loki_desktop.core.ports import SecretStoreUnavailable
 
 # Besides what the SDK passes on (HOME, PATH, USER, ...): what servers need to reach the
 # network through a proxy, find certificates and temporary folders, and print UTF-8.
@@ -66,12 +69,26 @@ class Launch:
         return text
 
 
-def build_launch(config: ServerConfig, secrets: SecretStore) -> Launch:
-    """The launch of a server; raises McpConfigError (a French sentence) when it cannot start."""
+class SecretReader(Protocol):
+    def get(self, name: str) -> str | None: ...
+
+
+def build_launch(config: ServerConfig, secrets: SecretReader) -> Launch:
+    """The launch of a server; raises McpConfigError (a French sentence) when it cannot start.
+
+    Reads the keyring, which may block (an unlock prompt): on an event loop, call it in a
+    thread.
+    """
     values = dict(config.params)
     secret_values: list[str] = []
+    by_name: dict[str, str] = {}
     for name in config.secrets:
-        value = secrets.get(secret_key(config.id, name))
+        try:
+            value = secrets.get(secret_key(config.id, name))
+        except SecretStoreUnavailable as exc:
+            raise McpConfigError(
+                _("secret « {name} » illisible. {reason}").format(name=name, reason=exc)
+            ) from None
         if value is None:
             raise McpConfigError(
                 _(
@@ -80,6 +97,7 @@ def build_launch(config: ServerConfig, secrets: SecretStore) -> Launch:
                 ).format(name=name, id=config.id)
             )
         values[name] = value
+        by_name[name] = value
         secret_values.append(value)
     expose = config.expose
     markers: tuple[str, ...] = NETWORK_ERROR_MARKERS
@@ -97,9 +115,15 @@ def build_launch(config: ServerConfig, secrets: SecretStore) -> Launch:
         expose = expose if expose is not None else entry.expose
         markers += entry.error_markers
     elif config.kind == "stdio":
-        target = StdioLaunch(config.command[0], config.command[1:], _env(values))
+        # secrets moved out of the command line come back in place (and stay in the
+        # environment, as every secret of a local server)
+        argv = [expand(part, by_name) for part in config.command]
+        target = StdioLaunch(argv[0], tuple(argv[1:]), _env(values))
     else:
-        target = HttpLaunch(config.url, values)
+        # a secret of the URL is not sent a second time as a request header
+        in_url = referenced(config.url)
+        headers = {name: value for name, value in values.items() if name not in in_url}
+        target = HttpLaunch(expand(config.url, by_name), headers)
     return Launch(
         server_id=config.id,
         label=config.display_name if config.kind != "catalogue" else CATALOGUE[config.id].label,

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
-from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec, tools_cost
+from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec
 from loki_desktop.core.mcp.launch import Launch, build_launch
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
+from loki_desktop.core.slim import tools_cost
 
 if TYPE_CHECKING:
     from loki_desktop.core.mcp.connection import Connection
@@ -37,6 +38,7 @@ class _Slot:
     """What the manager knows of one enabled server between connections."""
 
     config: ServerConfig
+    starting: asyncio.Task[None] | None = None  # reading its secrets, before connecting
     connection: Connection | None = None
     error: str = ""  # the last failure (kept while the next attempt waits)
     failures: int = 0
@@ -74,6 +76,7 @@ class McpManager:
         self._notices: list[str] = list(notices or [])
         self._listeners: list[StatusListener] = []
         self._closing: set[asyncio.Task[None]] = set()
+        self._starting: set[asyncio.Task[None]] = set()
         self._routes: dict[str, tuple[str, str]] = {}  # model name -> (server id, tool name)
         self._specs: dict[str, list[ToolSpec]] = {}
         self._closed = False
@@ -127,26 +130,26 @@ class McpManager:
         for slot in started:
             self._start(slot)
         waiting = [
-            slot.connection
+            slot
             for slot in self._slots.values()
-            if slot.connection is not None and not slot.waited
+            if (slot.starting is not None or slot.connection is not None) and not slot.waited
         ]
         for slot in self._slots.values():
             slot.waited = True
-        tasks = [asyncio.ensure_future(c.ready.wait()) for c in waiting if not c.ready.is_set()]
+        tasks = [asyncio.ensure_future(self._ready(slot)) for slot in waiting]
         if tasks:
             try:
                 await asyncio.wait(tasks, timeout=max(0.0, deadline - time.monotonic()))
             finally:  # also when the turn is cancelled while waiting
                 for task in tasks:
                     task.cancel()
-        for conn in waiting:
-            if conn.state == "connecting":
+        for slot in waiting:
+            if self._connecting(slot):
                 self._notices.append(
                     _(
                         "Le serveur MCP « {name} » démarre encore : ses outils seront disponibles "
                         "à un prochain message."
-                    ).format(name=conn.launch.label)
+                    ).format(name=_label(slot.config))
                 )
         notices, self._notices = self._notices, []
         return notices
@@ -188,8 +191,10 @@ class McpManager:
         conn = slot.connection
         state: ServerState = "inactive"
         message = ""
-        if conn is not None and conn.state in ("connecting", "connected"):
-            state = conn.state
+        if self._connecting(slot):
+            state = "connecting"
+        elif conn is not None and conn.state == "connected":
+            state = "connected"
         elif slot.error:
             state, message = "error", slot.error
         specs = self._specs.get(server_id, [])
@@ -218,7 +223,7 @@ class McpManager:
         """Connect once, apart from the live sessions; the connection closes in the background."""
         started = time.monotonic()
         try:
-            launch = build_launch(config, self.secrets)
+            launch = await asyncio.to_thread(build_launch, config, self.secrets)
         except McpConfigError as exc:
             return TestResult(False, str(exc)[:1].upper() + str(exc)[1:])
         conn = _connection_class()(launch, handshake_timeout=limit_s or self.handshake_timeout)
@@ -256,22 +261,55 @@ class McpManager:
         The asyncio loop must keep running while a server closes: a caller about to stop its
         loop (or a test about to end) awaits this first.
         """
-        while self._closing:
-            await asyncio.gather(*list(self._closing), return_exceptions=True)
+        while self._closing or self._starting:
+            await asyncio.gather(*self._closing, *self._starting, return_exceptions=True)
 
     # --- inside -----------------------------------------------------------------------------
 
     def _due(self, slot: _Slot) -> bool:
-        if self._closed or slot.connection is not None:
+        if self._closed or slot.starting is not None or slot.connection is not None:
             return False
         return not slot.error or time.monotonic() >= slot.retry_at
 
+    @staticmethod
+    def _connecting(slot: _Slot) -> bool:
+        conn = slot.connection
+        return slot.starting is not None or (conn is not None and conn.state == "connecting")
+
+    @staticmethod
+    async def _ready(slot: _Slot) -> None:
+        if slot.starting is not None:
+            await asyncio.wait([slot.starting])  # never cancels the start itself
+        if slot.connection is not None:
+            await slot.connection.ready.wait()
+
     def _start(self, slot: _Slot) -> None:
+        task = asyncio.ensure_future(self._open(slot))
+        slot.starting = task
+        slot.waited = False
+        self._starting.add(task)
+        task.add_done_callback(self._starting.discard)
+        self._notify(slot.config.id)
+
+    async def _open(self, slot: _Slot) -> None:
+        """Read the server's secrets in a thread (the keyring may wait on an unlock prompt or
+        a D-Bus timeout, ~25 s), then connect."""
         server_id = slot.config.id
+        launch: Launch | None = None
+        error = ""
         try:
-            launch = build_launch(slot.config, self.secrets)
+            launch = await asyncio.to_thread(build_launch, slot.config, self.secrets)
         except McpConfigError as exc:
-            self._failed(slot, str(exc)[:1].upper() + str(exc)[1:])
+            error = str(exc)[:1].upper() + str(exc)[1:]
+        except Exception as exc:  # a keyring backend's bug must not leave the server in limbo
+            log.exception("MCP server %s: its launch could not be read", server_id)
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            slot.starting = None
+        if self._closed or self._slots.get(server_id) is not slot:
+            return  # turned off or changed while the keyring answered
+        if launch is None:
+            self._failed(slot, error)
             return
         conn = _connection_class()(
             launch,
@@ -279,9 +317,7 @@ class McpManager:
             on_change=lambda: self._changed(server_id, conn),
         )
         slot.connection = conn
-        slot.waited = False
-        conn.start()
-        self._notify(server_id)
+        conn.start()  # still "connecting", as told when the start began
 
     def _changed(self, server_id: str, conn: Connection) -> None:
         slot = self._slots.get(server_id)
@@ -340,6 +376,9 @@ class McpManager:
         if slot is None:
             return
         conn, slot.connection = slot.connection, None
+        if slot.starting is not None:
+            slot.starting.cancel()
+            slot.starting = None
         self._specs.pop(server_id, None)
         self._reroute()
         if not keep_slot:

@@ -33,7 +33,12 @@ Agent
     await service.aclose()                           at exit: stops every server, waits for them
 
 Secret parameters (names with KEY, TOKEN, SECRET, PASSWORD... see config.is_secret_name) go
-to the SecretStore under "mcp/<id>/<NAME>"; the settings file only lists their names.
+to the SecretStore under "mcp/<id>/<NAME>"; the settings file only lists their names. Secrets
+typed in a command line or URL (`--api-key sk-…`, `TOKEN=…`, `?api_key=…`) go there too, the
+command or URL keeping a `${NAME}` placeholder that the launch fills (core.mcp.placeholders).
+Reading never touches the keyring (it may block on an unlock prompt): a secret counts as set
+when the settings list its name, since the service lists a name only once its value is stored.
+Starting and testing a server read the keyring in a thread.
 The service re-reads the settings file before each edit and saves it whole: a caller that
 keeps its own Settings copy must reload it (or copy `mcp_servers`) before saving it again.
 """
@@ -62,6 +67,7 @@ from loki_desktop.core.mcp.config import (
 from loki_desktop.core.mcp.importer import plan_import
 from loki_desktop.core.mcp.launch import build_launch
 from loki_desktop.core.mcp.manager import McpManager
+from loki_desktop.core.mcp.placeholders import lift_command, lift_url
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStore, SettingsStore
 from loki_desktop.core.settings import Settings
@@ -76,7 +82,8 @@ class ServerView:
     label: str
     description: str = ""
     params: tuple[Param, ...] = ()  # the catalogue's declared parameters (custom: none)
-    secrets_set: tuple[str, ...] = ()  # secret names that have a value in the keyring
+    # secret names stored in the keyring, as the settings list them (the keyring is not read)
+    secrets_set: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -120,10 +127,14 @@ class McpService:
         return self._view(self._config(self.settings.load(), server_id))
 
     def problem(self, server_id: str) -> str | None:
-        """Why this server could not start right now, or None when it can."""
+        """Why this server could not start right now, or None when it can.
+
+        Secrets are not read (see the module docstring): one listed but gone from the keyring
+        is told when the server starts or is tested.
+        """
         config = self._config(self.settings.load(), server_id)
         try:
-            build_launch(config, self.secrets)
+            build_launch(config, _ListedSecrets())
         except McpConfigError as exc:
             return _sentence(str(exc))
         return None
@@ -298,7 +309,7 @@ class McpService:
             label=entry.label if entry else config.display_name,
             description=entry.description if entry else _describe_custom(config),
             params=entry.params if entry else (),
-            secrets_set=tuple(n for n in names if self.secrets.get(secret_key(config.id, n))),
+            secrets_set=tuple(n for n in names if n in config.secrets),
         )
 
     def _update(self, server_id: str, change: Any) -> None:
@@ -324,6 +335,14 @@ class McpService:
             check_param_name(name)
         plain = {k: v for k, v in values.items() if not is_secret_name(k)}
         secret = {k: v for k, v in values.items() if is_secret_name(k)}
+        # secrets typed in the command line or URL move to the keyring too (placeholders)
+        if config.kind == "stdio":
+            command, lifted = lift_command(config.command, secret)
+            config = replace(config, command=command)
+        else:
+            url, lifted = lift_url(config.url, secret)
+            config = replace(config, url=url)
+        secret |= lifted
         stored: list[str] = []
         try:
             for name, value in secret.items():
@@ -342,6 +361,13 @@ class McpService:
         # no usable keyring to delete from: nothing was stored there either
         with contextlib.suppress(Exception):
             self.secrets.delete(secret_key(server_id, name))
+
+
+class _ListedSecrets:
+    """Stands for the keyring when only the settings matter: every listed secret is "set"."""
+
+    def get(self, name: str) -> str | None:
+        return "(set)"
 
 
 def _describe_custom(config: ServerConfig) -> str:

@@ -19,6 +19,7 @@ reported, never fatal.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -113,6 +114,7 @@ def parse_skill(text: str, source: str, *, builtin: bool) -> Skill:
     )
 
 
+@functools.cache  # package files: they do not change while the app runs
 def load_builtin_skills() -> SkillCatalogue:
     """The skills shipped in the package (found through importlib.resources, so installs work)."""
     folder = resources.files(BUILTIN_PACKAGE).joinpath(BUILTIN_FOLDER)
@@ -155,7 +157,14 @@ def load_skills(user_folder: Path | None) -> SkillCatalogue:
 def load_router(user_folder: Path | None) -> tuple[Router, tuple[str, ...]]:
     """A router over the built-in and user skills, and the notices about skipped files."""
     catalogue = load_skills(user_folder)
-    return Router(catalogue.skills), catalogue.problems
+    return _router(catalogue.skills), catalogue.problems
+
+
+@functools.lru_cache(maxsize=8)
+def _router(skills: tuple[Skill, ...]) -> Router:
+    """The window builds an agent per message: the same skills reuse one router (~1 ms to
+    build). The user's files are still read each time, so an edit applies at once."""
+    return Router(skills)
 
 
 def _load_all(files: list[tuple[Traversable, str]], *, builtin: bool) -> SkillCatalogue:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from typing import Any, TypeVar
 
@@ -65,7 +67,7 @@ def _explain(error: Any) -> str:
 
 def schema_of(model: type[ToolArgs]) -> dict[str, Any]:
     """A lean JSON schema for the model: no titles, no pydantic noise."""
-    full = model.model_json_schema()
+    full = copy.deepcopy(_json_schema(model))  # callers may change what they get
     properties: dict[str, Any] = {}
     for name, prop in full.get("properties", {}).items():
         lean = {key: value for key, value in prop.items() if key != "title"}
@@ -75,3 +77,9 @@ def schema_of(model: type[ToolArgs]) -> dict[str, Any]:
         "properties": properties,
         "required": list(full.get("required", [])),
     }
+
+
+@functools.cache
+def _json_schema(model: type[ToolArgs]) -> dict[str, Any]:
+    """pydantic builds it anew on every call (~0.1 ms a tool, twice a turn): keep it."""
+    return model.model_json_schema()

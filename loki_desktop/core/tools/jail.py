@@ -13,6 +13,11 @@ class JailError(Exception):
 FORBIDDEN_PARTS = frozenset({".git"})
 
 
+def is_forbidden_part(name: str) -> bool:
+    """Case-insensitively: on macOS and Windows disks `.GIT/hooks` is the real .git."""
+    return name.casefold() in FORBIDDEN_PARTS
+
+
 class Workspace:
     """A folder that jails every file tool.
 
@@ -40,7 +45,7 @@ class Workspace:
         if not resolved.is_relative_to(self.root):
             raise JailError(f"'{raw}' is outside the workspace ({self.root})")
         relative = resolved.relative_to(self.root)
-        if FORBIDDEN_PARTS.intersection(relative.parts):
+        if any(is_forbidden_part(part) for part in relative.parts):
             raise JailError(f"'{raw}' is inside .git, which tools may not touch")
         return resolved
 

@@ -4,36 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# `regex`, not `re`: a search can be given a timeout, and it lets go of the GIL while it
+# runs, so a pattern that backtracks without end cannot freeze the app
+import regex
 from pydantic import Field
 
+from loki_desktop.core.checks.tree import is_ignored_dir
 from loki_desktop.core.files import atomic_write
 from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
-from loki_desktop.core.tools.jail import JailError, Workspace
-from loki_desktop.core.tools.shell import run_command
+from loki_desktop.core.tools.jail import JailError, Workspace, is_forbidden_part
+from loki_desktop.core.tools.shell import SHELL_TIMEOUT_S, run_command
 from loki_desktop.core.tools.text import TOOL_RESULT_CAP, NotText, cap, looks_binary, read_text
 
-# Folders a search never enters: generated, vendored or private to a tool.
-SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        "node_modules",
-        ".venv",
-        "venv",
-        "__pycache__",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        ".tox",
-    }
-)
 GREP_MAX_MATCHES = 200
 GREP_MAX_FILE_BYTES = 2_000_000
 GREP_TIME_BUDGET_S = 5.0
@@ -84,6 +73,14 @@ class NativeTool:
 
 def fail(message: str, summary: str | None = None) -> ToolOutcome:
     return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary or message)
+
+
+class _PatternTooSlow(Exception):
+    """The pattern ran out of the search's time on one line (catastrophic backtracking)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
 
 
 class NativeTools:
@@ -183,7 +180,7 @@ class NativeTools:
 
     async def _read_file(self, args: ReadFileArgs) -> ToolOutcome:
         path = self._ws.resolve(args.path)
-        text, truncated = read_text(path)
+        text, truncated = await asyncio.to_thread(read_text, path)
         rel = self._ws.relative(path)
         lines = text.count("\n") + (not text.endswith("\n") and bool(text))
         body = cap(text, TOOL_RESULT_CAP - 200)
@@ -211,7 +208,7 @@ class NativeTools:
         path = self._ws.resolve(args.path)
         if not args.old_text:
             return fail("old_text is empty; give the exact text to replace")
-        text, truncated = read_text(path)
+        text, truncated = await asyncio.to_thread(read_text, path)
         if truncated:
             return fail(f"{args.path} is too large to edit safely; rewrite it with write_file")
         count = text.count(args.old_text)
@@ -243,7 +240,7 @@ class NativeTools:
         lines = []
         with os.scandir(folder) as scan:
             for entry in sorted(scan, key=lambda e: (not e.is_dir(), e.name.lower())):
-                if entry.name in {".git"}:
+                if is_forbidden_part(entry.name):
                     continue
                 if entry.is_dir():
                     lines.append(f"{entry.name}/")
@@ -257,22 +254,30 @@ class NativeTools:
 
     async def _grep_search(self, args: GrepSearchArgs) -> ToolOutcome:
         try:
-            regex = re.compile(args.pattern)
-        except re.error as exc:
+            pattern = regex.compile(args.pattern)
+        except regex.error as exc:
             return fail(f"invalid regular expression: {exc}")
         start = self._ws.resolve(args.path)
-        matches, note = await asyncio.to_thread(self._grep, regex, start)
+        try:
+            matches, note = await asyncio.to_thread(self._grep, pattern, start)
+        except _PatternTooSlow as slow:
+            return fail(
+                f"the regular expression took too long (over {GREP_TIME_BUDGET_S:g} s) on "
+                f"{slow.where}; simplify it (nested repetition such as (a|aa)+ backtracks "
+                "without end) or narrow the path",
+                "expression trop lente",
+            )
         if not matches:
             return ToolOutcome(True, f"No match for {args.pattern!r}.{note}", "aucun résultat")
         summary = f"{len(matches)} résultat{'s' if len(matches) > 1 else ''}"
         return ToolOutcome(True, "\n".join(matches) + note, summary)
 
-    def _grep(self, regex: re.Pattern[str], start: Path) -> tuple[list[str], str]:
+    def _grep(self, pattern: regex.Pattern[str], start: Path) -> tuple[list[str], str]:
         matches: list[str] = []
         deadline = time.monotonic() + GREP_TIME_BUDGET_S
         for path in self._walk_files(start):
             if time.monotonic() > deadline:
-                return matches, "\n[... search stopped after 5 s: narrow the path ...]"
+                return matches, _stopped_note()
             try:
                 if path.stat().st_size > GREP_MAX_FILE_BYTES:
                     continue
@@ -284,7 +289,14 @@ class NativeTools:
             text = data.decode("utf-8", errors="replace")
             rel = self._ws.relative(path)
             for number, line in enumerate(text.splitlines(), 1):
-                if regex.search(line):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return matches, _stopped_note()
+                try:
+                    found = pattern.search(line, timeout=remaining, concurrent=True)
+                except TimeoutError:
+                    raise _PatternTooSlow(f"{rel}:{number}") from None
+                if found:
                     matches.append(f"{rel}:{number}: {line.strip()[:300]}")
                     if len(matches) >= GREP_MAX_MATCHES:
                         return matches, f"\n[... stopped at {GREP_MAX_MATCHES} matches ...]"
@@ -295,9 +307,11 @@ class NativeTools:
             return [start]
         files: list[Path] = []
         for folder, dirs, names in os.walk(start):
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+            dirs[:] = sorted(d for d in dirs if not (is_ignored_dir(d) or is_forbidden_part(d)))
             for name in sorted(names):
                 path = Path(folder, name)
+                if not path.is_file():  # a FIFO would block the search; a socket, a device
+                    continue
                 # a symlink may lead out of the jail: search only what resolves inside
                 if path.is_symlink():
                     try:
@@ -319,11 +333,20 @@ class NativeTools:
             )
         result = await run_command(command, self._ws.root)
         if result.timed_out:
-            status = "killed after 60 s (timeout)"
+            status = f"killed after {SHELL_TIMEOUT_S:g} s (timeout)"
         else:
             status = f"exit code {result.exit_code}"
         body = result.output if result.output else "(no output)"
         if result.truncated:
             body += "\n[... output cut ...]"
+        if result.stopped_children:
+            body += (
+                "\n[background processes still writing to the output were stopped when the "
+                "command ended; redirect their output (cmd > file 2>&1 &) to keep them running]"
+            )
         ok = not result.timed_out and result.exit_code == 0
         return ToolOutcome(ok, cap(f"{status}\n{body}"), status)
+
+
+def _stopped_note() -> str:
+    return f"\n[... search stopped after {GREP_TIME_BUDGET_S:g} s: narrow the path ...]"

@@ -9,9 +9,16 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 SHELL_TIMEOUT_S = 60.0
 OUTPUT_LIMIT_BYTES = 64_000
+# Once the shell has exited, how long what it started in the background may keep the output
+# open: past that, it is stopped (a server started with `&` would otherwise hold the turn
+# until the time limit, then be killed anyway).
+EXIT_GRACE_S = 1.0
+# How often the shell's exit is looked at while the command runs.
+POLL_S = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +27,8 @@ class ShellResult:
     output: str
     timed_out: bool
     truncated: bool
+    # processes the command left in the background still held the output: they were stopped
+    stopped_children: bool = False
 
 
 async def run_command(
@@ -51,31 +60,53 @@ async def run_command(
                 kept += min(room, len(block))
             if len(block) > room:
                 truncated = True
-        await process.wait()
 
-    timed_out = False
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + time_limit_s
+    reader = asyncio.create_task(drain())
+    # done once the shell has exited AND the output is closed (asyncio waits for both)
+    exited = asyncio.create_task(process.wait())
+    timed_out = stopped_children = ended = False
     try:
-        await asyncio.wait_for(drain(), time_limit_s)
-    except TimeoutError:
-        timed_out = True
-        _kill_tree(process)
-        with contextlib.suppress(ProcessLookupError):
-            await process.wait()
-    except asyncio.CancelledError:
-        _kill_tree(process)
-        raise
+        shell_gone_at: float | None = None
+        while pending := {task for task in (reader, exited) if not task.done()}:
+            now = loop.time()
+            if shell_gone_at is None and process.returncode is not None:
+                shell_gone_at = now  # yet something it started still holds the output
+            if now >= deadline:
+                timed_out = True
+                break
+            if shell_gone_at is not None and now >= shell_gone_at + EXIT_GRACE_S:
+                stopped_children = True
+                break
+            timeout = min(POLL_S, deadline - now)
+            await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        ended = not (timed_out or stopped_children)
+    finally:
+        if not ended:  # too long, children holding the output, or the turn was cancelled
+            _kill_tree(process)
+        await _reap(reader, exited)
     output = b"".join(chunks).decode("utf-8", errors="replace")
     return ShellResult(
         exit_code=None if timed_out else process.returncode,
         output=output,
         timed_out=timed_out,
         truncated=truncated,
+        stopped_children=stopped_children,
     )
 
 
+async def _reap(*tasks: asyncio.Task[Any]) -> None:
+    """Let the reader take the last output and the shell be reaped. Bounded: a process that
+    left the group (setsid) may hold the output even after the kill."""
+    _done, pending = await asyncio.wait(tasks, timeout=EXIT_GRACE_S)
+    for task in pending:
+        task.cancel()
+
+
 def _kill_tree(process: asyncio.subprocess.Process) -> None:
-    if process.returncode is not None:
-        return
+    """Kill the command's whole process group, even when the shell itself has exited
+    (its background children are still in the group)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         if sys.platform == "win32":
             process.kill()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from loki_desktop.core.checks.source import NotRegularFile, read_regular_file
+
 TOOL_RESULT_CAP = 8_000
 # Reading more than this is pointless: the result is cut at TOOL_RESULT_CAP anyway.
 READ_LIMIT_BYTES = 1_000_000
@@ -11,7 +13,8 @@ BINARY_SNIFF_BYTES = 8_192
 
 
 class NotText(Exception):
-    """The file is binary or not UTF-8; the message says which, for the model."""
+    """The file is binary, not UTF-8, or no file at all (a pipe, a device); the message says
+    which, for the model."""
 
 
 def cap(text: str, limit: int = TOOL_RESULT_CAP) -> str:
@@ -28,8 +31,13 @@ def looks_binary(head: bytes) -> bool:
 
 def read_text(path: Path, limit_bytes: int = READ_LIMIT_BYTES) -> tuple[str, bool]:
     """Read a UTF-8 text file; returns (text, was_truncated). Raises NotText for binaries."""
-    with path.open("rb") as handle:
-        data = handle.read(limit_bytes + 1)
+    try:
+        data = read_regular_file(path, limit_bytes + 1)
+    except NotRegularFile:
+        raise NotText(
+            f"{path.name} is not a regular file (a pipe, a socket or a device); "
+            "only files can be read"
+        ) from None
     truncated = len(data) > limit_bytes
     data = data[:limit_bytes]
     if looks_binary(data):

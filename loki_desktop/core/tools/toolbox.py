@@ -40,29 +40,23 @@ class Toolbox:
     def names(self) -> list[str]:
         return [spec.name for spec in self.specs()]
 
-    async def call(self, name: str, raw_args: Any) -> tuple[dict[str, Any], ToolOutcome]:
-        """Run one call; returns the arguments as understood and the outcome."""
-        shown_args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {"raw": raw_args}
+    async def call(self, name: str, raw_args: Any) -> ToolOutcome:
+        """Run one call, its arguments as the model sent them (an object or a JSON string)."""
         source = next((s for s in self._sources if s.owns(name)), None)
         if source is None:
             known = ", ".join(self.names()) or "none"
-            return shown_args, _error(
+            return _error(
                 f"unknown tool '{name}'. Available tools: {known}", f"outil inconnu : {name}"
             )
         try:
             args = parse_raw_arguments(raw_args)
-            shown_args = args
             outcome = await source.call(name, args)
         except ArgumentError as exc:
-            return shown_args, _error(
-                f"invalid arguments for {name}: {exc}", f"arguments invalides : {exc}"
-            )
+            return _error(f"invalid arguments for {name}: {exc}", f"arguments invalides : {exc}")
         except Exception as exc:  # a tool bug must not end the turn
             log.exception("tool %s failed", name)
-            return shown_args, _error(
-                f"{name} failed: {type(exc).__name__}: {exc}", f"échec : {exc}"
-            )
-        return shown_args, ToolOutcome(
+            return _error(f"{name} failed: {type(exc).__name__}: {exc}", f"échec : {exc}")
+        return ToolOutcome(
             outcome.ok,
             cap(outcome.output),
             outcome.summary,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
+
+import pytest
 
 from loki_desktop.core.checks.registry import Checkers
 from loki_desktop.core.events import CheckReport, Problem
@@ -29,7 +33,7 @@ async def test_a_broken_file_gives_a_report_in_extra(workspace: Path) -> None:
     (workspace / "pkg").mkdir()
     (workspace / "pkg" / "m.py").write_text("print(missing)\n")
 
-    _args, outcome = await toolbox(workspace).call("run_check", {"path": "pkg/m.py"})
+    outcome = await toolbox(workspace).call("run_check", {"path": "pkg/m.py"})
 
     assert outcome.ok
     assert outcome.extra["check_report"] == CheckReport(
@@ -41,7 +45,7 @@ async def test_a_broken_file_gives_a_report_in_extra(workspace: Path) -> None:
 async def test_a_clean_file_gives_a_passing_report(workspace: Path) -> None:
     (workspace / "data.json").write_text('{"a": 1}\n')
 
-    _args, outcome = await toolbox(workspace).call("run_check", {"path": "./data.json"})
+    outcome = await toolbox(workspace).call("run_check", {"path": "./data.json"})
 
     assert outcome.extra["check_report"] == CheckReport("data.json", True)
 
@@ -49,7 +53,7 @@ async def test_a_clean_file_gives_a_passing_report(workspace: Path) -> None:
 async def test_paths_outside_the_workspace_are_refused(workspace: Path, tmp_path: Path) -> None:
     (tmp_path / "secret.py").write_text("x = 1\n")
 
-    _args, outcome = await toolbox(workspace).call("run_check", {"path": "../secret.py"})
+    outcome = await toolbox(workspace).call("run_check", {"path": "../secret.py"})
 
     assert not outcome.ok
     assert "outside the workspace" in outcome.output
@@ -61,10 +65,10 @@ async def test_missing_files_folders_and_other_kinds(workspace: Path) -> None:
     (workspace / "README.md").write_text("# hi\n")
     box = toolbox(workspace)
 
-    _a, missing = await box.call("run_check", {"path": "nope.py"})
-    _b, folder = await box.call("run_check", {"path": "docs"})
-    _c, other = await box.call("run_check", {"path": "README.md"})
-    _d, bad_args = await box.call("run_check", {"file": "x.py"})
+    missing = await box.call("run_check", {"path": "nope.py"})
+    folder = await box.call("run_check", {"path": "docs"})
+    other = await box.call("run_check", {"path": "README.md"})
+    bad_args = await box.call("run_check", {"file": "x.py"})
 
     assert not missing.ok
     assert "no such file" in missing.output
@@ -75,3 +79,11 @@ async def test_missing_files_folders_and_other_kinds(workspace: Path) -> None:
     assert "check_report" not in other.extra
     assert not bad_args.ok
     assert "missing required argument 'path'" in bad_args.output
+
+
+@pytest.mark.timeout(20)  # before the fix, reading the pipe blocked until a writer came
+async def test_a_fifo_is_refused_not_waited_on(workspace: Path) -> None:
+    os.mkfifo(workspace / "pipe.py")
+    outcome = await asyncio.wait_for(toolbox(workspace).call("run_check", {"path": "pipe.py"}), 10)
+    assert not outcome.ok
+    assert "not a regular file" in outcome.output

@@ -250,3 +250,20 @@ async def test_a_model_loaded_smaller_by_another_client_does_not_shrink_the_wind
         finally:
             await backend.close()
         assert "/api/ps" not in [path for _m, path, _b in server.requests]
+
+
+async def test_a_window_asked_while_ollama_is_down_is_asked_again_once_it_is_back() -> None:
+    down = FakeOllama().start()
+    port = down.port
+    down.stop()  # nothing listens on the port now
+    backend = OllamaBackend(f"http://127.0.0.1:{port}")
+    budget = ContextBudget()
+    try:
+        assert await budget.window(backend, MODEL, 8192) == 8192  # could not ask: num_ctx
+        with FakeOllama(port=port, context_length=2048) as back:
+            assert await budget.window(backend, MODEL, 8192) == 2048
+            assert await budget.window(backend, MODEL, 8192) == 2048
+        shows = [path for _method, path, _body in back.requests if path == "/api/show"]
+        assert len(shows) == 1  # a real answer is kept
+    finally:
+        await backend.close()

@@ -13,12 +13,11 @@ from loki_desktop.core.slim import (
     HARD_DESCRIPTION_LIMIT,
     PROPERTY_DESCRIPTION_LIMIT,
     TOOL_DESCRIPTION_LIMIT,
-    cost_by_source,
     first_sentence,
     slim_spec,
     spec_tokens,
     tool_tokens,
-    tools_tokens,
+    tools_cost,
 )
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "corpus" / "schemas"
@@ -94,21 +93,32 @@ def test_slimming_saves_tokens_on_every_server() -> None:
     for server in SERVERS:
         specs = server_specs(server)
         full = sum(spec_tokens(spec) for spec in specs)
-        slim = tools_tokens(specs)
+        _chars, slim = tools_cost(specs)
         savings[server] = 1 - slim / full
     assert all(saving > 0.10 for saving in savings.values()), savings
     assert savings["context7"] > 0.5  # paragraph-long descriptions
     assert savings["filesystem"] > 0.25
 
 
-def test_cost_by_source_adds_up_and_orders_servers() -> None:
-    specs = [spec for server in SERVERS for spec in server_specs(server)]
-    native = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {}})
-    costs = cost_by_source([native, *specs])
-    assert set(costs) == {"native", *SERVERS}
-    assert costs["playwright"] == tools_tokens(server_specs("playwright"))
-    assert costs["native"] == tool_tokens(native)
-    assert max(costs, key=lambda source: costs[source]) == "playwright"
+def test_tools_cost_is_the_slimmed_compact_json_and_its_tokens() -> None:
+    specs = server_specs("playwright")
+    wire = [
+        json.dumps(slim_spec(spec).to_ollama(), separators=(",", ":"), ensure_ascii=False)
+        for spec in specs
+    ]
+    assert tools_cost(specs) == (sum(map(len, wire)), sum(tool_tokens(s) for s in specs))
+    assert tools_cost([]) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{}, {"properties": {"a": {"type": "string"}}}, {"type": "object"}, {"type": "string"}, None],
+)
+def test_parameters_always_become_an_object_with_properties(schema: Any) -> None:
+    slim = slim_spec(ToolSpec("t", "d", schema)).parameters
+    assert slim["type"] == "object"
+    assert isinstance(slim["properties"], dict)
+    assert slim_spec(ToolSpec("t", "d", slim)).parameters == slim
 
 
 def test_a_short_description_is_kept_whole_with_whitespace_collapsed() -> None:

@@ -93,6 +93,8 @@ async def test_unreachable_host(loki_home: object) -> None:
         await backend.list_models()
     with pytest.raises(BackendUnreachable):
         await collect(backend)
+    with pytest.raises(BackendUnreachable):  # "could not ask", not "the model does not say"
+        await backend.context_length("qwen2.5-coder:7b")
     await backend.close()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -59,8 +60,14 @@ def secrets() -> KeyringSecrets:
 @pytest.fixture(scope="module")
 def http_echo() -> Iterator[str]:
     """The echo server over streamable HTTP on a free loopback port; yields its URL."""
+    with _http_server("echo") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def _http_server(name: str) -> Iterator[str]:
     process = subprocess.Popen(
-        [PY, script("echo"), "--http", "0"],
+        [PY, script(name), "--http", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -95,3 +102,10 @@ def no_zombies() -> Iterator[None]:
     """Fails the test if it leaves an unreaped child process behind."""
     yield
     assert zombie_children(os.getpid()) == []
+
+
+@pytest.fixture(scope="module")
+def launch_echo_http() -> Iterator[str]:
+    """The launch_echo server over streamable HTTP on a free loopback port; yields its URL."""
+    with _http_server("launch_echo") as url:
+        yield url

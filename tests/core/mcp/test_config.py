@@ -23,9 +23,7 @@ from loki_desktop.core.mcp.config import (
 )
 from loki_desktop.core.mcp.convert import (
     McpTool,
-    cut,
     exposed,
-    lean_parameters,
     looks_failed,
     result_text,
     split_tool_name,
@@ -34,6 +32,7 @@ from loki_desktop.core.mcp.convert import (
 )
 from loki_desktop.core.mcp.importer import plan_import
 from loki_desktop.core.mcp.launch import HttpLaunch, StdioLaunch, build_launch
+from loki_desktop.core.slim import slim_spec
 
 
 class DictSecrets:
@@ -159,7 +158,7 @@ def test_tool_names_split_back_to_their_server() -> None:
     assert split_tool_name(long) is not None
 
 
-def test_lean_schema_drops_titles_but_keeps_properties_named_title() -> None:
+def test_specs_keep_the_servers_schema_and_slimming_drops_titles_not_properties() -> None:
     schema = {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "title": "fetchArguments",
@@ -176,18 +175,18 @@ def test_lean_schema_drops_titles_but_keeps_properties_named_title() -> None:
         },
         "required": ["title"],
     }
-    lean = lean_parameters(schema)
-    assert lean == {
+    spec = to_spec("fetch", McpTool("fetch", "Fetch.", schema))
+    assert spec.parameters == schema  # slimmed once, on every request (core.slim)
+    assert slim_spec(spec).parameters == {
         "type": "object",
         "properties": {
             "title": {"type": "string"},
             "opts": {"type": "object", "properties": {"n": {"type": "integer", "default": 3}}},
             "tags": {"type": "array", "items": {"type": "string"}},
-            "mode": {"anyOf": [{"const": "a"}, {"type": "null"}]},
+            "mode": {"const": "a"},
         },
         "required": ["title"],
     }
-    assert lean_parameters({}) == {"type": "object", "properties": {}}
 
 
 def test_expose_keeps_the_servers_order_and_spec_carries_the_server() -> None:
@@ -220,14 +219,6 @@ def test_known_error_text_counts_only_in_short_results() -> None:
     assert looks_failed("Error searching libraries: TypeError: fetch failed", markers)
     assert not looks_failed("A page about why fetch failed in Node 18. " * 20, markers)
     assert not looks_failed("all good", markers)
-
-
-def test_cut_keeps_the_limit_and_says_so() -> None:
-    text = "x" * 20_000
-    out = cut(text)
-    assert len(out) == 8_000
-    assert "12000 more characters" in out
-    assert cut("short") == "short"
 
 
 # --- catalogue commands and launches ------------------------------------------------------------
@@ -369,3 +360,94 @@ def test_import_plan_splits_secrets_and_defaults_to_off() -> None:
     assert len(plan.skipped) == 2
     with pytest.raises(McpConfigError, match="mcpServers"):
         plan_import({"servers": {}}, taken=())
+
+
+def test_import_moves_secrets_out_of_arguments_and_urls() -> None:
+    data = {
+        "mcpServers": {
+            "brave": {
+                "command": "npx",
+                "args": ["-y", "@smithery/cli", "run", "brave", "--key", "sk-live-123456"],
+            },
+            "zap": {"url": "https://mcp.example.com/api/mcp?api_key=abcd1234&team=7"},
+            "gh": {
+                "command": "docker",
+                "args": ["run", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_xxxxxxxx", "ghcr.io/gh"],
+                "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_other"},
+            },
+            "opts": {
+                "command": "srv",
+                "args": ["--api-key=k-1", "--token", "t-2", "--verbose", "--password", "--x"],
+            },
+            "ref": {"command": "srv", "args": ["--token", "${GITHUB_TOKEN}"]},
+            "basic": {"url": "https://me:pa55word@h.example/mcp"},
+        }
+    }
+    by_name = {s.name: s for s in plan_import(data, taken=CATALOGUE_IDS).servers}
+    brave = by_name["brave"]
+    assert brave.config.command[-2:] == ("--key", "${KEY}")
+    assert brave.secrets == {"KEY": "sk-live-123456"}
+    assert brave.config.secrets == ("KEY",)
+    zap = by_name["zap"]
+    assert zap.config.url == "https://mcp.example.com/api/mcp?api_key=${api_key}&team=7"
+    assert zap.secrets == {"api_key": "abcd1234"}
+    gh = by_name["gh"]  # the name is taken by another value of the env: a second name
+    assert gh.config.command[3] == "GITHUB_PERSONAL_ACCESS_TOKEN=${GITHUB_PERSONAL_ACCESS_TOKEN_2}"
+    assert gh.secrets == {
+        "GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_other",
+        "GITHUB_PERSONAL_ACCESS_TOKEN_2": "ghp_xxxxxxxx",
+    }
+    opts = by_name["opts"]  # a secret-named flag followed by another option has no value
+    assert opts.config.command[1:] == (
+        "--api-key=${API_KEY}",
+        "--token",
+        "${TOKEN}",
+        "--verbose",
+        "--password",
+        "--x",
+    )
+    assert opts.secrets == {"API_KEY": "k-1", "TOKEN": "t-2"}
+    assert by_name["ref"].secrets == {}  # already a placeholder: nothing to move
+    basic = by_name["basic"]
+    assert basic.config.url == "https://me:${PASSWORD}@h.example/mcp"
+    assert basic.secrets == {"PASSWORD": "pa55word"}
+    saved = json.dumps([s.config.to_json() for s in by_name.values()])
+    moved = ("sk-live-123456", "abcd1234", "ghp_xxxxxxxx", "ghp_other", "k-1", "t-2", "pa55word")
+    for value in moved:
+        assert value not in saved
+
+
+def test_launch_puts_secrets_back_in_arguments_and_urls_and_masks_them() -> None:
+    stdio_config = ServerConfig(
+        "brave",
+        "stdio",
+        True,
+        secrets=("KEY",),
+        command=("npx", "brave", "--key", "${KEY}", "--x=${KEY}", "${UNKNOWN}"),
+    )
+    launch = build_launch(stdio_config, DictSecrets({"mcp/brave/KEY": "sk-live-123456"}))
+    assert isinstance(launch.target, StdioLaunch)
+    assert launch.target.args == (
+        "brave",
+        "--key",
+        "sk-live-123456",
+        "--x=sk-live-123456",
+        "${UNKNOWN}",
+    )
+    assert launch.redact(" ".join(launch.target.args)).count("••••") == 2
+    http_config = ServerConfig(
+        "zap",
+        "http",
+        True,
+        secrets=("api_key", "Authorization"),
+        url="https://h/mcp?api_key=${api_key}",
+    )
+    store = DictSecrets({"mcp/zap/api_key": "abcd1234", "mcp/zap/Authorization": "Bearer b"})
+    launch = build_launch(http_config, store)
+    # a secret of the URL is not sent again as a header
+    assert launch.target == HttpLaunch(
+        "https://h/mcp?api_key=abcd1234", {"Authorization": "Bearer b"}
+    )
+    assert launch.redact("impossible de joindre https://h/mcp?api_key=abcd1234") == (
+        "impossible de joindre https://h/mcp?api_key=••••"
+    )

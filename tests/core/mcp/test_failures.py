@@ -194,6 +194,24 @@ async def test_test_connects_apart_from_the_live_session(secrets: KeyringSecrets
     assert zombie_children(os.getpid()) == []
 
 
+async def test_a_servers_error_output_is_shown_with_its_secrets_masked(
+    secrets: KeyringSecrets, tag: str
+) -> None:
+    secrets.set("mcp/exits/API_KEY", "sk-said-on-stderr")
+    config = stdio("exits", "exits_at_once", tag=tag, secrets=("API_KEY",))
+    manager = McpManager({"exits": config}, secrets, backoff=(60,))
+    try:
+        (notice,) = await manager.prepare()
+        message = manager.status("exits").message
+        tested = await manager.test(config)
+    finally:
+        await manager.aclose()
+    for text in (notice, message, tested.message):
+        assert "fatal: API_KEY •••• was refused" in text
+        assert "sk-said-on-stderr" not in text
+    assert processes_tagged(tag) == []
+
+
 async def _until(condition: object, limit_s: float = 5.0) -> None:
     deadline = time.monotonic() + limit_s
     while not condition():  # type: ignore[operator]

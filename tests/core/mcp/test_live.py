@@ -13,7 +13,8 @@ import pytest_asyncio
 from loki_desktop.core.mcp.config import ServerConfig
 from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.core.mcp.status import ServerStatus
-from loki_desktop.core.slim import slim_spec, tools_tokens
+from loki_desktop.core.slim import slim_spec, tools_cost
+from loki_desktop.core.tools.toolbox import Toolbox
 from loki_desktop.persistence.secrets import KeyringSecrets
 from tests.core.mcp.conftest import stdio
 from tests.fakes.memory_keyring import MemoryKeyring
@@ -60,11 +61,12 @@ async def test_enabled_servers_connect_in_parallel_and_report_their_cost(live: L
         assert status[server_id].state == "connected", status[server_id]
     assert status["echo"].tool_count == 7
     assert status["narrow"].tools == ("mcp_narrow_echo",)
-    specs = [slim_spec(s) for s in live.manager.specs() if s.source == "echo"]
+    specs = [s for s in live.manager.specs() if s.source == "echo"]
     assert status["echo"].schema_chars == sum(
-        len(json.dumps(s.to_ollama(), separators=(",", ":"), ensure_ascii=False)) for s in specs
+        len(json.dumps(slim_spec(s).to_ollama(), separators=(",", ":"), ensure_ascii=False))
+        for s in specs
     )
-    assert status["echo"].schema_tokens == tools_tokens(specs)
+    assert (status["echo"].schema_chars, status["echo"].schema_tokens) == tools_cost(specs)
     assert 0 < (status["narrow"].schema_tokens or 0) < (status["echo"].schema_tokens or 0)
     assert status["narrow"].schema_chars < status["echo"].schema_chars
     assert status["off"].schema_tokens is None
@@ -77,7 +79,7 @@ async def test_specs_are_named_per_server_and_filtered_by_expose(live: Live) -> 
     assert "mcp_narrow_env" not in names
     assert not any(name.startswith("mcp_off_") for name in names)
     echo = next(s for s in live.manager.specs() if s.name == "mcp_echo_echo")
-    assert echo.parameters == {
+    assert slim_spec(echo).parameters == {
         "type": "object",
         "properties": {"text": {"type": "string"}},
         "required": ["text"],
@@ -123,11 +125,14 @@ async def test_tool_errors_are_failed_outcomes_and_the_session_goes_on(live: Liv
     assert live.manager.status("echo").state == "connected"
 
 
-async def test_long_results_are_cut_at_8000_characters(live: Live) -> None:
-    outcome = await live.manager.call("mcp_echo_big", {"size": 20_000})
+async def test_long_results_are_cut_at_8000_characters_by_the_toolbox(live: Live) -> None:
+    # one cap for every tool, native or MCP: the Toolbox's
+    whole = await live.manager.call("mcp_echo_big", {"size": 20_000})
+    assert (whole.ok, len(whole.output)) == (True, 20_000)
+    outcome = await Toolbox([live.manager]).call("mcp_echo_big", {"size": 20_000})
     assert outcome.ok
     assert len(outcome.output) == 8_000
-    assert "more characters not shown" in outcome.output
+    assert outcome.output.endswith("[... output cut: 12000 more characters not shown ...]")
 
 
 async def test_a_later_message_reuses_the_sessions(live: Live) -> None:

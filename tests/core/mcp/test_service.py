@@ -198,3 +198,78 @@ def test_a_junk_cost_record_is_ignored(service: McpService, settings_path: Path)
     settings_path.write_text(json.dumps({"mcp_servers": {"fetch": {"measured": {"tools": "x"}}}}))
     assert service.server("fetch").config.measured is None
     assert service.notices == []
+
+
+IN_COMMANDS = {
+    "mcpServers": {
+        "brave": {
+            "command": "npx",
+            "args": ["-y", "@smithery/cli", "run", "brave", "--key", "sk-live-123456"],
+        },
+        "zap": {"url": "https://mcp.example.com/api/mcp?api_key=abcd1234"},
+        "gh": {
+            "command": "docker",
+            "args": ["run", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_xxxxxxxx", "ghcr.io/gh"],
+        },
+    }
+}
+IN_COMMANDS_SECRETS = ("sk-live-123456", "abcd1234", "ghp_xxxxxxxx")
+
+
+def test_secrets_in_arguments_and_urls_go_to_the_keyring(
+    service: McpService, loki_home: Path, memory_keyring: MemoryKeyring
+) -> None:
+    report = service.import_config(IN_COMMANDS)
+    assert report.secrets_stored == 3
+    added = service.add_stdio("mine", ["srv", "--api-key=k-added-1"])
+    web = service.add_http("web", "http://127.0.0.1:9/mcp?token=t-added-2")
+    assert added.command == ("srv", "--api-key=${API_KEY}")
+    assert web.url == "http://127.0.0.1:9/mcp?token=${token}"
+    for value in (*IN_COMMANDS_SECRETS, "k-added-1", "t-added-2"):
+        assert _files_contain(loki_home, value) == []
+        assert value in memory_keyring.values.values()
+        for view in service.servers():  # what `mcp list` and the settings show
+            assert value not in view.description
+            assert value not in json.dumps(view.config.to_json())
+    assert memory_keyring.values[("loki-desktop", "mcp/brave/KEY")] == "sk-live-123456"
+    assert service.server("gh").description == (
+        "Commande : docker run -e "
+        "GITHUB_PERSONAL_ACCESS_TOKEN=${GITHUB_PERSONAL_ACCESS_TOKEN} ghcr.io/gh"
+    )
+    service.remove("brave")  # removing a server forgets the secrets moved out of its command
+    assert ("loki-desktop", "mcp/brave/KEY") not in memory_keyring.values
+
+
+def test_secrets_in_arguments_without_a_keyring_write_nothing(
+    service: McpService, loki_home: Path
+) -> None:
+    keyring.set_keyring(fail.Keyring())
+    with pytest.raises(SecretStoreUnavailable, match="trousseau"):
+        service.import_config(IN_COMMANDS)
+    with pytest.raises(SecretStoreUnavailable):
+        service.add_stdio("mine", ["srv", "--token", "tok-nowhere"])
+    with pytest.raises(SecretStoreUnavailable):
+        service.add_http("web", "https://h/mcp?api_key=qs-nowhere")
+    assert not (loki_home / "settings.json").exists()
+    assert _files_contain(loki_home, "nowhere") == []
+
+
+async def test_moved_secrets_reach_the_server_and_are_masked(
+    service: McpService, launch_echo_http: str
+) -> None:
+    service.add_stdio(
+        "args", [sys.executable, script("launch_echo"), "--api-key", "sk-arg-31337"], enabled=True
+    )
+    service.add_http("web", f"{launch_echo_http}?api_key=qs-secret-4242&team=7", enabled=True)
+    manager = service.manager
+    try:
+        assert await manager.prepare() == []
+        argv = await manager.call("mcp_args_argv", {})
+        assert argv.output == "--api-key ••••"  # the secret itself, masked for the model
+        query = await manager.call("mcp_web_query", {"name": "api_key"})
+        assert query.output == "••••"
+        assert (await manager.call("mcp_web_query", {"name": "team"})).output == "7"
+        header = await manager.call("mcp_web_header", {"name": "api_key"})
+        assert header.output == "(unset)"  # put in the URL, not sent again as a header
+    finally:
+        await service.aclose()

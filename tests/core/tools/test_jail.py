@@ -50,6 +50,9 @@ def test_absolute_path_inside_is_allowed(jail: Workspace) -> None:
         (".git/config", "inside .git"),
         ("src/../.git/config", "inside .git"),
         ("sub/.git/HEAD", "inside .git"),
+        # case variants: the real .git on a case-insensitive disk (macOS, Windows)
+        (".GIT/hooks/pre-commit", "inside .git"),
+        ("src/../.Git/config", "inside .git"),
         ("", "empty"),
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -35,7 +36,7 @@ def make_toolbox(root: Path, allow_shell: bool = False) -> Toolbox:
 
 
 async def call(box: Toolbox, name: str, args: Any) -> tuple[bool, str]:
-    _shown, outcome = await box.call(name, args)
+    outcome = await box.call(name, args)
     return outcome.ok, outcome.output
 
 
@@ -135,6 +136,7 @@ async def test_edit_replaces_the_single_match(workspace: Path) -> None:
 
 async def test_list_dir_lists_folders_first_and_hides_git(workspace: Path) -> None:
     (workspace / ".git").mkdir()
+    (workspace / ".Git").mkdir()
     (workspace / "z.txt").write_text("z")
     (workspace / "src").mkdir()
     ok, out = await call(make_toolbox(workspace), "list_dir", {})
@@ -146,7 +148,7 @@ async def test_grep_skips_vendored_folders_and_outside_links(
     workspace: Path, tmp_path: Path
 ) -> None:
     (workspace / "app.py").write_text("def needle():\n    pass\n")
-    for skipped in (".git", "node_modules", ".venv", "__pycache__"):
+    for skipped in (".git", ".GIT", "node_modules", ".venv", "__pycache__", "dist"):
         (workspace / skipped).mkdir()
         (workspace / skipped / "x.py").write_text("needle\n")
     outside = tmp_path / "outside"
@@ -224,6 +226,9 @@ async def test_escape_attempts_write_and_read_nothing_outside(
         ("list_dir", {"path": ".."}),
         ("grep_search", {"pattern": "secret", "path": "door"}),
         ("write_file", {"path": ".git/hooks/pre-commit", "content": "rm -rf /"}),
+        # on a case-insensitive disk (macOS, Windows) this is the real .git
+        ("write_file", {"path": ".GIT/hooks/pre-commit", "content": "rm -rf /"}),
+        ("write_file", {"path": "sub/.Git/config", "content": "x"}),
     ]
     for name, args in attempts:
         ok, out = await call(box, name, args)
@@ -231,7 +236,7 @@ async def test_escape_attempts_write_and_read_nothing_outside(
         assert "top secret" not in out
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
     assert (outside / "secret.txt").read_text() == "top secret"
-    assert not (workspace / ".git").exists()
+    assert sorted(p.name for p in workspace.iterdir()) == ["door"]
 
 
 async def test_shell_refused_without_approval_does_not_run(workspace: Path) -> None:
@@ -263,3 +268,63 @@ async def test_shell_output_is_capped(workspace: Path) -> None:
     assert ok
     assert len(out) <= TOOL_RESULT_CAP
     assert "cut" in out
+
+
+async def test_a_catastrophic_regex_is_an_error_and_the_loop_keeps_running(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loki_desktop.core.tools import native
+
+    monkeypatch.setattr(native, "GREP_TIME_BUDGET_S", 1.0)
+    (workspace / "a.txt").write_text("a" * 40 + "!\n")
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    try:
+        # exponential backtracking: with `re` this never ends and holds the GIL meanwhile
+        ok, out = await asyncio.wait_for(
+            call(make_toolbox(workspace), "grep_search", {"pattern": r"(a|aa)+$"}), 30
+        )
+    finally:
+        ticker.cancel()
+    assert not ok
+    assert "took too long" in out
+    assert "a.txt:1" in out
+    assert ticks > 5  # the event loop went on while the pattern ran
+
+
+def _fifo(workspace: Path) -> Path:
+    pipe = workspace / "pipe"
+    os.mkfifo(pipe)
+    return pipe
+
+
+@pytest.mark.timeout(20)  # before the fix, opening the pipe blocked the whole event loop
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("read_file", {"path": "pipe"}),
+        ("edit_file", {"path": "pipe", "old_text": "a", "new_text": "b"}),
+    ],
+)
+async def test_a_fifo_is_refused_not_waited_on(workspace: Path, name: str, args: Any) -> None:
+    _fifo(workspace)
+    ok, out = await asyncio.wait_for(call(make_toolbox(workspace), name, args), 10)
+    assert not ok
+    assert "not a regular file" in out
+
+
+@pytest.mark.timeout(20)
+async def test_grep_skips_fifos(workspace: Path) -> None:
+    _fifo(workspace)
+    (workspace / "a.txt").write_text("hello\n")
+    ok, out = await asyncio.wait_for(
+        call(make_toolbox(workspace), "grep_search", {"pattern": "hello"}), 10
+    )
+    assert (ok, out) == (True, "a.txt:1: hello")

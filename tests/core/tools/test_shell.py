@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from loki_desktop.core.tools.shell import run_command
 
@@ -31,3 +36,74 @@ async def test_output_keeps_order_of_stdout_and_stderr(workspace: Path) -> None:
     assert result.output.splitlines() == ["one", "two", "three"]
     assert result.exit_code == 0
     assert not result.truncated
+
+
+def _group_alive(pgid: int) -> list[int]:
+    """Live (not zombie) processes of a process group."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(stat.parent.name))
+    return alive
+
+
+async def _eventually(condition: Callable[[], bool]) -> bool:
+    """Whether `condition` holds within 10 s (a killed process takes a moment to be gone)."""
+    for _ in range(500):
+        if condition():
+            return True
+        await asyncio.sleep(0.02)
+    return condition()
+
+
+def _group_gone(pid_file: Path) -> Callable[[], bool]:
+    return lambda: not _group_alive(int(pid_file.read_text()))
+
+
+async def test_timeout_kills_background_children_after_the_shell_exited(workspace: Path) -> None:
+    # the shell exits at once; `sleep` keeps the output pipe open past the limit
+    result = await run_command(
+        "echo $$ > shell.pid; sleep 120 & echo started", workspace, time_limit_s=0.5
+    )
+    assert result.output == "started\n"
+    assert await _eventually(_group_gone(workspace / "shell.pid"))
+
+
+async def test_a_finished_shell_does_not_wait_for_children_holding_its_output(
+    workspace: Path,
+) -> None:
+    result = await run_command("echo $$ > shell.pid; sleep 120 & echo started", workspace)
+    assert not result.timed_out  # did not wait the 60 s limit: the shell had exited
+    assert result.exit_code == 0
+    assert result.stopped_children
+    assert result.output == "started\n"
+    assert await _eventually(_group_gone(workspace / "shell.pid"))
+
+
+async def test_background_children_with_their_own_output_are_left_alone(workspace: Path) -> None:
+    result = await run_command("sleep 120 > /dev/null 2>&1 & echo $! > child.pid", workspace)
+    child = int((workspace / "child.pid").read_text())
+    try:
+        assert result.exit_code == 0
+        assert not result.stopped_children
+        assert _alive(child)  # detached on purpose: not the tool's to stop
+    finally:
+        os.kill(child, signal.SIGKILL)
+
+
+async def test_cancelling_a_command_kills_its_whole_group(workspace: Path) -> None:
+    task = asyncio.create_task(
+        run_command("echo $$ > shell.pid; sleep 120 & sleep 121; echo never", workspace)
+    )
+    pid_file = workspace / "shell.pid"
+    assert await _eventually(lambda: pid_file.exists() and pid_file.read_text().endswith("\n"))
+    # the shell and both sleeps have started
+    assert await _eventually(lambda: len(_group_alive(int(pid_file.read_text()))) == 3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await _eventually(_group_gone(pid_file))
