@@ -193,10 +193,13 @@ class SettingsStore(Protocol):
 
 
 class SecretStoreUnavailable(Exception):
-    """No usable OS keyring: the secret was not stored anywhere."""
+    """No usable OS keyring, or a locked one: nothing was stored or read (one sentence)."""
 
 
 class SecretStore(Protocol):
+    """The OS keyring. Every method raises SecretStoreUnavailable when it cannot be used;
+    `get` returns None only when the secret is really absent."""
+
     def get(self, name: str) -> str | None: ...
 
     def set(self, name: str, value: str) -> None: ...
