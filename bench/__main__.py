@@ -1,10 +1,15 @@
-"""`make bench`: every figure against its budget, as a table and as JSON (bench/results/)."""
+"""`make bench`: every figure against its budget, as a table and as JSON (bench/results/).
+
+Progress goes to stderr, the table to stdout; bench/results/latest.json holds every figure
+and latest.md the table with the machine and the date, as the README shows it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import json
+import os
 import platform
 import sys
 import time
@@ -15,14 +20,18 @@ from bench.figures import Figure, render_table
 
 # Each module has `measure() -> list[Figure]`. Order: cheap first.
 MODULES = [
+    "bench.skills",
+    "bench.checks",
     "bench.first_token",
+    "bench.mcp_calls",
+    "bench.watcher",
+    "bench.startup",
+    "bench.chat",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def machine() -> str:
-    import os
-
     cpus = os.cpu_count()
     try:
         mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
@@ -30,18 +39,34 @@ def machine() -> str:
     except (OSError, ValueError, IndexError):
         memory = "?"
     return (
-        f"{platform.system()} {platform.machine()}, {cpus} cores, {memory} RAM, "
-        f"Python {platform.python_version()}"
+        f"{platform.system()} {platform.machine()} ({cpu_model()}), {cpus} cores, "
+        f"{memory} RAM, Python {platform.python_version()}"
     )
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", help="comma-separated module names (e.g. first_token)")
+    parser.add_argument(
+        "--output", type=Path, default=RESULTS, help="folder for latest.json and latest.md"
+    )
     args = parser.parse_args()
     selected = MODULES
     if args.only:
         wanted = {f"bench.{name.strip()}" for name in args.only.split(",")}
+        unknown = wanted - set(MODULES)
+        if unknown:
+            parser.error(f"unknown module(s): {', '.join(sorted(unknown))}")
         selected = [m for m in MODULES if m in wanted]
     figures: list[Figure] = []
     failures: list[str] = []
@@ -54,12 +79,15 @@ def main() -> int:
             failures.append(name)
             traceback.print_exc()
     elapsed = time.monotonic() - started
+    report = (
+        f"- Machine: {machine()}\n"
+        f"- Run: {time.strftime('%Y-%m-%d %H:%M')}, {elapsed:.0f} s\n\n"
+        f"{render_table(figures)}\n"
+    )
     print()
-    print(f"Machine: {machine()}")
-    print(f"Run: {time.strftime('%Y-%m-%d %H:%M')} ({elapsed:.0f} s)")
-    print()
-    print(render_table(figures))
-    RESULTS.mkdir(exist_ok=True)
+    print(report, end="")
+    args.output.mkdir(parents=True, exist_ok=True)
+    (args.output / "latest.md").write_text(report)
     payload = {
         "machine": machine(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -67,7 +95,7 @@ def main() -> int:
         "figures": [f.to_json() for f in figures],
         "failed_modules": failures,
     }
-    (RESULTS / "latest.json").write_text(json.dumps(payload, indent=2, ensure_ascii=False))
+    (args.output / "latest.json").write_text(json.dumps(payload, indent=2, ensure_ascii=False))
     missed = [f for f in figures if f.met is False]
     if missed:
         print(f"\n{len(missed)} figure(s) over budget: see the README for why.")

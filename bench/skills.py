@@ -1,0 +1,60 @@
+"""Skills: the router's time per message, over the labelled corpus (FR/EN, short and long)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from bench.figures import Figure, median_of
+from loki_desktop.core.skills.loader import load_router
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "skills"
+PASSES = 20  # over every message of the corpus
+
+
+def corpus_messages() -> list[str]:
+    messages = []
+    for name in ("labelled.tsv", "heldout.tsv"):
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                messages.append(line.split("\t", 1)[1].replace("\\n", "\n"))
+    return messages
+
+
+def measure() -> list[Figure]:
+    messages = corpus_messages()
+    started = time.perf_counter()
+    router, _problems = load_router(None)  # the first agent reads and compiles the skills
+    load_ms = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    load_router(None)  # every later agent (one a message in the window) reuses them
+    reuse_ms = (time.perf_counter() - started) * 1000
+    for message in messages:  # warm-up
+        router.pick(message)
+    samples: list[float] = []
+    for _ in range(PASSES):
+        for message in messages:
+            before = time.perf_counter_ns()
+            router.pick(message)
+            samples.append((time.perf_counter_ns() - before) / 1e3)
+    samples.sort()
+    return [
+        Figure(
+            "Skills",
+            "routing one message",
+            median_of(samples),
+            "µs",
+            100.0,
+            runs=len(samples),
+            note=f"{len(messages)} corpus messages x {PASSES}; "
+            f"99th percentile {samples[int(len(samples) * 0.99)]:.0f} µs",
+        ),
+        Figure(
+            "Skills",
+            "loading the skills and building the router",
+            load_ms,
+            "ms",
+            None,
+            note=f"the first agent; the next ones reuse them: {reuse_ms * 1000:.0f} µs",
+        ),
+    ]

@@ -1,0 +1,139 @@
+"""The bench machinery: the table, the runner, the window probe and the figures each module
+reports. No timing is asserted here: the numbers live in `make bench`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bench import chat, checks, startup
+from bench.__main__ import MODULES
+from bench.figures import Figure, render_table
+from tests.conftest import PYTHON, REPO, cli_env
+from tests.fakes.ollama_server import FakeOllama
+
+
+def _row(table: str, name: str) -> list[str]:
+    line = next(line for line in table.splitlines() if f"| {name} " in line)
+    return [cell.strip() for cell in line.strip("|").split("|")]
+
+
+def test_the_table_marks_each_figure_against_its_budget() -> None:
+    table = render_table(
+        [
+            Figure("A", "within", 4.0, "ms", 5.0),
+            Figure("A", "over", 6.0, "ms", 5.0, note="why it is over"),
+            Figure("A", "no budget", 1234.7, "ms", None),
+            Figure("B", "at least", 0.9, "x", 1.0, lower_is_better=False),
+        ]
+    )
+    assert _row(table, "within")[2:5] == ["4.00 ms", "<= 5.00 ms", "yes"]
+    assert _row(table, "over")[4:] == ["NO", "1", "why it is over"]
+    assert _row(table, "no budget")[2:5] == ["1235 ms", "-", "-"]
+    assert _row(table, "at least")[3:5] == [">= 1.00 x", "NO"]
+
+
+def test_a_figure_in_json_says_whether_it_met_its_budget() -> None:
+    data = Figure("A", "over", 6.0, "ms", 5.0).to_json()
+    assert data["met"] is False
+    assert Figure("A", "info", 6.0, "ms", None).to_json()["met"] is None
+
+
+def _budgets(figures: list[Figure]) -> dict[str, float]:
+    return {f.name: f.budget for f in figures if f.budget is not None}
+
+
+def test_start_and_memory_figures_carry_the_issue_budgets() -> None:
+    app = [startup.AppRun(0.2, 0.4, 130.0, 0.01, 3.0) for _ in range(3)]
+    bare = [startup.BareRun(0.1, 60.0) for _ in range(3)]
+    figures = startup._figures(bare, app, app[:2], [0.1] * 3, app)
+    budgets = _budgets(figures)
+    assert budgets["Loki / bare PySide6 window"] == 2.5
+    assert budgets["resident memory, window open and idle"] == 150.0
+    assert budgets["idle CPU, no workspace"] == 0.5
+    ratio = next(f for f in figures if f.name == "Loki / bare PySide6 window")
+    assert ratio.value == pytest.approx(2.0)
+
+
+def test_streaming_and_history_figures_carry_the_issue_budgets() -> None:
+    stream = {
+        "max_gap_ms": 20.0,
+        "p99_gap_ms": 9.0,
+        "rate": 199.0,
+        "first_us": 100.0,
+        "last_us": 160.0,
+        "render_first_us": 40.0,
+        "render_last_us": 41.0,
+        "renders": 600,
+    }
+    figures = chat._figures({"stream": stream, "open_ms": [90.0, 50.0, 60.0], "widgets": 40})
+    budgets = _budgets(figures)
+    assert budgets[f"{chat.TOKENS:,} tokens at {chat.RATE}/s: longest event-loop stall"] == 50.0
+    assert budgets["cost per token, last / first 1,000"] == 1.5
+    ratio = next(f for f in figures if f.name == "cost per token, last / first 1,000")
+    assert ratio.value == pytest.approx(1.6)
+    assert ratio.met is False
+    history = next(f for f in figures if f.budget == 300.0)
+    assert history.value == 60.0  # the median of the opens
+
+
+def test_the_checks_file_has_the_lines_it_claims_and_one_undefined_name() -> None:
+    source = checks.python_source(5_000)
+    assert len(source.splitlines()) == 5_000
+    compile(source, "big_module.py", "exec")  # valid syntax: only the undefined name is wrong
+    assert source.rstrip().endswith("print(undefined_total)")
+
+
+def test_the_runner_measures_a_module_and_writes_its_table(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [PYTHON, "-m", "bench", "--only", "skills", "--output", str(tmp_path)],
+        cwd=REPO,
+        env=cli_env(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "| Skills | routing one message" in done.stdout
+    payload = json.loads((tmp_path / "latest.json").read_text())
+    routing = next(f for f in payload["figures"] if f["name"] == "routing one message")
+    assert routing["budget"] == 100.0
+    assert routing["met"] in (True, False)
+    assert payload["failed_modules"] == []
+    assert "- Machine: " in (tmp_path / "latest.md").read_text()
+
+
+def test_the_runner_refuses_an_unknown_module(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [PYTHON, "-m", "bench", "--only", "nope", "--output", str(tmp_path)],
+        cwd=REPO,
+        env=cli_env(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "unknown module(s): bench.nope" in done.stderr
+    assert len(MODULES) == len(set(MODULES))
+
+
+@pytest.mark.parametrize("mode", ["bare", "app"])
+def test_the_window_probe_reports_the_first_frame(mode: str, tmp_path: Path) -> None:
+    """The Start figure depends on it: the probe must still find the app's main window."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with FakeOllama() as ollama:
+        (home / "settings.json").write_text(
+            json.dumps({"host": ollama.url, "model": "qwen2.5-coder:7b"})
+        )
+        child, _started = startup._spawn(mode, home)
+        try:
+            wanted = {"SHOWN", "READY"} if mode == "app" else {"SHOWN"}
+            seen = startup._wait_for(child, wanted, home)
+        finally:
+            startup._end(child)
+    assert set(seen) == wanted
+    assert child.returncode == (0 if mode == "app" else -15)  # the app closes cleanly
