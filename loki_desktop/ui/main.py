@@ -93,8 +93,7 @@ class App:
             # collection takes 10+ ms, and what it sets aside then includes those modules)
             started.add_done_callback(lambda _task: collector.freeze())
             if quick_question:
-                assert self.quick is not None
-                self.quick.ask(quick_question)
+                self.quick_prompt().ask(quick_question)
             await self.done.wait()
         finally:
             await self.stop(runtime)
@@ -105,13 +104,12 @@ class App:
         """Show the window; the returned task asks Ollama for its models and so on."""
         window = MainWindow(runtime, theme)
         self.window = window
-        self.quick = QuickPrompt(runtime, window.renderer)
-        self.quick.open_requested.connect(self.open_conversation)
-        self.quick.runner.finished.connect(self._on_quick_finished)
         theme.changed.connect(self._on_theme)
         if tray_available():
             self.tray = LokiTray(
-                on_quick=self.quick.present_new, on_open=self.show_window, on_quit=self.done.set
+                on_quick=lambda: self.quick_prompt().present_new(),
+                on_open=self.show_window,
+                on_quit=self.done.set,
             )
             self.tray.show()
             window.keep_in_tray = True
@@ -121,6 +119,15 @@ class App:
         self.server.listen()
         window.show()
         return window.tasks.spawn(window.start())
+
+    def quick_prompt(self) -> QuickPrompt:
+        """The quick prompt, built at its first use (not before the window's first frame)."""
+        if self.quick is None:
+            assert self.window is not None, "the window comes first"
+            self.quick = QuickPrompt(self.window.runtime, self.window.renderer)
+            self.quick.open_requested.connect(self.open_conversation)
+            self.quick.runner.finished.connect(self._on_quick_finished)
+        return self.quick
 
     def _on_quick_finished(self, _reason: str) -> None:
         """The quick exchange is a saved conversation: list it at once, and show its new
@@ -152,8 +159,8 @@ class App:
 
     def on_message(self, message: dict[str, Any]) -> None:
         action = message.get("action")
-        if action == "quick" and isinstance(message.get("text"), str) and self.quick:
-            self.quick.ask(message["text"])
+        if action == "quick" and isinstance(message.get("text"), str) and self.window:
+            self.quick_prompt().ask(message["text"])
         else:
             self.show_window()
 

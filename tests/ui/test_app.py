@@ -83,10 +83,11 @@ async def test_quick_prompt_streams_in_place_and_opens_in_the_window(
 ) -> None:
     ollama.script(lambda body: reply_for(body, token_delay=0.01))
     async with running_app(services, ollama.url) as app:
+        assert app.quick is None  # built at its first use, not before the first frame
+        app.on_message({"action": "quick", "text": QUICK_QUESTION})  # what `--quick` sends
         quick, window = app.quick, app.window
         assert quick is not None
         assert window is not None
-        app.on_message({"action": "quick", "text": QUICK_QUESTION})  # what `--quick` sends
         assert quick.isVisible()
         assert quick.runner.busy
         await wait_until(lambda: quick.view.streaming_message is not None)
@@ -118,7 +119,7 @@ async def test_quick_prompt_streams_in_place_and_opens_in_the_window(
 
 async def test_tray_menu_actions(services: Services, ollama: FakeOllama) -> None:
     async with running_app(services, ollama.url) as app:
-        window, quick = app.window, app.quick
+        window, quick = app.window, app.quick_prompt()
         assert window is not None
         assert quick is not None
         tray = LokiTray(on_quick=quick.present, on_open=app.show_window, on_quit=app.done.set)
@@ -157,7 +158,7 @@ async def test_after_open_in_loki_the_next_quick_question_starts_a_new_conversat
     services: Services, ollama: FakeOllama
 ) -> None:
     async with running_app(services, ollama.url) as app:
-        quick, window = app.quick, app.window
+        quick, window = app.quick_prompt(), app.window
         assert quick is not None
         assert window is not None
         ollama.script(Reply.text("Un."))
@@ -191,7 +192,7 @@ async def test_each_quick_request_starts_a_new_conversation(
     services: Services, ollama: FakeOllama
 ) -> None:
     async with running_app(services, ollama.url) as app:
-        quick = app.quick
+        quick = app.quick_prompt()
         assert quick is not None
         ollama.script(Reply.text("Un."), Reply.text("Deux."))
         app.on_message({"action": "quick", "text": "Une"})  # `--quick`, a second launch
@@ -214,7 +215,7 @@ async def test_a_conversation_never_runs_two_turns_at_once(
     services: Services, ollama: FakeOllama
 ) -> None:
     async with running_app(services, ollama.url) as app:
-        quick, window = app.quick, app.window
+        quick, window = app.quick_prompt(), app.window
         assert quick is not None
         assert window is not None
         ollama.script(Reply.text(*[f"q{i} " for i in range(30)], token_delay=0.02))
