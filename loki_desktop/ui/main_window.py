@@ -24,6 +24,7 @@ from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
 from loki_desktop.ui.composer import Composer
 from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.notice_bar import NoticeBar
 from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
 from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
 from loki_desktop.ui.runtime import OllamaNoAnswer, Runtime
@@ -120,6 +121,8 @@ class MainWindow(QMainWindow):
         self.banner = OllamaBanner()
         self.banner.retry_requested.connect(self.check_backend)
         self.banner.settings_requested.connect(self.open_settings)
+        self.notice_bar = NoticeBar()
+        self.notice_bar.show_messages(self.runtime.startup_notices)
 
         self.welcome = WelcomePage()
         self.welcome.suggestion_chosen.connect(self._use_suggestion)
@@ -163,6 +166,7 @@ class MainWindow(QMainWindow):
         banner_box = QVBoxLayout()
         banner_box.setContentsMargins(16, 12, 16, 0)
         banner_box.addWidget(self.banner)
+        banner_box.addWidget(self.notice_bar)
         right_layout.addLayout(banner_box)
         right_layout.addWidget(self.right_splitter, 1)
 

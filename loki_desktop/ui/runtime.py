@@ -50,11 +50,13 @@ class Runtime:
         self._backend: OllamaBackend | None = None
         self._budget: ContextBudget | None = None  # per server: reset with the host
         self._mcp: McpService | None = None
-        # said once, at the start of the next turn (a corrupt file moved aside, a bad entry)
-        self.pending_notices: list[str] = [
+        # what opening the files found (a corrupt one moved aside): the window shows it at once
+        self.startup_notices: list[str] = [
             *services.settings.take_notices(),
             *self.store.take_notices(),
         ]
+        # said once, at the start of the next turn (a bad MCP entry, a skipped import)
+        self.pending_notices: list[str] = []
         # replaced by a host change, closed at exit: running turns may still be using them
         self._retired: list[OllamaBackend] = []
         # conversations with a turn under way, in the window or the quick prompt (TurnRunner)

@@ -306,3 +306,33 @@ async def test_a_late_answer_about_an_older_host_does_not_overwrite_a_newer_one(
         assert not window.banner.isVisibleTo(window)
         assert window.model_picker.isEnabled()
         assert window.banner.retry_button.isEnabled()
+
+
+async def test_a_corrupt_history_is_said_at_start_and_the_window_works(
+    services: Services, loki_home: Path, qtbot: Any, ollama: FakeOllama
+) -> None:
+    (loki_home / "history.db").write_bytes(b"\x00not a database" * 200)
+    async with open_window(services, qtbot, ollama.url) as window:
+        bar = window.notice_bar
+        assert bar.isVisibleTo(window)
+        assert "mis de côté" in bar.text.text()
+        kept = [p.name for p in loki_home.iterdir() if p.name.startswith("history.corrupt-")]
+        assert len(kept) == 1
+        assert window.runtime.pending_notices == []  # said once: not again at the first turn
+        bar.close_button.click()
+        assert not bar.isVisibleTo(window)
+        ollama.script(Reply.text("Tout va bien."))
+        window.send("Bonjour")
+        await wait_until(lambda: window.current is not None and not window.current.runner.busy)
+        assert window.current is not None
+        assert [m.role for m in window.runtime.store.messages(window.current.id)] == [
+            "user",
+            "assistant",
+        ]
+
+
+async def test_no_notice_bar_when_nothing_went_wrong(
+    services: Services, qtbot: Any, ollama: FakeOllama
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        assert not window.notice_bar.isVisibleTo(window)
