@@ -8,6 +8,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,53 @@ def test_a_history_locked_by_another_program_is_reported_and_left_alone(
     assert "verrouillé" in run.stderr
     assert "Traceback" not in run.stderr
     assert not [p for p in loki_home.iterdir() if "corrupt" in p.name]
+
+
+def test_kill_9_of_the_window_mid_answer_keeps_the_partial_answer(
+    ollama: FakeOllama, loki_home: Path
+) -> None:
+    words = [f"mot{i} " for i in range(400)]
+    ollama.script(Reply.text(*words, token_delay=0.02))
+    (loki_home / "settings.json").write_text(json.dumps({"host": ollama.url}))
+    env = cli_env(loki_home, QT_QPA_PLATFORM="offscreen")
+    env.pop("DISPLAY", None)
+    db_path = loki_home / "history.db"
+
+    def stored_answer() -> str:
+        if not db_path.exists():
+            return ""
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            rows = db.execute("SELECT text FROM answer_chunks ORDER BY message_id, seq")
+            return "".join(row[0] for row in rows)
+        except sqlite3.OperationalError:  # not created yet
+            return ""
+        finally:
+            db.close()
+
+    with subprocess.Popen(
+        [PYTHON, "-m", "loki_desktop", "--quick", "Raconte une histoire"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as window:
+        deadline = time.monotonic() + 30
+        while len(stored_answer()) < len("".join(words[:20])):
+            assert time.monotonic() < deadline, "the window did not stream the answer"
+            assert window.poll() is None, "the window exited"
+            time.sleep(0.05)
+        window.send_signal(signal.SIGKILL)
+        window.wait(timeout=10)
+    assert window.returncode == -signal.SIGKILL
+
+    db = sqlite3.connect(db_path)
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    db.close()
+    history = History(db_path)
+    conversation = history.list_conversations()[0]
+    messages = history.messages(conversation.id)
+    history.close()
+    assert [(m.role, m.cut) for m in messages] == [("user", False), ("assistant", True)]
+    assert messages[0].content == "Raconte une histoire"
+    assert messages[1].content.startswith("".join(words[:20]))
