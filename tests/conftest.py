@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -30,6 +31,23 @@ def loki_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LOKI_HOME", str(home))
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def collect_in_the_main_thread() -> Iterator[None]:
+    """As in the app (ui.collector): no cyclic collection from a worker thread mid-test.
+
+    Once a test has made a QApplication (the window tests, the watcher on a qasync loop,
+    the icon renderer), Qt objects live on for the whole run; the collector running in a
+    worker thread (an HTTP or MCP thread) could free one there and crash Qt. Every test
+    collects in the main thread at its end instead.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    yield
+    gc.collect()
+    if was_enabled:
+        gc.enable()
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,6 @@ loop runs, so work left in flight by a fixture would resume outside any loop.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import tempfile
@@ -53,17 +52,6 @@ def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Callable[
         return qasync.QEventLoop(app)
 
     return {"qt": qt_loop}
-
-
-@pytest.fixture(autouse=True)
-def collect_in_the_main_thread() -> Iterator[None]:
-    """As in the app (ui.collector): no cyclic collection from a worker thread mid-test."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    yield
-    gc.collect()  # here, in the main thread, what the test left behind
-    if was_enabled:
-        gc.enable()
 
 
 @pytest.fixture
