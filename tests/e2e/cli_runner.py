@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import PYTHON, REPO, cli_env
+from tests.fakes.ollama_server import FakeOllama
 
 
 @dataclass
@@ -45,3 +46,20 @@ def run_cli(
         check=False,
     )
     return CliRun(child.returncode, child.stdout, child.stderr, time.monotonic() - start)
+
+
+def ask_json(
+    server: FakeOllama, workspace: Path, home: Path, *extra: str, prompt: str = "Bonjour"
+) -> CliRun:
+    """`loki-desktop ask PROMPT --json` against the scripted server, in `workspace`."""
+    return run_cli(
+        "ask",
+        prompt,
+        "--json",
+        "--host",
+        server.url,
+        "--workspace",
+        str(workspace),
+        *extra,
+        home=home,
+    )

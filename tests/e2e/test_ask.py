@@ -6,24 +6,9 @@ import os
 from pathlib import Path
 
 from loki_desktop.persistence.history import History
-from tests.e2e.cli_runner import CliRun, run_cli
+from tests.e2e.cli_runner import ask_json as ask
+from tests.e2e.cli_runner import run_cli
 from tests.fakes.ollama_server import FakeOllama, Reply
-
-
-def ask(
-    server: FakeOllama, workspace: Path, home: Path, *extra: str, prompt: str = "Bonjour"
-) -> CliRun:
-    return run_cli(
-        "ask",
-        prompt,
-        "--json",
-        "--host",
-        server.url,
-        "--workspace",
-        str(workspace),
-        *extra,
-        home=home,
-    )
 
 
 def test_tokens_then_done_in_the_documented_shapes(

@@ -20,7 +20,7 @@ from loki_desktop.core.settings import Settings
 from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.persistence.history import History
 from tests.conftest import PYTHON, REPO, cli_env
-from tests.e2e.cli_runner import run_cli
+from tests.e2e.cli_runner import ask_json
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 
@@ -29,16 +29,7 @@ def test_kill_9_mid_answer_leaves_a_valid_history_with_the_partial_answer(
 ) -> None:
     words = [f"mot{i} " for i in range(200)]
     ollama.script(Reply.text("Première réponse."), Reply.text(*words, token_delay=0.02))
-    first = run_cli(
-        "ask",
-        "Bonjour",
-        "--json",
-        "--host",
-        ollama.url,
-        "--workspace",
-        str(workspace),
-        home=loki_home,
-    )
+    first = ask_json(ollama, workspace, loki_home)
     session = first.events[-1]["session"]
 
     argv = [
@@ -96,16 +87,7 @@ def test_a_corrupt_history_is_moved_aside_and_the_app_goes_on_with_a_notice(
 ) -> None:
     (loki_home / "history.db").write_bytes(b"\x00garbage" * 500)
     ollama.script(Reply.text("Tout va bien."))
-    run = run_cli(
-        "ask",
-        "Bonjour",
-        "--json",
-        "--host",
-        ollama.url,
-        "--workspace",
-        str(workspace),
-        home=loki_home,
-    )
+    run = ask_json(ollama, workspace, loki_home)
     assert run.code == 0, run.stderr
     notices = [event["message"] for event in run.of_type("notice")]
     assert any("mis de côté" in notice for notice in notices)
@@ -209,15 +191,11 @@ def test_a_read_only_workspace_gives_clear_tool_errors(
 def test_a_history_locked_by_another_program_is_reported_and_left_alone(
     ollama: FakeOllama, workspace: Path, loki_home: Path
 ) -> None:
-    run_cli(
-        "ask", "Bonjour", "--host", ollama.url, "--workspace", str(workspace), home=loki_home
-    )  # creates history.db
+    ask_json(ollama, workspace, loki_home)  # creates history.db
     holder = sqlite3.connect(loki_home / "history.db", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        run = run_cli(
-            "ask", "Encore", "--host", ollama.url, "--workspace", str(workspace), home=loki_home
-        )
+        run = ask_json(ollama, workspace, loki_home, prompt="Encore")
     finally:
         holder.execute("ROLLBACK")
         holder.close()

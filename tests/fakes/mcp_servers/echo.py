@@ -8,15 +8,14 @@
 
 from __future__ import annotations
 
-import argparse
 import os
-import socket
 import sys
 
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from serve import serve  # a sibling module: this script runs as a file
 
 server = MCPServer("echo", log_level="WARNING")
 
@@ -66,23 +65,5 @@ def crash() -> str:
     os._exit(3)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--http", type=int, help="serve streamable HTTP on this port (0: any)")
-    args = parser.parse_args()
-    if args.http is None:
-        server.run()
-        return
-    port = args.http or _free_port()
-    print(f"PORT {port}", flush=True)
-    server.run("streamable-http", host="127.0.0.1", port=port)
-
-
 if __name__ == "__main__":
-    main()
+    serve(server)

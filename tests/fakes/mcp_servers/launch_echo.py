@@ -5,12 +5,11 @@ prints "PORT n".
 
 from __future__ import annotations
 
-import argparse
-import socket
 import sys
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from serve import serve  # a sibling module: this script runs as a file
 
 server = MCPServer("launch-echo", log_level="WARNING")
 
@@ -35,23 +34,5 @@ def header(name: str, ctx: Context) -> str:
     return (ctx.headers or {}).get(name.lower(), "(unset)")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--http", type=int, help="serve streamable HTTP on this port (0: any)")
-    args, _rest = parser.parse_known_args()
-    if args.http is None:
-        server.run()
-        return
-    port = args.http or _free_port()
-    print(f"PORT {port}", flush=True)
-    server.run("streamable-http", host="127.0.0.1", port=port)
-
-
 if __name__ == "__main__":
-    main()
+    serve(server)
