@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -87,11 +87,13 @@ class Agent:
     # Each model's context window and token-estimate calibration, kept across turns.
     budget: ContextBudget = field(default_factory=ContextBudget)
 
-    def run_turn(self, text: str, conversation_id: str | None = None) -> AsyncIterator[Event]:
+    def run_turn(
+        self, text: str, conversation_id: str | None = None
+    ) -> AsyncGenerator[Event, None]:
         """Answer `text` in a conversation (a new one when `conversation_id` is None)."""
         return _Turn(self).run(text, conversation_id, resume=False)
 
-    def retry_turn(self, conversation_id: str) -> AsyncIterator[Event]:
+    def retry_turn(self, conversation_id: str) -> AsyncGenerator[Event, None]:
         """Answer the last user message of a conversation again (after an error)."""
         return _Turn(self).run("", conversation_id, resume=True)
 
@@ -141,7 +143,7 @@ class _Turn:
 
     async def run(
         self, text: str, conversation_id: str | None, *, resume: bool
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         try:
             async for event in self._run(text, conversation_id, resume=resume):
                 yield event

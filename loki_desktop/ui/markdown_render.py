@@ -88,6 +88,7 @@ class MarkdownRenderer:
             "blockquote_open",
         ):
             # set directly: add_render_rule would re-bind the method to the renderer
+            # the renderer is a RendererHTML, which has `rules`; its declared type does not
             rules: dict[str, Any] = md.renderer.rules  # type: ignore[attr-defined]
             rules[name] = getattr(self, f"_render_{name}")
         return md

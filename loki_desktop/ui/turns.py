@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
@@ -131,7 +131,7 @@ class TurnRunner(QObject):
         return self.last_reason
 
     def _start(
-        self, turn: Callable[[Agent], AsyncIterator[Event]], conversation_id: str
+        self, turn: Callable[[Agent], AsyncGenerator[Event, None]], conversation_id: str
     ) -> asyncio.Task[str]:
         if not self.can_start(conversation_id):
             raise RuntimeError("a turn is already running in this conversation")
@@ -144,12 +144,12 @@ class TurnRunner(QObject):
         self.busy_changed.emit(True)
         return task
 
-    async def _drain(self, turn: Callable[[Agent], AsyncIterator[Event]]) -> str:
+    async def _drain(self, turn: Callable[[Agent], AsyncGenerator[Event, None]]) -> str:
         reason = "error"
         try:
             agent = self.make_agent()  # in here: a failure to build it becomes an error card
             # aclosing: a cancelled turn closes the generator, so the agent stores the cut
-            async with contextlib.aclosing(turn(agent)) as stream:  # type: ignore[type-var]
+            async with contextlib.aclosing(turn(agent)) as stream:
                 async for event in stream:
                     apply_event(self.sink, event)
                     if isinstance(event, Done):
