@@ -24,6 +24,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
 from loki_desktop.core.ports import StoreUnavailable
+from loki_desktop.persistence.aside import move_aside
 
 # Each entry upgrades the schema by one version; never edit a released one, append.
 MIGRATIONS: list[str] = [
@@ -110,7 +111,7 @@ class History:
             # locked by another program, or an I/O error: the file is fine, leave it be
             raise HistoryUnavailable(_unavailable_message(path, exc)) from exc
         except sqlite3.DatabaseError as exc:
-            kept = self._move_aside()
+            kept = move_aside(self.path, companions=("-wal", "-shm"))
             self.notices.append(
                 f"L'historique était illisible ({exc}) : il a été mis de côté dans "
                 f"{kept.name} et un nouvel historique a été créé."
@@ -153,16 +154,6 @@ class History:
                 for statement in _statements(MIGRATIONS[number]):
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {number + 1}")
-
-    def _move_aside(self) -> Path:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        target = self.path.with_name(f"{self.path.stem}.corrupt-{stamp}{self.path.suffix}")
-        os.replace(self.path, target)
-        for suffix in ("-wal", "-shm"):
-            side = Path(str(self.path) + suffix)
-            if side.exists():
-                os.replace(side, Path(str(target) + suffix))
-        return target
 
     def _recover_streaming_answers(self) -> None:
         """Fold the chunks of answers whose writer is gone, marking them cut; and chunks left

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 from loki_desktop.core.files import atomic_write
 from loki_desktop.core.settings import Settings
+from loki_desktop.persistence.aside import move_aside
 
 
 class SettingsFile:
@@ -28,7 +27,7 @@ class SettingsFile:
             if not isinstance(data, dict):
                 raise ValueError("the top level is not an object")
         except ValueError as exc:
-            kept = self._move_aside()
+            kept = move_aside(self.path)
             self._notices.append(
                 f"Le fichier de réglages était illisible ({exc}) : il a été mis de côté "
                 f"dans {kept.name} et les réglages par défaut sont utilisés."
@@ -48,9 +47,3 @@ class SettingsFile:
     def take_notices(self) -> list[str]:
         notices, self._notices = self._notices, []
         return notices
-
-    def _move_aside(self) -> Path:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        target = self.path.with_name(f"{self.path.stem}.corrupt-{stamp}{self.path.suffix}")
-        os.replace(self.path, target)
-        return target
