@@ -73,7 +73,7 @@ async def _check_all(paths: list[Path]) -> int:
     found_problems = False
     for path, result in zip(files, results, strict=True):
         for problem in result.problems:
-            print(f"{path}:{problem.line}:{problem.col}: {problem.message}")
+            print(problem.located(str(path)))
         found_problems = found_problems or bool(result.problems)
         if result.unreadable:
             print(f"{path}: illisible ({result.skipped})", file=sys.stderr)

@@ -58,7 +58,7 @@ class PlainPrinter:
                 else:
                     self._note(f"✗ vérification de {path} : {len(problems)} problème(s)")
                     for problem in problems:
-                        self._note(f"  {path}:{problem.line}:{problem.col}: {problem.message}")
+                        self._note(f"  {problem.located(path)}")
             case Notice(message=message):
                 self._note(f"note : {message}")
             case Error(message=message):

@@ -16,6 +16,10 @@ class Problem:
     col: int
     message: str
 
+    def located(self, path: str) -> str:
+        """The compiler-style line `path:line:col: message` (the CLI and the model read it)."""
+        return f"{path}:{self.line}:{self.col}: {self.message}"
+
 
 @dataclass(frozen=True, slots=True)
 class Token:

@@ -58,8 +58,4 @@ def check_followup(failing: Iterable[CheckReport]) -> str:
 
 
 def _problem_lines(reports: Iterable[CheckReport]) -> list[str]:
-    return [
-        f"{report.path}:{problem.line}:{problem.col}: {problem.message}"
-        for report in reports
-        for problem in report.problems
-    ]
+    return [problem.located(report.path) for report in reports for problem in report.problems]
