@@ -1,14 +1,52 @@
-"""User settings as a plain value; the persistence layer reads and writes it."""
+"""User settings as a plain value, each field typed and bounded; persistence reads and writes it."""
 
 from __future__ import annotations
 
+import functools
+import json
 import os
+import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
+from urllib.parse import urlsplit
+
+from loki_desktop.core.i18n import _
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MAX_ROUNDS = 8
 DEFAULT_NUM_CTX = 8192
+# The window's spin box offers the same bounds.
+MAX_ROUNDS_RANGE = (1, 50)
+# Below 2048 the answer reserve (core.llm.budget) leaves almost nothing for the request;
+# above a million tokens no local model goes.
+NUM_CTX_RANGE = (2048, 1_048_576)
+
+# A check of a value beyond its type: the reason it is refused (French, for a notice), or None.
+Check = Callable[[Any], str | None]
+
+
+def _between(low: int, high: int) -> dict[str, Any]:
+    def check(value: int) -> str | None:
+        if low <= value <= high:
+            return None
+        return _("{value} n'est pas entre {low} et {high}").format(value=value, low=low, high=high)
+
+    return {"range": (low, high), "check": check}
+
+
+def _host_check(value: str) -> str | None:
+    """Empty (the default host), or an address the HTTP client can use."""
+    if not value:
+        return None
+    try:
+        parts = urlsplit(value if "://" in value else f"http://{value}")
+        _port = parts.port  # raises on a port that is not a number
+        if parts.scheme in ("http", "https") and parts.hostname and " " not in value:
+            return None
+    except ValueError:
+        pass
+    return _("« {value} » n'est pas une adresse de serveur").format(value=value)
 
 
 @dataclass
@@ -18,12 +56,14 @@ class Settings:
     `mcp_servers` maps a server id to its plain JSON entry (enabled flag, parameters,
     and for custom servers their command or URL); `core.mcp.config` gives it types.
     `ui` holds window state the core never reads (geometry, splitter sizes).
+    Each field's annotation is its type, checked when the file is read (see `from_json`);
+    a `check` in its metadata bounds it further.
     """
 
-    host: str = ""
+    host: str = field(default="", metadata={"check": _host_check})
     model: str = ""
-    max_rounds: int = DEFAULT_MAX_ROUNDS
-    num_ctx: int = DEFAULT_NUM_CTX
+    max_rounds: int = field(default=DEFAULT_MAX_ROUNDS, metadata=_between(*MAX_ROUNDS_RANGE))
+    num_ctx: int = field(default=DEFAULT_NUM_CTX, metadata=_between(*NUM_CTX_RANGE))
     skills_enabled: bool = True
     auto_checks: bool = True
     workspace: str = ""
@@ -36,24 +76,91 @@ class Settings:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> tuple[Settings, list[str]]:
-        """Build settings from a parsed file, keeping defaults for unknown or ill-typed keys.
+        """Build settings from a parsed file, one field at a time: a field of the wrong type
+        or out of its range keeps its default, and the others are kept.
 
-        Returns the settings and the names of the keys that were ignored.
+        Returns the settings and one notice per field refused (naming it) or unknown.
         """
         settings = cls()
-        ignored: list[str] = []
+        notices: list[str] = []
+        hints = _field_types()
         for f in fields(cls):
             if f.name not in data:
                 continue
             value = data[f.name]
-            default = getattr(settings, f.name)
-            # bool is an int subclass: compare exact types so `true` is not a max_rounds
-            if type(value) is not type(default):
-                ignored.append(f.name)
+            reason = _refusal(value, hints[f.name], f.metadata.get("check"))
+            if reason is None:
+                setattr(settings, f.name, value)
                 continue
-            setattr(settings, f.name, value)
-        ignored += [key for key in data if key not in {f.name for f in fields(cls)}]
-        return settings, ignored
+            notices.append(
+                _(
+                    "Réglage « {name} » ignoré ({reason}) : la valeur par défaut {default} "
+                    "est utilisée."
+                ).format(
+                    name=f.name,
+                    reason=reason,
+                    default=json.dumps(getattr(settings, f.name), ensure_ascii=False),
+                )
+            )
+        known = {f.name for f in fields(cls)}
+        for key in data:
+            if key not in known:
+                notices.append(_("Réglage inconnu « {name} » ignoré.").format(name=key))
+        return settings, notices
+
+
+def setting_range(name: str) -> tuple[int, int] | None:
+    """The bounds of a number setting (the window's controls offer the same)."""
+    for f in fields(Settings):
+        if f.name == name:
+            bounds = f.metadata.get("range")
+            return bounds if bounds is None else (int(bounds[0]), int(bounds[1]))
+    return None
+
+
+@functools.cache
+def _field_types() -> dict[str, Any]:
+    return typing.get_type_hints(Settings)
+
+
+def _refusal(value: Any, hint: Any, check: Check | None) -> str | None:
+    """Why `value` cannot be this setting (French), or None when it can."""
+    if not _has_type(value, hint):
+        return _("{kind} attendu, pas {value}").format(kind=_kind(hint), value=_shown(value))
+    return check(value) if check is not None else None
+
+
+def _has_type(value: Any, hint: Any) -> bool:
+    if hint is Any:
+        return True
+    origin = typing.get_origin(hint)
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_has_type(v, item) for v in value)
+    if origin is dict:
+        key, item = typing.get_args(hint)
+        return isinstance(value, dict) and all(
+            _has_type(k, key) and _has_type(v, item) for k, v in value.items()
+        )
+    # bool is an int subclass: compare exact types so `true` is not a max_rounds
+    return type(value) is hint
+
+
+def _kind(hint: Any) -> str:
+    origin = typing.get_origin(hint) or hint
+    kinds: dict[Any, str] = {
+        bool: _("vrai ou faux"),
+        int: _("un nombre entier"),
+        str: _("un texte"),
+        list: _("une liste de textes"),
+        dict: _("un objet"),
+    }
+    return kinds.get(origin, str(hint))
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def resolve_host(cli_host: str | None, settings: Settings) -> str:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from loki_desktop.core.files import atomic_write
+from loki_desktop.core.i18n import _
 from loki_desktop.core.settings import Settings
 from loki_desktop.persistence.aside import move_aside
 
@@ -19,25 +20,28 @@ class SettingsFile:
 
     def load(self) -> Settings:
         try:
-            raw = self.path.read_text(encoding="utf-8")
+            raw = self.path.read_bytes()
         except FileNotFoundError:
             return Settings()
         try:
-            data = json.loads(raw)
+            # utf-8-sig: a byte order mark (Windows Notepad) is read, not taken for corruption;
+            # bytes that are not UTF-8 raise UnicodeDecodeError, a ValueError like bad JSON
+            data = json.loads(raw.decode("utf-8-sig"))
             if not isinstance(data, dict):
                 raise ValueError("the top level is not an object")
         except ValueError as exc:
+            reason = str(exc)
+            if isinstance(exc, UnicodeDecodeError):
+                reason = _("ce n'est pas du texte UTF-8 : octet invalide à la position {at}")
+                reason = reason.format(at=exc.start)
             kept = move_aside(self.path)
             self._notices.append(
-                f"Le fichier de réglages était illisible ({exc}) : il a été mis de côté "
+                f"Le fichier de réglages était illisible ({reason}) : il a été mis de côté "
                 f"dans {kept.name} et les réglages par défaut sont utilisés."
             )
             return Settings()
-        settings, ignored = Settings.from_json(data)
-        if ignored:
-            self._notices.append(
-                "Réglages ignorés car invalides : " + ", ".join(sorted(ignored)) + "."
-            )
+        settings, notices = Settings.from_json(data)
+        self._notices += notices
         return settings
 
     def save(self, settings: Settings) -> None:

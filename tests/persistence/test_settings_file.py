@@ -62,3 +62,108 @@ def test_host_precedence(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     assert resolve_host(None, Settings()) == "http://0.0.0.0:11434"
     assert resolve_host(None, Settings(host="http://s:1")) == "http://s:1"
     assert resolve_host("http://cli:2/", Settings(host="http://s:1")) == "http://cli:2"
+
+
+# --- issue 16.1: any bytes, a byte order mark, a type and a range for every setting --------
+
+
+def _load(tmp_path: Path, raw: bytes) -> tuple[Settings, list[str], SettingsFile]:
+    path = tmp_path / "settings.json"
+    path.write_bytes(raw)
+    store = SettingsFile(path)
+    settings = store.load()
+    return settings, store.take_notices(), store
+
+
+def test_a_file_that_is_not_utf8_is_moved_aside_with_a_notice(tmp_path: Path) -> None:
+    raw = json.dumps({"model": "caf\u00e9"}, ensure_ascii=False).encode("latin-1")
+    settings, notices, _ = _load(tmp_path, raw)
+    assert settings == Settings()
+    assert len(notices) == 1
+    assert "mis de côté" in notices[0]
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("settings.corrupt-")]
+    assert [p.read_bytes() for p in kept] == [raw]
+
+
+def test_random_bytes_are_moved_aside_too(tmp_path: Path) -> None:
+    raw = bytes(range(256)) * 4
+    settings, notices, _ = _load(tmp_path, raw)
+    assert settings == Settings()
+    assert "mis de côté" in notices[0]
+    assert not (tmp_path / "settings.json").exists()
+
+
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    raw = b"\xef\xbb\xbf" + json.dumps({"model": "qwen2.5:14b", "max_rounds": 3}).encode()
+    settings, notices, _ = _load(tmp_path, raw)
+    assert (settings.model, settings.max_rounds) == ("qwen2.5:14b", 3)
+    assert notices == []
+    assert (tmp_path / "settings.json").exists()  # not taken for a corrupt file
+
+
+def test_each_bad_field_is_rejected_alone_and_named(tmp_path: Path) -> None:
+    raw = json.dumps(
+        {
+            "num_ctx": -1,
+            "max_rounds": -5,
+            "model": "qwen2.5:14b",
+            "skills_enabled": "yes",
+            "auto_checks": False,
+            "recent_workspaces": ["/a", 3],
+            "host": "http://[::1",
+            "mcp_servers": {"fetch": "on"},
+        }
+    ).encode()
+    settings, notices, _ = _load(tmp_path, raw)
+    defaults = Settings()
+    assert settings.num_ctx == defaults.num_ctx
+    assert settings.max_rounds == defaults.max_rounds
+    assert settings.skills_enabled is True
+    assert settings.recent_workspaces == []
+    assert settings.host == ""
+    assert settings.mcp_servers == {}
+    # the good ones are kept
+    assert settings.model == "qwen2.5:14b"
+    assert settings.auto_checks is False
+    named = {
+        name
+        for name in (
+            "num_ctx",
+            "max_rounds",
+            "skills_enabled",
+            "recent_workspaces",
+            "host",
+            "mcp_servers",
+        )
+        if any(f"« {name} »" in notice for notice in notices)
+    }
+    assert len(named) == 6
+    assert len(notices) == 6  # one notice per field
+    num_ctx_notice = next(n for n in notices if "« num_ctx »" in n)
+    assert "-1" in num_ctx_notice
+    assert "8192" in num_ctx_notice
+
+
+def test_max_rounds_zero_is_rejected(tmp_path: Path) -> None:
+    settings, notices, _ = _load(tmp_path, b'{"max_rounds": 0, "num_ctx": 16384}')
+    assert settings.max_rounds == Settings().max_rounds
+    assert settings.num_ctx == 16384
+    assert len(notices) == 1
+    assert "« max_rounds »" in notices[0]
+
+
+def test_every_number_setting_has_a_range() -> None:
+    from dataclasses import fields
+
+    from loki_desktop.core.settings import setting_range
+
+    for f in fields(Settings):
+        if isinstance(getattr(Settings(), f.name), int) and f.type != "bool":
+            assert setting_range(f.name) is not None, f.name
+
+
+def test_an_unknown_key_is_named_and_the_rest_kept(tmp_path: Path) -> None:
+    settings, notices, _ = _load(tmp_path, b'{"colour": "red", "model": "m"}')
+    assert settings.model == "m"
+    assert len(notices) == 1
+    assert "« colour »" in notices[0]
