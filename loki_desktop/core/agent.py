@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,7 @@ from loki_desktop.core.ports import (
     StoreUnavailable,
     ToolOutcome,
     ToolSpec,
+    TurnLock,
 )
 from loki_desktop.core.prompts import check_feedback, check_followup, system_prompt
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
@@ -44,6 +47,10 @@ from loki_desktop.core.tools.toolbox import Toolbox
 TITLE_LENGTH = 60
 # The result stored for a call the user stopped before it finished (model-facing).
 INTERRUPTED_RESULT = "Error: interrupted by the user; the tool did not finish."
+# How long a turn waits for another turn of the same conversation (another window or `ask`)
+# to finish: as long as a model may take to answer one request (core.llm.ollama).
+TURN_WAIT_S = 600.0
+TURN_POLL_S = 0.1
 
 
 class FileChecker(Protocol):
@@ -64,6 +71,7 @@ class AgentConfig:
     num_ctx: int = DEFAULT_NUM_CTX
     skills_enabled: bool = True
     auto_checks: bool = True
+    turn_wait_s: float = TURN_WAIT_S
 
 
 class NoModel(BackendError):
@@ -140,6 +148,7 @@ class _Turn:
         self.reply = _Reply()
         self.notices_shown: set[str] = set()  # budget notices repeat each round: show once
         self.unanswered: list[CallRecord] = []  # this round's calls still without a result
+        self.turn_lock: TurnLock | None = None  # held from loading the history to the end
 
     async def run(
         self, text: str, conversation_id: str | None, *, resume: bool
@@ -155,6 +164,8 @@ class _Turn:
             with contextlib.suppress(StoreUnavailable):
                 self._answer_interrupted_calls()
                 self._close_answer(cut=True)
+            if self.turn_lock is not None:
+                self.turn_lock.release()
 
     async def _run(
         self, text: str, conversation_id: str | None, *, resume: bool
@@ -163,6 +174,11 @@ class _Turn:
             yield Error(_("Conversation introuvable : {id}").format(id=conversation_id))
             yield Done("error", None)
             return
+        if conversation_id is not None:
+            async for event in self._wait_for_turn(conversation_id):
+                yield event
+            if self.turn_lock is None:
+                return
         if resume:
             assert conversation_id is not None
             self.conversation_id = conversation_id
@@ -179,9 +195,12 @@ class _Turn:
             text = last_user.content
         else:
             root = self.agent.workspace_root
-            self.conversation_id = conversation_id or self.store.create(
-                conversation_title(text), str(root) if root is not None else None
-            )
+            if conversation_id is None:  # new: no other turn knows it yet
+                conversation_id = self.store.create(
+                    conversation_title(text), str(root) if root is not None else None
+                )
+                self.turn_lock = self.store.lock_turn(conversation_id)
+            self.conversation_id = conversation_id
             self.history = self.store.messages(self.conversation_id)
 
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
@@ -264,6 +283,34 @@ class _Turn:
             break
         self.stats["rounds"] = tool_rounds
         yield Done(reason, self.conversation_id, dict(self.stats))
+
+    async def _wait_for_turn(self, conversation_id: str) -> AsyncIterator[Event]:
+        """Take the conversation's turn lock, waiting (with a notice) while another turn,
+        here or in another process, runs; an Error and Done when it takes too long."""
+        deadline = time.monotonic() + self.agent.config.turn_wait_s
+        self.turn_lock = self.store.lock_turn(conversation_id)
+        if self.turn_lock is not None:
+            return
+        yield Notice(
+            _(
+                "Un autre tour est en cours dans cette conversation (une autre fenêtre ou "
+                "commande) : celui-ci attend qu'il se termine."
+            )
+        )
+        while self.turn_lock is None:
+            if time.monotonic() >= deadline:
+                minutes = max(1, round(self.agent.config.turn_wait_s / 60))
+                yield Error(
+                    _(
+                        "Un autre tour occupe cette conversation depuis plus de {minutes} min : "
+                        "réessayez quand il sera fini, ou continuez dans une nouvelle "
+                        "conversation."
+                    ).format(minutes=minutes)
+                )
+                yield Done("error", conversation_id)
+                return
+            await asyncio.sleep(TURN_POLL_S)
+            self.turn_lock = self.store.lock_turn(conversation_id)
 
     # --- one model request ---------------------------------------------------------
 

@@ -140,6 +140,14 @@ class StoreUnavailable(Exception):
     is one sentence for a human, and the file is left untouched."""
 
 
+class TurnLock(Protocol):
+    """One conversation's turn, held by one turn at a time across processes."""
+
+    def release(self) -> None:
+        """Let the next turn of this conversation run (idempotent)."""
+        ...
+
+
 class ConversationStore(Protocol):
     def create(self, title: str, workspace: str | None = None) -> str: ...
 
@@ -179,6 +187,11 @@ class ConversationStore(Protocol):
 
     def take_notices(self) -> list[str]:
         """Notices from opening the store (a corrupt file moved aside), given once."""
+        ...
+
+    def lock_turn(self, conversation_id: str) -> TurnLock | None:
+        """Take the conversation's turn lock without waiting; None while another turn (in
+        this process or another) holds it. A holder that dies frees it."""
         ...
 
 

@@ -5,12 +5,15 @@ row per chunk, so a crash (even kill -9) or a cut stream loses nothing already s
 the chunks are folded into the message when it ends, or by the next process that opens
 the file once the writer has died (the answer is then marked as cut). A writer is known
 alive by a lock file it holds: the system drops the lock however the process ends.
+One turn at a time per conversation, across processes, by the same kind of lock file
+(`lock_turn`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import os
 import sqlite3
@@ -226,6 +229,36 @@ class History:
             path.unlink()
         return False
 
+    def lock_turn(self, conversation_id: str) -> ConversationTurnLock | None:
+        """The conversation's turn lock, or None while another turn holds it.
+
+        An OS lock on `history.db-turns/<hash of the id>`: the system drops it however its
+        holder ends (kill -9 included), so a dead owner never blocks the conversation.
+        """
+        folder = self.path.with_name(self.path.name + "-turns")
+        name = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:24]
+        path = folder / name
+        try:
+            folder.mkdir(exist_ok=True)
+        except OSError:
+            return ConversationTurnLock(None, path)  # cannot lock: run as before locks existed
+        while True:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                return ConversationTurnLock(None, path)
+            if not _try_lock(fd):
+                os.close(fd)
+                return None
+            if _still_named(fd, path):
+                break
+            # its holder released and removed it between our open and our lock: try anew
+            os.close(fd)
+        with contextlib.suppress(OSError):  # who holds it, for a person looking at the folder
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        return ConversationTurnLock(fd, path)
+
     def close(self) -> None:
         self._db.close()
         if self._release_writer is not None:
@@ -410,6 +443,38 @@ class History:
             extra=json.loads(row["extra"]) if row["extra"] else {},
             id=row["id"],
         )
+
+
+class ConversationTurnLock:
+    """A held turn lock (TurnLock); also released if dropped without release()."""
+
+    def __init__(self, fd: int | None, path: Path) -> None:
+        self._finalizer = (
+            weakref.finalize(self, _release_turn, fd, path) if fd is not None else None
+        )
+
+    def release(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()
+
+
+def _release_turn(fd: int, path: Path) -> None:
+    """Remove the lock file, then drop the lock: a turn waiting on this file then sees it is
+    gone (`_still_named`) and takes a fresh one, so two turns never both hold the lock."""
+    if sys.platform != "win32":  # Windows cannot remove an open file: it stays, empty
+        with contextlib.suppress(OSError):
+            path.unlink()
+    os.close(fd)
+
+
+def _still_named(fd: int, path: Path) -> bool:
+    """The locked descriptor is still the file at `path` (not one removed meanwhile)."""
+    if sys.platform == "win32":
+        return True
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager
