@@ -28,6 +28,7 @@ from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.budget import ContextBudget
 from loki_desktop.core.llm.textcalls import TextCallWatch, recovered_notice
 from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.core.orphans import answer_orphans
 from loki_desktop.core.ports import (
     BackendError,
     ChatBackend,
@@ -49,6 +50,11 @@ TITLE_LENGTH = 60
 INTERRUPTED_RESULT = "Error: interrupted by the user; the tool did not finish."
 # How long a turn waits for another turn of the same conversation (another window or `ask`)
 # to finish: as long as a model may take to answer one request (core.llm.ollama).
+# The result given to a call a crash (kill -9, power cut) left without one (model-facing).
+CRASH_RESULT = (
+    "Error: interrupted: Loki stopped before this tool finished, so it may or may not have "
+    "run. Check its effect before calling it again."
+)
 TURN_WAIT_S = 600.0
 TURN_POLL_S = 0.1
 
@@ -182,7 +188,7 @@ class _Turn:
         if resume:
             assert conversation_id is not None
             self.conversation_id = conversation_id
-            self.history = self.store.messages(conversation_id)
+            self._load_history()
             # the user's own message, not the harness's check follow-up
             last_user = next(
                 (m for m in reversed(self.history) if m.role == "user" and m.origin == "user"),
@@ -201,7 +207,7 @@ class _Turn:
                 )
                 self.turn_lock = self.store.lock_turn(conversation_id)
             self.conversation_id = conversation_id
-            self.history = self.store.messages(self.conversation_id)
+            self._load_history()
 
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(text)
@@ -465,6 +471,22 @@ class _Turn:
         return str(path)
 
     # --- history -------------------------------------------------------------------
+
+    def _load_history(self) -> None:
+        """Read the conversation (under its turn lock); a call a crash left without a result
+        gets an "interrompu" one, so no request ever carries an unanswered call."""
+        extra = {"ok": False, "summary": _("interrompu : Loki s'est arrêté avant la fin")}
+
+        def interrupted(call: CallRecord) -> ChatMessage:
+            return ChatMessage(
+                "tool", CRASH_RESULT, tool_call_id=call.id, tool_name=call.name, extra=extra
+            )
+
+        self.history, at_end = answer_orphans(
+            self.store.messages(self.conversation_id), interrupted
+        )
+        for message in at_end:
+            self.store.append(self.conversation_id, message)
 
     def _remember(self, message: ChatMessage) -> None:
         self.store.append(self.conversation_id, message)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from loki_desktop.core.events import Done, Error, Notice
 from loki_desktop.core.llm.ollama import OllamaBackend
+from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.persistence.history import History
 from tests.agent_rig import make_agent, turn
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -37,3 +38,44 @@ async def test_a_turn_gives_up_with_a_sentence_when_the_conversation_stays_busy(
     assert not any(isinstance(event, Notice) for event in events)
     assert [m.content for m in store.messages(session)][2:] == ["Et alors ?", "Voilà."]
     other.close()
+
+
+async def test_calls_without_a_result_get_one_in_place_when_the_conversation_loads(
+    ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path
+) -> None:
+    session = store.create("t")
+    a, b, c = (CallRecord(f"call_{n}", "read_file", {"path": f"{n}.txt"}) for n in "abc")
+    # an old conversation (written before the fix): call c was never answered, then it went on
+    store.append(session, ChatMessage("user", "lis c"))
+    store.append(session, ChatMessage("assistant", "", tool_calls=(c,)))
+    store.append(session, ChatMessage("user", "et a et b ?"))
+    # then a crash in the middle of a round: a answered, b not
+    store.append(session, ChatMessage("assistant", "", tool_calls=(a, b)))
+    store.append(session, ChatMessage("tool", "A", tool_call_id="call_a", tool_name="read_file"))
+    ollama.script(Reply.text("Voilà."))
+    events = await turn(make_agent(backend, store, workspace, skills=False), "suite", session)
+    assert isinstance(events[-1], Done)
+    assert events[-1].reason == "completed"
+
+    sent = [m for m in ollama.chat_requests[0]["messages"] if m["role"] != "system"]
+    assert [m["role"] for m in sent] == [
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "user",
+    ]
+    assert "interrupted" in sent[2]["content"]
+    assert sent[5]["content"] == "A"
+    assert "interrupted" in sent[6]["content"]
+    # the one at the end is stored (the window shows it); the old one is only patched
+    stored = store.messages(session)
+    assert [(m.role, m.tool_call_id) for m in stored][4:7] == [
+        ("tool", "call_a"),
+        ("tool", "call_b"),
+        ("user", None),
+    ]
+    assert stored[5].extra["ok"] is False

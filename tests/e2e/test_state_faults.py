@@ -171,3 +171,44 @@ def test_a_turn_lock_held_by_a_killed_process_is_free(
     assert run.code == 0, run.stderr
     assert not run.of_type("notice")  # no wait: the dead owner's lock went with it
     assert run.of_type("token")[0]["text"] == "Me voici."
+
+
+# --- 16.3: a call left without a result by kill -9 gets one when the conversation loads ----
+
+
+def test_after_kill_9_during_a_tool_the_next_turn_sends_no_unanswered_call(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    ollama.script(Reply.text("Prêt."))
+    session = ask_json(ollama, workspace, loki_home).events[-1]["session"]
+    ollama.script(Reply.tool("run_shell", {"command": "sleep 5"}))
+    argv = _ask_argv(ollama, workspace, "Attends", "--session", session, "--allow-shell")
+    with subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=REPO,
+        env=cli_env(loki_home),
+    ) as child:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if json.loads(line)["type"] == "tool_call":
+                break
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+    call_id = History(loki_home / "history.db").messages(session)[-1].tool_calls[0].id
+
+    ollama.script(Reply.text("Reprenons."))
+    run = ask_json(ollama, workspace, loki_home, "--session", session, prompt="Et alors ?")
+    assert run.code == 0, run.stderr
+    sent = ollama.chat_requests[-1]["messages"]
+    roles = [m["role"] for m in sent if m["role"] != "system"]
+    assert roles == ["user", "assistant", "user", "assistant", "tool", "user"]
+    assert "interrupted" in sent[-2]["content"]
+    assert sent[-2]["tool_name"] == "run_shell"
+    stored = History(loki_home / "history.db").messages(session)
+    result = next(m for m in stored if m.role == "tool")
+    assert result.tool_call_id == call_id
+    assert "interrompu" in result.extra["summary"]
+    assert [m.role for m in stored][-2:] == ["user", "assistant"]
