@@ -338,7 +338,7 @@ class _Turn:
             model=model,
             window=await budget.window(self.agent.backend, model, num_ctx),
             system=self._system_texts(),
-            history=[m for m in self.history if not _is_dropped_answer(m)],
+            history=_sent_history(self.history),
             tools=specs,
         )
         for notice in request.notices:
@@ -530,8 +530,18 @@ def _as_args(raw: Any) -> dict[str, Any]:
         return {"raw": raw}
 
 
-def _is_dropped_answer(message: ChatMessage) -> bool:
-    """A cut answer is shown to the user but not sent back: the model starts it afresh."""
+def _sent_history(history: list[ChatMessage]) -> list[ChatMessage]:
+    """The history the model is sent. A cut answer goes back marked as cut (see
+    ChatMessage.model_content), as chat apps do, so "continue" or "non, plutôt…" reach a
+    model that knows what it said; but cut answers that end the history are left out: a retry
+    answers the question afresh."""
+    end = len(history)
+    while end and _is_cut_answer(history[end - 1]):
+        end -= 1
+    return history[:end]
+
+
+def _is_cut_answer(message: ChatMessage) -> bool:
     return message.role == "assistant" and message.cut and not message.tool_calls
 
 

@@ -9,6 +9,9 @@ Role = Literal["system", "user", "assistant", "tool"]
 # "harness" marks a message the app wrote on the user's behalf (the check follow-up):
 # the model sees it as a user message, the window shows it as a quiet note.
 Origin = Literal["user", "harness"]
+# Ends a cut answer (stopped, length limit, stream cut, crash) in what the model is sent, so
+# it knows it did not finish and "continue" picks up where it stopped (model-facing).
+CUT_MARKER = "\n\n[This answer was cut off here, before it was finished.]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +41,15 @@ class ChatMessage:
     extra: dict[str, Any] = field(default_factory=dict)
     id: int | None = None
 
+    def model_content(self) -> str:
+        """The content as the model is sent it: a cut answer says that it was cut."""
+        if self.role == "assistant" and self.cut:
+            return self.content + CUT_MARKER
+        return self.content
+
     def to_ollama(self) -> dict[str, Any]:
         """The wire shape of this message in an Ollama /api/chat request."""
-        wire: dict[str, Any] = {"role": self.role, "content": self.content}
+        wire: dict[str, Any] = {"role": self.role, "content": self.model_content()}
         if self.tool_calls:
             wire["tool_calls"] = [
                 {"function": {"name": call.name, "arguments": call.args}}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from loki_desktop.core.events import Done, Error, Notice
 from loki_desktop.core.llm.ollama import OllamaBackend
-from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.core.messages import CUT_MARKER, CallRecord, ChatMessage
 from loki_desktop.persistence.history import History
 from tests.agent_rig import make_agent, turn
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -79,3 +79,33 @@ async def test_calls_without_a_result_get_one_in_place_when_the_conversation_loa
         ("user", None),
     ]
     assert stored[5].extra["ok"] is False
+
+
+async def test_a_stopped_answer_goes_back_to_the_model_marked_as_cut(
+    ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path
+) -> None:
+    ollama.script(Reply.text("Il était ", "une fois", done_reason="length"), Reply.text("…un roi."))
+    agent = make_agent(backend, store, workspace, skills=False)
+    session = (await turn(agent, "Raconte une histoire"))[-1].session
+    assert session is not None
+    await turn(agent, "continue", session)
+
+    sent = [m for m in ollama.chat_requests[1]["messages"] if m["role"] != "system"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert sent[1]["content"].startswith("Il était une fois")
+    assert CUT_MARKER in sent[1]["content"]
+    assert sent[2]["content"] == "continue"
+    # stored and shown as it was said, still marked cut for the window
+    answer = store.messages(session)[1]
+    assert (answer.content, answer.cut) == ("Il était une fois", True)
+
+
+async def test_a_complete_answer_carries_no_cut_marker(
+    ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path
+) -> None:
+    ollama.script(Reply.text("Bonjour."), Reply.text("Oui."))
+    agent = make_agent(backend, store, workspace, skills=False)
+    session = (await turn(agent, "Salut"))[-1].session
+    await turn(agent, "Ça va ?", session)
+    sent = ollama.chat_requests[1]["messages"]
+    assert sent[-2] == {"role": "assistant", "content": "Bonjour."}

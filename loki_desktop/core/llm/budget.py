@@ -192,7 +192,7 @@ def answer_reserve(window: int) -> int:
 
 def message_tokens(message: ChatMessage) -> int:
     """Estimated tokens of one history message as the template renders it."""
-    cost = estimate_tokens(message.content) + MESSAGE_OVERHEAD
+    cost = estimate_tokens(message.model_content()) + MESSAGE_OVERHEAD
     for call in message.tool_calls:
         cost += estimate_tokens(call.name) + estimate_tokens(json.dumps(call.args)) + 10
     return cost
