@@ -11,7 +11,8 @@ from typing import Any
 
 from loki_desktop.persistence.history import History
 from tests.conftest import PYTHON, REPO, cli_env
-from tests.e2e.cli_runner import ask_json
+from tests.e2e.cli_runner import ask_json, run_cli
+from tests.fakes.http_proxy import RecordingProxy
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 
@@ -212,3 +213,26 @@ def test_after_kill_9_during_a_tool_the_next_turn_sends_no_unanswered_call(
     assert result.tool_call_id == call_id
     assert "interrompu" in result.extra["summary"]
     assert [m.role for m in stored][-2:] == ["user", "assistant"]
+
+
+# --- 16.9: a proxy in the environment and no NO_PROXY: loopback Ollama is still reached ----
+
+
+def test_ask_reaches_loopback_ollama_with_a_proxy_set_and_no_no_proxy(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    ollama.script(Reply.text("Sans proxy."))
+    with RecordingProxy(upstream=ollama.url) as proxy:
+        run = run_cli(
+            *["ask", "Bonjour", "--json", "--host", ollama.url, "--workspace", str(workspace)],
+            home=loki_home,
+            HTTP_PROXY=proxy.url,
+            HTTPS_PROXY=proxy.url,
+            http_proxy=proxy.url,
+            https_proxy=proxy.url,
+            NO_PROXY="",
+            no_proxy="",
+        )
+    assert run.code == 0, run.stderr
+    assert run.of_type("token")[0]["text"] == "Sans proxy."
+    assert proxy.seen == []

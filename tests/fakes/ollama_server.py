@@ -81,6 +81,7 @@ class FakeOllama:
         port: int = 0,
         default: Reply | None = None,
         prompt_counter: Callable[[dict[str, Any]], int] | None = None,
+        bind: str = "127.0.0.1",
     ) -> None:
         self.models = list(models)
         self.context_length = context_length
@@ -94,7 +95,8 @@ class FakeOllama:
         self._scripts: list[Script] = []
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()  # keep-alive ones outlive shutdown()
-        self._server = _QuietServer(("127.0.0.1", port), _handler_for(self))
+        server_class = _QuietServer6 if ":" in bind else _QuietServer
+        self._server = server_class((bind, port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -106,7 +108,8 @@ class FakeOllama:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        host = str(self._server.server_address[0])
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 
     def start(self) -> FakeOllama:
         # a short poll interval: stop() (shutdown) waits for it, in every test's teardown
@@ -166,6 +169,12 @@ class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
+
+
+class _QuietServer6(_QuietServer):
+    """The same on an IPv6 address (::1)."""
+
+    address_family = socket.AF_INET6
 
 
 def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:

@@ -9,6 +9,7 @@ import httpx
 import ollama
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.loopback import direct_mounts
 from loki_desktop.core.ports import (
     BackendError,
     BackendUnreachable,
@@ -38,7 +39,8 @@ class OllamaBackend:
     def __init__(self, host: str) -> None:
         self.host = host
         timeout = httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
-        self._client = ollama.AsyncClient(host=host, timeout=timeout)
+        # loopback is reached directly even with HTTP(S)_PROXY set and no NO_PROXY
+        self._client = ollama.AsyncClient(host=host, timeout=timeout, mounts=direct_mounts(host))
 
     async def close(self) -> None:
         await self._client._client.aclose()

@@ -34,6 +34,7 @@ from mcp.types import (
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
+from loki_desktop.core.loopback import direct_mounts
 from loki_desktop.core.mcp.convert import CallResult, McpTool, looks_failed, result_text
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from loki_desktop.core.mcp.status import ServerState
@@ -149,7 +150,7 @@ class Connection:
         else:
             assert isinstance(target, HttpLaunch)
             async with (
-                _http_client(target.headers) as http,
+                _http_client(target.url, target.headers) as http,
                 streamable_http_client(target.url, http_client=http) as (read, write),
             ):
                 await self._serve(read, write)
@@ -327,14 +328,19 @@ class Connection:
         return self.launch.redact(text[:1].upper() + text[1:])
 
 
-def _http_client(headers: dict[str, str]) -> httpx2.AsyncClient:
+def _http_client(url: str, headers: dict[str, str]) -> httpx2.AsyncClient:
     """An HTTP client with the SDK's timeouts for streamable HTTP: 30 s, 300 s to read a stream.
 
     A copy of `create_mcp_http_client` from mcp.shared._httpx_utils (mcp 2.3): that module is
     private, and a 2.x release may move or drop it. `streamable_http_client` takes the client
-    as a public argument, which is how the request headers get in.
+    as a public argument, which is how the request headers get in. A server on loopback is
+    reached directly even with HTTP(S)_PROXY set (core.loopback).
     """
-    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    return httpx2.AsyncClient(
+        headers=headers,
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        mounts=direct_mounts(url),
+    )
 
 
 class _WatchedStream:
