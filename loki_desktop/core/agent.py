@@ -403,7 +403,7 @@ class _Turn:
         self._close_answer(cut=False, tool_calls=records)
         self.unanswered = list(records)
         for record, call in zip(records, calls, strict=True):
-            yield ToolCall(record.id, record.name, record.args)
+            yield ToolCall.preview(record.id, record.name, record.args)
             outcome = await self.agent.toolbox.call(call.name, call.arguments)
             output = outcome.output
             extra: dict[str, Any] = {"ok": outcome.ok, "summary": outcome.summary}

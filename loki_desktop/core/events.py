@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 DoneReason = Literal["completed", "max_rounds", "error"]
+# A tool_call event carries at most this much of each string argument (a whole file given to
+# write_file can be megabytes): the history keeps the call whole, once.
+EVENT_ARG_PREVIEW = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +40,38 @@ class SkillUsed:
 
 
 @dataclass(frozen=True, slots=True)
+class CutArgument:
+    """A string argument too long for an event: `args` carries its start, this its length."""
+
+    name: str
+    chars: int
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCall:
-    """The model asked for a tool; `id` keys the matching ToolResult."""
+    """The model asked for a tool; `id` keys the matching ToolResult.
+
+    Long string arguments are cut to EVENT_ARG_PREVIEW characters in `args` and listed in
+    `cut_args` (see `preview`).
+    """
 
     id: str
     name: str
     args: dict[str, Any]
+    cut_args: tuple[CutArgument, ...] = ()
+
+    @classmethod
+    def preview(cls, call_id: str, name: str, args: dict[str, Any]) -> ToolCall:
+        """The event for a call, its long string arguments cut to their start."""
+        shown: dict[str, Any] = {}
+        cut: list[CutArgument] = []
+        for key, value in args.items():
+            if isinstance(value, str) and len(value) > EVENT_ARG_PREVIEW:
+                shown[key] = value[:EVENT_ARG_PREVIEW]
+                cut.append(CutArgument(key, len(value)))
+            else:
+                shown[key] = value
+        return cls(call_id, name, shown, tuple(cut))
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +132,11 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return {"type": "token", "text": text}
         case SkillUsed(name=name, title=title):
             return {"type": "skill", "name": name, "title": title}
-        case ToolCall(id=call_id, name=name, args=args):
-            return {"type": "tool_call", "id": call_id, "name": name, "args": args}
+        case ToolCall(id=call_id, name=name, args=args, cut_args=cut_args):
+            line: dict[str, Any] = {"type": "tool_call", "id": call_id, "name": name, "args": args}
+            if cut_args:
+                line["cut_args"] = [{"name": c.name, "chars": c.chars} for c in cut_args]
+            return line
         case ToolResult(id=call_id, name=name, ok=ok, summary=summary):
             return {
                 "type": "tool_result",

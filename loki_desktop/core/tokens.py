@@ -27,6 +27,10 @@ _PIECE = re.compile(r"_*[^\W\d_]+|\d|\s+|[^\w\s]+|_+")
 _WIDE = 0x2E80  # CJK radicals onwards: ideographs, kana, hangul
 _LONG_WORD = 7  # an ASCII word gains a token every 7 characters
 _SPACE_RUN = 16  # tokenizers merge runs of spaces up to about this length
+# Past this length a text is estimated from its start and end, scaled: a whole scan costs
+# about a second per 10 MB, and so long a text only has to be known to be far too long.
+_SAMPLED_OVER = 200_000
+_SAMPLE_HALF = 50_000
 
 
 def estimate_tokens(text: str) -> int:
@@ -37,6 +41,9 @@ def estimate_tokens(text: str) -> int:
     """
     if not text:
         return 0
+    if len(text) > _SAMPLED_OVER:
+        sample = text[:_SAMPLE_HALF] + text[-_SAMPLE_HALF:]
+        return math.ceil(_estimate(sample) * len(text) / len(sample))
     return _estimate(text)
 
 

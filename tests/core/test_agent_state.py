@@ -3,11 +3,14 @@ cut answers sent back, oversized results."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 
-from loki_desktop.core.events import Done, Error, Notice
+from loki_desktop.core.events import CutArgument, Done, Error, Notice, ToolCall, event_to_json
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.messages import CUT_MARKER, CallRecord, ChatMessage
+from loki_desktop.core.settings import Settings
 from loki_desktop.persistence.history import History
 from tests.agent_rig import make_agent, turn
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -109,3 +112,58 @@ async def test_a_complete_answer_carries_no_cut_marker(
     await turn(agent, "Ça va ?", session)
     sent = ollama.chat_requests[1]["messages"]
     assert sent[-2] == {"role": "assistant", "content": "Bonjour."}
+
+
+async def test_an_oversized_result_reaches_the_model_cut_with_its_call(
+    ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path
+) -> None:
+    (workspace / "digits.txt").write_text("0123456789" * 790)  # ~7,900 tokens: one a digit
+    ollama.script(Reply.tool("read_file", {"path": "digits.txt"}), Reply.text("Lu."))
+    agent = make_agent(backend, store, workspace, Settings(num_ctx=4096), skills=False)
+    events = await turn(agent, "Lis digits.txt")
+    assert isinstance(events[-1], Done)
+    assert events[-1].reason == "completed"
+    sent = ollama.chat_requests[1]["messages"]
+    assert [m["role"] for m in sent][-3:] == ["user", "assistant", "tool"]
+    assert sent[-1]["content"].startswith("0123456789")
+    assert "more characters cut here" in sent[-1]["content"]
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert any("read_file" in n and "coupés" in n for n in notices)
+    # the history keeps the whole result
+    stored = [m for m in store.messages(events[-1].session or "") if m.role == "tool"]
+    assert stored[0].content.startswith("0123456789" * 700)
+
+
+async def test_a_10_mb_write_file_is_stored_once_and_its_event_is_capped(
+    ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path, tmp_path: Path
+) -> None:
+    content = "x = 1\n" * (10 * 1024 * 1024 // 6)
+    ollama.script(
+        Reply.tool("write_file", {"path": "big.py", "content": content}), Reply.text("Écrit.")
+    )
+    agent = make_agent(backend, store, workspace, skills=False)
+    events = await turn(agent, "Écris big.py")
+    assert (workspace / "big.py").read_text() == content
+
+    [call] = [e for e in events if isinstance(e, ToolCall)]
+    line = json.dumps(event_to_json(call))
+    assert len(line) < 10_000
+    assert call.args["path"] == "big.py"
+    assert content.startswith(call.args["content"])
+    assert call.cut_args == (CutArgument("content", len(content)),)
+    assert json.loads(line)["cut_args"] == [{"name": "content", "chars": len(content)}]
+    # stored once, whole: what the database holds is about the size of the file
+    stored = store.messages(events[-1].session or "")
+    assert stored[1].tool_calls[0].args["content"] == content
+    db = sqlite3.connect(tmp_path / "history.db")
+    held = db.execute(
+        "SELECT SUM(LENGTH(content) + IFNULL(LENGTH(tool_calls), 0) + IFNULL(LENGTH(extra), 0))"
+        " FROM messages"
+    ).fetchone()[0]
+    db.close()
+    assert len(content) < held < 1.5 * len(content)
+    # and the model learns its call ran: call and result are sent, the content cut
+    sent = ollama.chat_requests[1]["messages"]
+    assert [m["role"] for m in sent][-2:] == ["assistant", "tool"]
+    sent_content = sent[-2]["tool_calls"][0]["function"]["arguments"]["content"]
+    assert "more characters cut here" in sent_content

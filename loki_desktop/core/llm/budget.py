@@ -3,8 +3,9 @@
 Ollama silently drops the front of a prompt that overflows `num_ctx`: the system prompt
 and the tool definitions go first. Before each request we estimate its tokens and, when
 it would not fit with room for the answer, leave out the oldest history (never the system
-prompt, the skill, or the last user message; a tool result always travels with its call),
-then the tools of the most expensive MCP servers. After the reply, the server's
+prompt, the skill, the last user message, or the newest tool call with its results — cut
+to fit if need be, see core.llm.shrink; a tool result always travels with its call), then
+the tools of the most expensive MCP servers. After the reply, the server's
 `prompt_eval_count` calibrates the estimate per model and tells us if a cut happened anyway.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.shrink import floor_cost, shrink_to
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.ports import BackendError, ChatBackend, ToolSpec
 from loki_desktop.core.slim import slim_spec, spec_tokens
@@ -56,6 +58,7 @@ class FittedRequest:
     dropped_messages: int = 0
     dropped_sources: tuple[tuple[str, int], ...] = ()
     notices: tuple[str, ...] = ()
+    cut_chars: int = 0  # characters cut from the newest call and its results
 
 
 @dataclass
@@ -115,6 +118,10 @@ class ContextBudget:
         slimmed = [slim_spec(spec) for spec in tools]
         tool_costs = [spec_tokens(spec) for spec in slimmed]
         units = _units(history)
+        newest = _newest_call(units)
+        if newest is not None:  # counted at its least here; it gets what room is left below
+            newest.cost = min(newest.cost, floor_cost(newest.messages, message_tokens))
+            newest.protected = True
         fixed = REQUEST_OVERHEAD + sum(estimate_tokens(text) + MESSAGE_OVERHEAD for text in system)
         fixed += sum(unit.cost for unit in units if unit.protected)
 
@@ -136,6 +143,17 @@ class ContextBudget:
             dropped_sources.append((source, cost))
 
         raw = fixed + _tools_cost(slimmed, tool_costs, kept_sources)
+        cut_chars = 0
+        if newest is not None:
+            room = _most_that_fits(fits, limit) - (raw - newest.cost)
+            shrunk = shrink_to(newest.messages, room, message_tokens)
+            if shrunk is not None:  # None: the estimates disagree; keep it at its least
+                raw += shrunk.cost - newest.cost
+                newest.messages, newest.cost, cut_chars = (
+                    shrunk.messages,
+                    shrunk.cost,
+                    shrunk.cut_chars,
+                )
         kept_units = _fill_newest_first(units, raw, fits)
         raw += sum(unit.cost for unit in kept_units if not unit.protected)
         kept_ids = {id(unit) for unit in kept_units}
@@ -152,7 +170,10 @@ class ContextBudget:
             estimate=math.ceil(raw * factor),
             dropped_messages=dropped,
             dropped_sources=tuple(dropped_sources),
-            notices=tuple(_notices(window, dropped, dropped_sources)),
+            notices=tuple(
+                _notices(window, dropped, dropped_sources) + _cut_notice(window, newest, cut_chars)
+            ),
+            cut_chars=cut_chars,
         )
 
     def observe(self, model: str, sent: FittedRequest, prompt_eval_count: int) -> str | None:
@@ -215,6 +236,42 @@ def _units(history: Sequence[ChatMessage]) -> list[_Unit]:
                 unit.protected = True
                 break
     return units
+
+
+def _newest_call(units: list[_Unit]) -> _Unit | None:
+    """The newest tool call of this turn with its results (after the user's last message)."""
+    for unit in reversed(units):
+        first = unit.messages[0]
+        if first.role == "user" and first.origin == "user":
+            return None
+        if _has_calls(unit):
+            return unit
+    return None
+
+
+def _most_that_fits(fits: Callable[[int], bool], limit: int) -> int:
+    """The largest raw estimate that `fits` accepts (it is monotonic, and false past limit)."""
+    low, high = 0, max(0, math.ceil(limit / MIN_FACTOR))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _cut_notice(window: int, newest: _Unit | None, cut_chars: int) -> list[str]:
+    if newest is None or not cut_chars:
+        return []
+    names = ", ".join(dict.fromkeys(call.name for call in newest.messages[0].tool_calls))
+    return [
+        _(
+            "Le dernier appel d'outil ({names}) et son résultat ont été coupés de {chars} "
+            "caractères pour tenir dans le contexte de {window} jetons : le modèle n'en voit "
+            "que le début."
+        ).format(names=names, chars=f"{cut_chars:,}".replace(",", " "), window=window)
+    ]
 
 
 def _has_calls(unit: _Unit) -> bool:
