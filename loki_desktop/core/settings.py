@@ -11,8 +11,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 from urllib.parse import urlsplit
 
-from loki_desktop.core.i18n import _
-
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MAX_ROUNDS = 8
 DEFAULT_NUM_CTX = 8192
@@ -21,6 +19,15 @@ MAX_ROUNDS_RANGE = (1, 50)
 # Below 2048 the answer reserve (core.llm.budget) leaves almost nothing for the request;
 # above a million tokens no local model goes.
 NUM_CTX_RANGE = (2048, 1_048_576)
+
+
+def _(message: str) -> str:
+    # imported at the first refused field: the window's start (which reads the settings before
+    # its first frame) does not pay for the translations
+    from loki_desktop.core.i18n import _ as translate
+
+    return translate(message)
+
 
 # A check of a value beyond its type: the reason it is refused (French, for a notice), or None.
 Check = Callable[[Any], str | None]

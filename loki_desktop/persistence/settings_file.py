@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from loki_desktop.core.files import atomic_write
-from loki_desktop.core.i18n import _
 from loki_desktop.core.settings import Settings
 from loki_desktop.persistence.aside import move_aside
 
@@ -32,6 +31,8 @@ class SettingsFile:
         except ValueError as exc:
             reason = str(exc)
             if isinstance(exc, UnicodeDecodeError):
+                from loki_desktop.core.i18n import _  # only now: not on every start
+
                 reason = _("ce n'est pas du texte UTF-8 : octet invalide à la position {at}")
                 reason = reason.format(at=exc.start)
             kept = move_aside(self.path)
