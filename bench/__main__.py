@@ -26,6 +26,7 @@ MODULES = [
     "bench.mcp_calls",
     "bench.watcher",
     "bench.startup",
+    "bench.cli_cost",
     "bench.chat",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
