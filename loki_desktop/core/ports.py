@@ -144,7 +144,8 @@ class TurnLock(Protocol):
     """One conversation's turn, held by one turn at a time across processes."""
 
     def release(self) -> None:
-        """Let the next turn of this conversation run (idempotent)."""
+        """Let the next turn of this conversation run, once every write of this turn is
+        stored (a store that writes later must release after them). Idempotent."""
         ...
 
 

@@ -5,19 +5,16 @@ row per chunk, so a crash (even kill -9) or a cut stream loses nothing already s
 the chunks are folded into the message when it ends, or by the next process that opens
 the file once the writer has died (the answer is then marked as cut). A writer is known
 alive by a lock file it holds: the system drops the lock however the process ends.
-One turn at a time per conversation, across processes, by the same kind of lock file
-(`lock_turn`).
+One turn at a time per conversation, across processes: the same kind of lock (turn_lock).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import os
 import sqlite3
-import sys
 import time
 import uuid
 import weakref
@@ -28,6 +25,7 @@ from typing import Any, ParamSpec, TypeVar
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.persistence.aside import move_aside
+from loki_desktop.persistence.turn_lock import ConversationTurnLock, lock_turn, try_lock
 
 # Each entry upgrades the schema by one version; never edit a released one, append.
 MIGRATIONS: list[str] = [
@@ -200,7 +198,7 @@ class History:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             except OSError:
                 return None
-            if not _try_lock(fd):
+            if not try_lock(fd):
                 os.close(fd)
                 return None
             self._writer = token
@@ -221,7 +219,7 @@ class History:
         except OSError:
             return True  # cannot tell: leave its answer alone
         try:
-            if not _try_lock(fd):
+            if not try_lock(fd):
                 return True
         finally:
             os.close(fd)  # also drops the lock we may have taken
@@ -230,34 +228,8 @@ class History:
         return False
 
     def lock_turn(self, conversation_id: str) -> ConversationTurnLock | None:
-        """The conversation's turn lock, or None while another turn holds it.
-
-        An OS lock on `history.db-turns/<hash of the id>`: the system drops it however its
-        holder ends (kill -9 included), so a dead owner never blocks the conversation.
-        """
-        folder = self.path.with_name(self.path.name + "-turns")
-        name = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:24]
-        path = folder / name
-        try:
-            folder.mkdir(exist_ok=True)
-        except OSError:
-            return ConversationTurnLock(None, path)  # cannot lock: run as before locks existed
-        while True:
-            try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-            except OSError:
-                return ConversationTurnLock(None, path)
-            if not _try_lock(fd):
-                os.close(fd)
-                return None
-            if _still_named(fd, path):
-                break
-            # its holder released and removed it between our open and our lock: try anew
-            os.close(fd)
-        with contextlib.suppress(OSError):  # who holds it, for a person looking at the folder
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
-        return ConversationTurnLock(fd, path)
+        """The conversation's turn lock, or None while another turn holds it (turn_lock)."""
+        return lock_turn(self.path, conversation_id)
 
     def close(self) -> None:
         self._db.close()
@@ -445,38 +417,6 @@ class History:
         )
 
 
-class ConversationTurnLock:
-    """A held turn lock (TurnLock); also released if dropped without release()."""
-
-    def __init__(self, fd: int | None, path: Path) -> None:
-        self._finalizer = (
-            weakref.finalize(self, _release_turn, fd, path) if fd is not None else None
-        )
-
-    def release(self) -> None:
-        if self._finalizer is not None:
-            self._finalizer()
-
-
-def _release_turn(fd: int, path: Path) -> None:
-    """Remove the lock file, then drop the lock: a turn waiting on this file then sees it is
-    gone (`_still_named`) and takes a fresh one, so two turns never both hold the lock."""
-    if sys.platform != "win32":  # Windows cannot remove an open file: it stays, empty
-        with contextlib.suppress(OSError):
-            path.unlink()
-    os.close(fd)
-
-
-def _still_named(fd: int, path: Path) -> bool:
-    """The locked descriptor is still the file at `path` (not one removed meanwhile)."""
-    if sys.platform == "win32":
-        return True
-    try:
-        return os.stat(path).st_ino == os.fstat(fd).st_ino
-    except OSError:
-        return False
-
-
 @contextlib.contextmanager
 def _transaction(db: sqlite3.Connection) -> Iterator[None]:
     """BEGIN IMMEDIATE ... COMMIT; on any failure, ROLLBACK so the connection stays usable
@@ -489,23 +429,6 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
-
-
-def _try_lock(fd: int) -> bool:
-    """Lock the file without waiting; False when another process (or descriptor) holds it.
-    The system drops the lock when the descriptor closes or the process ends, however."""
-    try:
-        if sys.platform == "win32":
-            import msvcrt
-
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
 
 
 def _release(fd: int, path: Path) -> None:
