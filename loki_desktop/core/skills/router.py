@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from loki_desktop.core.skills.model import Skill
-from loki_desktop.core.skills.stems import stems
+from loki_desktop.core.skills.stems import stems, term_stems
 from loki_desktop.core.skills.terms import (
     MIN_STEM,
     Extension,
@@ -136,11 +136,12 @@ class Router:
         self._pairs: list[_Signal] = []
         # the same words and phrases by stem: "regroupées" finds the term "regrouper"
         self._stemmed: dict[str, list[_Target]] = defaultdict(list)
-        self._stemmed_phrases: dict[str, list[tuple[tuple[_Keys, ...], _Signal]]] = (
-            defaultdict(list)
+        self._stemmed_phrases: dict[str, list[tuple[tuple[_Keys, ...], _Signal]]] = defaultdict(
+            list
         )
         self._signals = 0
-        # one signal per skill, kind and stem: "erreur" and "erreurs" count once
+        # one signal per skill, kind and stems: "erreur" and "erreurs" count once, and so do
+        # "renders twice" and "rendered twice"
         self._by_stem: dict[tuple[int, HitKind, tuple[str, ...]], _Signal] = {}
         for index, skill in enumerate(self.skills):
             self._add(index, "name", parse_term(skill.name))
@@ -246,8 +247,8 @@ class Router:
 
     def _add(self, skill: int, kind: HitKind, term: Term) -> None:
         signal = self._new_signal(skill, kind)
-        if isinstance(term, Phrase) and len(term.words) == 1 and stems(term.words[0]):
-            signal = self._by_stem.setdefault((skill, kind, stems(term.words[0])), signal)
+        if isinstance(term, Phrase):
+            signal = self._by_stem.setdefault((skill, kind, _phrase_key(term)), signal)
         match term:
             case Extension(dotted=dotted):
                 self._extensions[dotted].append(signal)
@@ -257,7 +258,7 @@ class Router:
             case Phrase(words=(first, *rest)):
                 self._phrases[first].append((tuple(rest), signal))
                 keys = tuple(_keys(word) for word in rest)
-                for key in _keys(first):
+                for key in term_stems(first) or (first,):
                     self._stemmed_phrases[key].append((keys, signal))
             case _:
                 self._add_word(term, signal)
@@ -281,13 +282,21 @@ class Router:
             case _:  # the loader refuses anything else in a pair
                 raise ValueError(f"not a one-word term: {term!r}")
 
-
     def _add_stems(self, word: str, target: _Target) -> None:
-        for stem in stems(word):
+        for stem in term_stems(word):
             self._stemmed[stem].append(target)
 
 
 _Keys = frozenset[str]
+
+
+def _phrase_key(phrase: Phrase) -> tuple[str, ...]:
+    """What makes two terms the same signal: each word's shortest stem (or the word when
+    short), so "renders" (render) and "rendered" (render, rendered) are one."""
+    return tuple(
+        min(term_stems(word), key=lambda stem: (len(stem), stem), default=word)
+        for word in phrase.words
+    )
 
 
 def _keys(word: str) -> _Keys:

@@ -15,6 +15,9 @@ from functools import lru_cache
 import Stemmer  # PyStemmer: the Snowball stemmers compiled (~0.3 µs a word)
 
 MIN_STEM_LENGTH = 4  # shorter stems join unrelated words: "none"/"non", "coder"/"code"
+# Terms shorter than this match as written only: short words are where the two languages
+# collide ("null"/"nulle", "page"/"pagination", "form"/"forme").
+MIN_TERM_LENGTH = 5
 
 _FRENCH = Stemmer.Stemmer("french")
 _ENGLISH = Stemmer.Stemmer("english")
@@ -29,3 +32,8 @@ def stems(word: str) -> tuple[str, ...]:
     english = _ENGLISH.stemWord(word)
     found = {stem for stem in (french, english) if len(stem) >= MIN_STEM_LENGTH}
     return tuple(sorted(found))
+
+
+def term_stems(word: str) -> tuple[str, ...]:
+    """The stems a skill's term is indexed under: none for a short word (matched as is)."""
+    return stems(word) if len(word) >= MIN_TERM_LENGTH else ()
