@@ -147,13 +147,9 @@ class ContextBudget:
         if newest is not None:
             room = _most_that_fits(fits, limit) - (raw - newest.cost)
             shrunk = shrink_to(newest.messages, room, message_tokens)
-            if shrunk is not None:  # None: the estimates disagree; keep it at its least
-                raw += shrunk.cost - newest.cost
-                newest.messages, newest.cost, cut_chars = (
-                    shrunk.messages,
-                    shrunk.cost,
-                    shrunk.cut_chars,
-                )
+            raw += shrunk.cost - newest.cost
+            newest.messages, newest.cost = shrunk.messages, shrunk.cost
+            cut_chars = shrunk.cut_chars
         kept_units = _fill_newest_first(units, raw, fits)
         raw += sum(unit.cost for unit in kept_units if not unit.protected)
         kept_ids = {id(unit) for unit in kept_units}

@@ -65,8 +65,9 @@ def floor_cost(messages: Sequence[ChatMessage], cost: Cost) -> int:
     return total
 
 
-def shrink_to(messages: Sequence[ChatMessage], room: int, cost: Cost) -> Shrunk | None:
-    """`messages` within `room` tokens, their longest texts cut alike; None if impossible."""
+def shrink_to(messages: Sequence[ChatMessage], room: int, cost: Cost) -> Shrunk:
+    """`messages` within `room` tokens, their longest texts cut alike; at worst (a room
+    below `floor_cost`) each long text cut to FLOOR_TOKENS."""
     total = sum(cost(m) for m in messages)
     if total <= room:
         return Shrunk(list(messages), total, 0)
@@ -75,19 +76,24 @@ def shrink_to(messages: Sequence[ChatMessage], room: int, cost: Cost) -> Shrunk 
     base = total - sum(costs) + MARKER_TOKENS * len(pieces)
     level = _water_level(costs, room - base)
     for _attempt in range(TRIES):
-        if level < FLOOR_TOKENS:
-            return None
-        cuts = {
-            index: cut_text(piece.text, level)
-            for index, (piece, size) in enumerate(zip(pieces, costs, strict=True))
-            if size > level
-        }
-        shrunk = _apply(messages, pieces, {i: text for i, (text, _n) in cuts.items()})
-        spent = sum(cost(m) for m in shrunk)
-        if spent <= room:
-            return Shrunk(shrunk, spent, sum(n for _text, n in cuts.values()))
+        shrunk = _cut_to(messages, pieces, costs, max(level, FLOOR_TOKENS), cost)
+        if shrunk.cost <= room or level <= FLOOR_TOKENS:
+            return shrunk
         level = int(level * RETRY_FACTOR)
-    return None
+    return _cut_to(messages, pieces, costs, FLOOR_TOKENS, cost)
+
+
+def _cut_to(
+    messages: Sequence[ChatMessage], pieces: list[_Piece], costs: list[int], level: int, cost: Cost
+) -> Shrunk:
+    """Every text over `level` tokens cut to it."""
+    cuts = {
+        index: cut_text(piece.text, level)
+        for index, (piece, size) in enumerate(zip(pieces, costs, strict=True))
+        if size > level
+    }
+    shrunk = _apply(messages, pieces, {i: text for i, (text, _n) in cuts.items()})
+    return Shrunk(shrunk, sum(cost(m) for m in shrunk), sum(n for _text, n in cuts.values()))
 
 
 def _water_level(costs: list[int], available: int) -> int:

@@ -91,3 +91,19 @@ def test_several_results_share_the_room() -> None:
     assert results[0] == "court"
     assert abs(len(results[1]) - len(results[2])) < 200  # cut alike
     assert _fits(4096, request.raw_estimate)
+
+
+def test_below_its_floor_each_text_keeps_its_floor_and_its_marker() -> None:
+    from loki_desktop.core.llm.budget import message_tokens
+    from loki_desktop.core.llm.shrink import FLOOR_TOKENS, shrink_to
+
+    call = CallRecord("c1", "read_file", {"path": "a.txt"})
+    messages = [
+        ChatMessage("assistant", "", tool_calls=(call,)),
+        ChatMessage("tool", PROSE * 100, tool_call_id="c1", tool_name="read_file"),
+    ]
+    shrunk = shrink_to(messages, 10, message_tokens)  # no room at all
+    result = shrunk.messages[1].content
+    assert PROSE.startswith(result[:20])
+    assert _cut_chars(result) == len(PROSE * 100) - len(result.split("\n[...")[0])
+    assert shrunk.cost < FLOOR_TOKENS * 3
