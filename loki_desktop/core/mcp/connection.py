@@ -13,9 +13,10 @@ import collections
 import contextlib
 import logging
 import os
+import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TextIO, cast
 
 import anyio
@@ -35,7 +36,9 @@ from mcp.types import (
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.convert import CallResult, McpTool, looks_failed, result_text
+from loki_desktop.core.mcp.config import is_secret_name
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from loki_desktop.core.mcp.secret_values import mask
 from loki_desktop.core.mcp.status import ServerState
 
 log = logging.getLogger(__name__)
@@ -49,6 +52,8 @@ MAX_TOOL_PAGES = 20
 STDERR_LINES = 40
 STDERR_SHOWN = 3
 CLIENT_INFO = Implementation(name="loki-desktop", version=__version__)
+# RFC 6750's error_description in a WWW-Authenticate header
+_AUTH_DESCRIPTION = re.compile(r'error_description="([^"]{1,200})"')
 
 
 class _JunkOutput(Exception):
@@ -96,6 +101,8 @@ class Connection:
         self._scope: anyio.CancelScope | None = None
         self._stderr = _StderrTail()
         self._task: asyncio.Task[None] | None = None
+        # an HTTP server's last 401/403 (status, what it said): the SDK reports it as -32603
+        self._refused: tuple[int, str] | None = None
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -149,7 +156,7 @@ class Connection:
         else:
             assert isinstance(target, HttpLaunch)
             async with (
-                _http_client(target.headers) as http,
+                _http_client(target.headers, self._on_http_response) as http,
                 streamable_http_client(target.url, http_client=http) as (read, write),
             ):
                 await self._serve(read, write)
@@ -222,9 +229,12 @@ class Connection:
             return CallResult(
                 False, f"Error: the MCP server '{self.launch.server_id}' is not ready."
             )
+        self._refused = None
         try:
             result = await session.call_tool(tool, args, read_timeout_seconds=limit_s)
         except MCPError as exc:
+            if self._refused is not None:
+                return self._refused_call(tool)
             return self._call_error(tool, exc, limit_s)
         except Exception as exc:  # a transport failure (HTTP), or a result the SDK refused
             log.info(
@@ -262,7 +272,21 @@ class Connection:
             )
         return CallResult(False, f"Error: {self.launch.redact(exc.message)}")
 
+    def _refused_call(self, tool: str) -> CallResult:
+        status, _said = self._refused or (0, "")
+        return CallResult(
+            False,
+            f"Error: the MCP server '{self.launch.server_id}' refused the credentials for "
+            f"{tool} (HTTP {status}). Only the user can fix its key in Loki's settings: "
+            "do not call it again.",
+        )
+
     # --- events from the read stream ----------------------------------------------------
+
+    async def _on_http_response(self, response: httpx2.Response) -> None:
+        if response.status_code in (401, 403):
+            said = _AUTH_DESCRIPTION.search(response.headers.get("www-authenticate", ""))
+            self._refused = (response.status_code, said[1] if said else "")
 
     def _on_junk(self, exc: Exception) -> None:
         if self.state != "connecting":
@@ -290,6 +314,8 @@ class Connection:
         leaf = _leaf(exc)
         target = self.launch.target
         command = target.command if isinstance(target, StdioLaunch) else ""
+        if isinstance(target, HttpLaunch) and self._refused is not None:
+            return self._finish(self._refusal(target, *self._refused))
         match leaf:
             case FileNotFoundError():
                 text = _("commande introuvable : « {command} ».").format(command=command)
@@ -324,17 +350,52 @@ class Connection:
         tail = self._stderr.tail(STDERR_SHOWN)
         if tail:
             text += " " + _("Sa sortie d'erreur : « {lines} ».").format(lines=" | ".join(tail))
-        return self.launch.redact(text[:1].upper() + text[1:])
+        return self._finish(text)
+
+    def _finish(self, text: str) -> str:
+        """One sentence for people: capitalised, known secrets and secret shapes masked."""
+        return mask(self.launch.redact(text[:1].upper() + text[1:]))
+
+    def _refusal(self, target: HttpLaunch, status: int, said: str) -> str:
+        """A 401/403: which server, and what to check in its settings."""
+        name, server_id = self.launch.label, self.launch.server_id
+        quoted = f", « {said} »" if said else ""
+        if status == 403:
+            text = _(
+                "accès refusé (HTTP 403{said}) : la clé est reconnue mais n'a pas les droits "
+                "demandés."
+            ).format(said=quoted)
+        else:
+            text = _("authentification refusée (HTTP 401{said}).").format(said=quoted)
+        sent = [header for header in target.headers if is_secret_name(header)]
+        if sent:
+            text += " " + _(
+                "Vérifiez la clé d'authentification de « {name} » ({headers}) dans ses "
+                "réglages : loki-desktop mcp set {id} {header}=…"
+            ).format(name=name, headers=", ".join(sent), id=server_id, header=sent[0])
+        else:
+            text += " " + _(
+                "« {name} » n'envoie aucune clé d'authentification : ajoutez l'en-tête dans "
+                'ses réglages, par exemple loki-desktop mcp set {id} Authorization="Bearer …"'
+            ).format(name=name, id=server_id)
+        return text
 
 
-def _http_client(headers: dict[str, str]) -> httpx2.AsyncClient:
+def _http_client(
+    headers: dict[str, str], on_response: Callable[[httpx2.Response], Awaitable[None]]
+) -> httpx2.AsyncClient:
     """An HTTP client with the SDK's timeouts for streamable HTTP: 30 s, 300 s to read a stream.
 
     A copy of `create_mcp_http_client` from mcp.shared._httpx_utils (mcp 2.3): that module is
     private, and a 2.x release may move or drop it. `streamable_http_client` takes the client
-    as a public argument, which is how the request headers get in.
+    as a public argument, which is how the request headers get in. The response hook sees
+    the HTTP status the SDK turns into a bare -32603 (a 401 or 403 among them).
     """
-    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    return httpx2.AsyncClient(
+        headers=headers,
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        event_hooks={"response": [on_response]},
+    )
 
 
 class _WatchedStream:

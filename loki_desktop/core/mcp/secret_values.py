@@ -116,8 +116,8 @@ def _usable(text: str, found: list[Found]) -> list[Found]:
     kept: list[Found] = []
     for item in sorted(found, key=lambda f: (f.start, -f.end)):
         value = text[item.start : item.end]
-        if "${" in value or MASK in value or "•" in value:
-            continue
+        if "${" in value or "•" in value or not value.strip("….\"'"):
+            continue  # a placeholder, a mask, or an example (`NAME=…`)
         if kept and item.start < kept[-1].end:
             continue
         kept.append(item)

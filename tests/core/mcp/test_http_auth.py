@@ -11,7 +11,7 @@ import pytest
 from loki_desktop.core.mcp.config import ServerConfig
 from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.persistence.secrets import KeyringSecrets
-from tests.fakes.mcp_servers.auth_echo import GOOD_TOKEN, LOW_TOKEN
+from tests.fakes.mcp_servers.auth_echo import GOOD_TOKEN, LOW_TOKEN, REVOCABLE_TOKEN
 
 
 def _web(url: str, token: str | None) -> ServerConfig:
@@ -41,6 +41,7 @@ async def test_a_refused_credential_is_told_as_an_authentication_failure(
         assert "« Mon API »" in text  # which server
         assert "Authorization" in text  # what to check: the header in its settings
         assert "loki-desktop mcp set web" in text
+        assert "•" not in text  # the example of the command is not taken for a secret
         assert "-32603" not in text
         if token is not None:
             assert token not in text
@@ -56,3 +57,20 @@ async def test_the_right_credential_connects(secrets: KeyringSecrets, auth_echo_
         assert (await manager.call("mcp_web_echo", {"text": "ok"})).output == "echo: ok"
     finally:
         await manager.aclose()
+
+
+async def test_a_key_revoked_during_the_session_fails_the_call_saying_why(
+    secrets: KeyringSecrets, auth_echo_http: str
+) -> None:
+    secrets.set("mcp/web/Authorization", f"Bearer {REVOCABLE_TOKEN}")
+    manager = McpManager({"web": _web(auth_echo_http, REVOCABLE_TOKEN)}, secrets)
+    try:
+        assert await manager.prepare() == []
+        assert (await manager.call("mcp_web_revoke", {})).ok
+        refused = await manager.call("mcp_web_echo", {"text": "encore"})
+    finally:
+        await manager.aclose()
+    assert not refused.ok
+    assert "refused the credentials" in refused.output
+    assert "HTTP 401" in refused.output
+    assert "-32603" not in refused.output + refused.summary

@@ -5,7 +5,8 @@
 The SDK's RequireAuthMiddleware answers as a real protected server does: HTTP 401 with
 `WWW-Authenticate: Bearer error="invalid_token"` without a valid token, HTTP 403
 `insufficient_scope` for a token without the "tools" scope. Tokens: GOOD_TOKEN has the scope,
-LOW_TOKEN does not; any other token is refused.
+LOW_TOKEN does not; REVOCABLE_TOKEN works until its `revoke` tool is called (a key revoked
+in the middle of a session); any other token is refused.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from mcp.server.auth.settings import AuthSettings
 
 GOOD_TOKEN = "good-token-4f1c"
 LOW_TOKEN = "low-scope-token-9d2e"
+REVOCABLE_TOKEN = "revocable-token-2b7f"
+revoked: set[str] = set()
 
 
 class FixedTokens:
     """A TokenVerifier that knows two tokens."""
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        scopes = {GOOD_TOKEN: ["tools"], LOW_TOKEN: ["read"]}.get(token)
-        if scopes is None:
+        scopes = {GOOD_TOKEN: ["tools"], LOW_TOKEN: ["read"], REVOCABLE_TOKEN: ["tools"]}.get(token)
+        if scopes is None or token in revoked:
             return None
         return AccessToken(token=token, client_id="loki-tests", scopes=scopes)
 
@@ -44,6 +47,13 @@ server = MCPServer(
 def echo(text: str) -> str:
     """Return the text, prefixed with 'echo: '."""
     return f"echo: {text}"
+
+
+@server.tool()
+def revoke() -> str:
+    """Refuse REVOCABLE_TOKEN from now on."""
+    revoked.add(REVOCABLE_TOKEN)
+    return "revoked"
 
 
 if __name__ == "__main__":
