@@ -295,7 +295,6 @@ def _split_command(command: str) -> list[str]:
     import shlex
 
     from loki_desktop.core.mcp.config import McpConfigError
-
     from loki_desktop.core.mcp.secret_values import mask
 
     try:

@@ -37,9 +37,7 @@ def listing(capsys: pytest.CaptureFixture[str]) -> str:
     return out.out + out.err
 
 
-def assert_hidden(
-    home: Path, keyring_backend: MemoryKeyring, shown: str, *values: str
-) -> None:
+def assert_hidden(home: Path, keyring_backend: MemoryKeyring, shown: str, *values: str) -> None:
     for value in values:
         assert value not in shown, value
         assert files_containing(home, value) == [], value
@@ -78,13 +76,35 @@ def test_names_outside_the_old_rule(
     loki_home: Path, memory_keyring: MemoryKeyring, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert (
-        main(["mcp", "add", "gh", "--command", "srv", "--env", "GH_PAT=pat-value-3", "--env",
-              "AUTH=auth-value-4", "--env", "AUTH_USERNAME=alice"])
+        main(
+            [
+                "mcp",
+                "add",
+                "gh",
+                "--command",
+                "srv",
+                "--env",
+                "GH_PAT=pat-value-3",
+                "--env",
+                "AUTH=auth-value-4",
+                "--env",
+                "AUTH_USERNAME=alice",
+            ]
+        )
         == 0
     )
     assert (
-        main(["mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--header",
-              "X-Auth: xauth-value-5"])
+        main(
+            [
+                "mcp",
+                "add",
+                "web",
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "--header",
+                "X-Auth: xauth-value-5",
+            ]
+        )
         == 0
     )
     shown = capsys.readouterr().out + listing(capsys)
@@ -152,17 +172,69 @@ def test_well_known_token_shapes_anywhere(
     glpat = "glpat-abcdefghij0123456789"
     slack = "xoxb-1234567890-abcdefghij"
     aws = "AKIAIOSFODNN7EXAMPLE"
-    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    jwt = (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    )
     openai = "sk-proj-abcdefghijklmnop1234"
-    assert main(["mcp", "add", "shapes", "--command", f"srv {ghp} --repo x --key-file=/k",
-                 "--env", f"GITHUB={fine_grained}", "--env", f"NOTE=token {glpat}"]) == 0
-    assert main(["mcp", "add", "shapes2", "--command", f"srv --workspace {slack}",
-                 "--env", f"ID={aws}", "--env", f"OPENAI={openai}"]) == 0
-    assert main(["mcp", "add", "jwt", "--url", f"https://h.example/mcp/{jwt}",
-                 "--header", "X-Api: Bearer opaque-bearer-value"]) == 0
+    assert (
+        main(
+            [
+                "mcp",
+                "add",
+                "shapes",
+                "--command",
+                f"srv {ghp} --repo x --key-file=/k",
+                "--env",
+                f"GITHUB={fine_grained}",
+                "--env",
+                f"NOTE=token {glpat}",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "mcp",
+                "add",
+                "shapes2",
+                "--command",
+                f"srv --workspace {slack}",
+                "--env",
+                f"ID={aws}",
+                "--env",
+                f"OPENAI={openai}",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "mcp",
+                "add",
+                "jwt",
+                "--url",
+                f"https://h.example/mcp/{jwt}",
+                "--header",
+                "X-Api: Bearer opaque-bearer-value",
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out + listing(capsys)
     assert_hidden(
-        loki_home, memory_keyring, shown, ghp, fine_grained, glpat, slack, aws, jwt, openai,
+        loki_home,
+        memory_keyring,
+        shown,
+        ghp,
+        fine_grained,
+        glpat,
+        slack,
+        aws,
+        jwt,
+        openai,
         "opaque-bearer-value",
     )
 
@@ -178,8 +250,14 @@ def test_secrets_written_by_hand_or_by_an_older_version_are_masked_in_every_outp
                     "old": {
                         "enabled": True,
                         "label": "old",
-                        "command": ["srv", "--auth", "sk-oldversion-2", "-p", "oldpass-3",
-                                    "postgres://u:old-dsn-4@h/db"],
+                        "command": [
+                            "srv",
+                            "--auth",
+                            "sk-oldversion-2",
+                            "-p",
+                            "oldpass-3",
+                            "postgres://u:old-dsn-4@h/db",
+                        ],
                     },
                     "oldweb": {"url": "https://u:old-url-5@h.example/mcp?token=old-qs-6"},
                 }
@@ -187,8 +265,7 @@ def test_secrets_written_by_hand_or_by_an_older_version_are_masked_in_every_outp
         )
     )
     shown = listing(capsys)
-    for value in ("old-pw-1", "sk-oldversion-2", "oldpass-3", "old-dsn-4", "old-url-5",
-                  "old-qs-6"):
+    for value in ("old-pw-1", "sk-oldversion-2", "oldpass-3", "old-dsn-4", "old-url-5", "old-qs-6"):
         assert value not in shown, value
     assert "••••" in shown
 

@@ -81,7 +81,9 @@ class _Lifted:
         for item in found:
             if item.name in ("PASSWORD", "TOKEN"):
                 whole = item.start == 0 and item.end == len(text)
-                base = context if whole and context else "_".join(filter(None, [context, item.name]))
+                base = (
+                    context if whole and context else "_".join(filter(None, [context, item.name]))
+                )
             elif item.name.startswith("-"):
                 base = _option_name(item.name)
             else:
@@ -170,6 +172,11 @@ def mask_command(command: Sequence[str]) -> tuple[str, ...]:
 def mask_url(url: str) -> str:
     lifted, new = lift_url(url, {})
     return expand(lifted, dict.fromkeys(new, MASK))
+
+
+def _joined(context: str, kind: str) -> str:
+    """DB_URL + PASSWORD -> DB_URL_PASSWORD; no context -> PASSWORD."""
+    return f"{context}_{kind}" if context else kind
 
 
 def _movable(name: str, value: str) -> bool:

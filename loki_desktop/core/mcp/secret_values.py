@@ -31,8 +31,27 @@ SECRET_HEADERS = frozenset({"AUTHORIZATION", "PROXY-AUTHORIZATION", "COOKIE"})
 # a name ending in one of NOT_SECRET_LAST (`AUTH_USERNAME`, `AUTH_URL`) names no secret.
 _LOOSE_WORD = re.compile(r"^(?:.*AUTH(?!OR(?!I[SZ])).*|PAT|.+PAT|PASS(?!THR|IVE).*)$")
 NOT_SECRET_LAST = frozenset(
-    {"USER", "USERNAME", "LOGIN", "URL", "URI", "ENDPOINT", "HOST", "PORT", "TYPE", "MODE",
-     "METHOD", "ENABLED", "DISABLED", "PATH", "FILE", "DIR", "ID", "SCOPE", "SCOPES"}
+    {
+        "USER",
+        "USERNAME",
+        "LOGIN",
+        "URL",
+        "URI",
+        "ENDPOINT",
+        "HOST",
+        "PORT",
+        "TYPE",
+        "MODE",
+        "METHOD",
+        "ENABLED",
+        "DISABLED",
+        "PATH",
+        "FILE",
+        "DIR",
+        "ID",
+        "SCOPE",
+        "SCOPES",
+    }
 )
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 
