@@ -285,7 +285,7 @@ async def test_mcp_cards_never_show_a_secret_written_in_clear(
         shown = [
             widget.text()
             for card in (page.cards["searxng"], page.cards["old"])
-            for widget in card.findChildren(QLineEdit) + [card.description, card.error]
+            for widget in [*card.findChildren(QLineEdit), card.description, card.error]
         ]
         for secret in ("ui-pw-1234", "sk-uiversion-5678", "uipass-9012", "ui-dsn-3456"):
             assert not [text for text in shown if secret in text], secret
