@@ -241,9 +241,9 @@ class Connection:
                 "MCP call %s/%s failed: %s",
                 self.launch.server_id,
                 tool,
-                self.launch.redact(repr(exc)),
+                mask(self.launch.redact(repr(exc))),
             )
-            return CallResult(False, f"Error: {tool} failed: {self.launch.redact(str(exc))}")
+            return CallResult(False, f"Error: {tool} failed: {mask(self.launch.redact(str(exc)))}")
         text = result_text(result.content, result.structured_content)
         ok = not result.is_error and not looks_failed(text, self.launch.error_markers)
         if not ok and not text.strip():
@@ -270,7 +270,7 @@ class Connection:
                 f"Error: the MCP server '{server}' stopped during the call to {tool}. "
                 "Its tools are unavailable for now.",
             )
-        return CallResult(False, f"Error: {self.launch.redact(exc.message)}")
+        return CallResult(False, f"Error: {mask(self.launch.redact(exc.message))}")
 
     def _refused_call(self, tool: str) -> CallResult:
         status, _said = self._refused or (0, "")
