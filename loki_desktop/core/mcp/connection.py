@@ -16,7 +16,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, TextIO, cast
 
 import anyio
@@ -156,9 +156,12 @@ class Connection:
         else:
             assert isinstance(target, HttpLaunch)
             async with (
-                _http_client(target.headers, self._on_http_response) as http,
+                _http_client(target.headers) as http,
                 streamable_http_client(target.url, http_client=http) as (read, write),
             ):
+                # sees the HTTP status the SDK turns into a bare -32603 (a 401 or 403 among
+                # them); set before the first request, which `_serve` sends
+                http.event_hooks = {"response": [self._on_http_response]}
                 await self._serve(read, write)
 
     async def _serve(self, read: Any, write: Any) -> None:
@@ -381,21 +384,14 @@ class Connection:
         return text
 
 
-def _http_client(
-    headers: dict[str, str], on_response: Callable[[httpx2.Response], Awaitable[None]]
-) -> httpx2.AsyncClient:
+def _http_client(headers: dict[str, str]) -> httpx2.AsyncClient:
     """An HTTP client with the SDK's timeouts for streamable HTTP: 30 s, 300 s to read a stream.
 
     A copy of `create_mcp_http_client` from mcp.shared._httpx_utils (mcp 2.3): that module is
     private, and a 2.x release may move or drop it. `streamable_http_client` takes the client
-    as a public argument, which is how the request headers get in. The response hook sees
-    the HTTP status the SDK turns into a bare -32603 (a 401 or 403 among them).
+    as a public argument, which is how the request headers get in.
     """
-    return httpx2.AsyncClient(
-        headers=headers,
-        timeout=httpx2.Timeout(30.0, read=300.0),
-        event_hooks={"response": [on_response]},
-    )
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
 
 
 class _WatchedStream:
