@@ -35,10 +35,9 @@ from mcp.types import (
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
-from loki_desktop.core.mcp.config import is_secret_name
 from loki_desktop.core.mcp.convert import CallResult, McpTool, looks_failed, result_text
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
-from loki_desktop.core.mcp.secret_values import mask
+from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
 
 log = logging.getLogger(__name__)
