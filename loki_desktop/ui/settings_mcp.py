@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.mcp import secret_values
 from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
-from loki_desktop.core.mcp.secret_values import mask
 from loki_desktop.core.mcp.service import McpService, ServerView
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStoreUnavailable
@@ -157,7 +157,7 @@ class ServerCard(QFrame):
             self.tools_chip.show()
         else:
             self.tools_chip.hide()
-        self.error.setText(mask(status.message) if status.state == "error" else "")
+        self.error.setText(secret_values.mask(status.message) if status.state == "error" else "")
         self.error.setVisible(status.state == "error" and bool(status.message))
 
     def _cost_text(self, tools: int, tokens: int) -> str:
@@ -165,7 +165,8 @@ class ServerCard(QFrame):
         return self.tr("{tools} · ≈ {tokens} jetons de contexte").format(tools=count, tokens=tokens)
 
     def show_message(self, text: str, *, error: bool) -> None:
-        self.result.setText(mask(text))  # a sentence may quote what was typed or printed
+        # a sentence may quote what was typed or printed
+        self.result.setText(secret_values.mask(text))
         set_state(self.result, "state", "error" if error else "ok")
         self.result.show()
 
@@ -339,11 +340,10 @@ class McpPage(QWidget):
         try:
             action()
         except (McpConfigError, SecretStoreUnavailable) as exc:
-            text = str(exc)
             if card is not None:
-                card.show_message(text, error=True)
+                card.show_message(str(exc), error=True)
             else:
-                self.show_report(text, error=True)
+                self.show_report(str(exc), error=True)
             return False
         return True
 
@@ -382,7 +382,7 @@ class McpPage(QWidget):
                 command = shlex.split(target)
                 self.service.add_stdio(name, command, label=name)
         except (McpConfigError, SecretStoreUnavailable, ValueError) as exc:
-            self.add_error.setText(mask(str(exc)))
+            self.add_error.setText(str(exc))
             return False
         self.add_error.setText("")
         self.new_name.clear()
@@ -422,6 +422,6 @@ class McpPage(QWidget):
         self.reload()
 
     def show_report(self, text: str, *, error: bool = False) -> None:
-        self.report.setText(mask(text))
+        self.report.setText(secret_values.mask(text))
         set_state(self.report, "state", "error" if error else "ok")
         self.report.show()
