@@ -17,7 +17,9 @@ from keyring.backends import fail
 
 from loki_desktop.app import main
 from loki_desktop.core.mcp.launch import StdioLaunch, build_launch
+from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.core.mcp.service import McpService
+from loki_desktop.persistence.paths import data_home
 from loki_desktop.persistence.secrets import KeyringSecrets
 from loki_desktop.persistence.settings_file import SettingsFile
 from tests.fakes.mcp_servers import script
@@ -46,8 +48,6 @@ def assert_hidden(home: Path, keyring_backend: MemoryKeyring, shown: str, *value
 
 
 def service() -> McpService:
-    from loki_desktop.persistence.paths import data_home
-
     return McpService(SettingsFile(data_home() / "settings.json"), KeyringSecrets())
 
 
@@ -309,3 +309,35 @@ def test_import_without_a_keyring_adds_the_servers_without_secrets_and_lists_the
     assert set(saved) == {"plain"}
     assert files_containing(loki_home, "nowhere") == []
     assert "nowhere" not in said.out + said.err
+
+
+async def test_secrets_moved_out_of_a_command_reach_the_server_in_place() -> None:
+    mcp = service()
+    mcp.add_stdio(
+        "args",
+        [
+            sys.executable,
+            script("launch_echo"),
+            "--auth",
+            "sk-reach-1234",
+            "-p",
+            "pass-reach-5",
+            "postgres://app:dsn-reach-6@h/db",
+            "--header",
+            "Authorization: Bearer hdr-reach-7",
+        ],
+        enabled=True,
+    )
+    assert "reach" not in json.dumps(mcp.server("args").config.to_json())
+    settings = SettingsFile(data_home() / "settings.json").load()
+    # a generous wait for the start: the suite runs on loaded machines
+    manager = McpManager.from_settings(settings.mcp_servers, KeyringSecrets(), connect_wait=60)
+    try:
+        assert await manager.prepare() == []
+        argv = await manager.call("mcp_args_argv", {})
+    finally:
+        await manager.aclose()
+    # each exact value came back in its place (then masked for the model), no placeholder left
+    assert argv.output == (
+        "--auth •••• -p •••• postgres://app:••••@h/db --header Authorization: ••••"
+    )

@@ -29,7 +29,7 @@ async def test_a_refused_credential_is_told_as_an_authentication_failure(
     if token is not None:
         secrets.set("mcp/web/Authorization", f"Bearer {token}")
     config = _web(auth_echo_http, token)
-    manager = McpManager({"web": config}, secrets, backoff=(60,))
+    manager = McpManager({"web": config}, secrets, backoff=(60,), connect_wait=60)
     try:
         (notice,) = await manager.prepare()
         tested = await manager.test(config)
@@ -51,7 +51,7 @@ async def test_a_refused_credential_is_told_as_an_authentication_failure(
 
 async def test_the_right_credential_connects(secrets: KeyringSecrets, auth_echo_http: str) -> None:
     secrets.set("mcp/web/Authorization", f"Bearer {GOOD_TOKEN}")
-    manager = McpManager({"web": _web(auth_echo_http, GOOD_TOKEN)}, secrets)
+    manager = McpManager({"web": _web(auth_echo_http, GOOD_TOKEN)}, secrets, connect_wait=60)
     try:
         assert await manager.prepare() == []
         assert (await manager.call("mcp_web_echo", {"text": "ok"})).output == "echo: ok"
@@ -63,7 +63,7 @@ async def test_a_key_revoked_during_the_session_fails_the_call_saying_why(
     secrets: KeyringSecrets, auth_echo_http: str
 ) -> None:
     secrets.set("mcp/web/Authorization", f"Bearer {REVOCABLE_TOKEN}")
-    manager = McpManager({"web": _web(auth_echo_http, REVOCABLE_TOKEN)}, secrets)
+    manager = McpManager({"web": _web(auth_echo_http, REVOCABLE_TOKEN)}, secrets, connect_wait=60)
     try:
         assert await manager.prepare() == []
         assert (await manager.call("mcp_web_revoke", {})).ok

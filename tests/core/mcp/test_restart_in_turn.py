@@ -29,7 +29,11 @@ async def test_calls_after_a_timeout_say_the_server_restarts_and_when(
     tag: str,
 ) -> None:
     manager = McpManager(
-        {"echo": stdio("echo", "echo", tag=tag)}, secrets, call_timeout=0.5, backoff=(5,)
+        {"echo": stdio("echo", "echo", tag=tag)},
+        secrets,
+        call_timeout=0.5,
+        backoff=(5,),
+        connect_wait=60,  # a generous start: the suite runs on loaded machines
     )
     ollama.script(
         # the same reply: a timed-out call, then a call to the same server
