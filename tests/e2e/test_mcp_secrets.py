@@ -16,6 +16,8 @@ import pytest
 from keyring.backends import fail
 
 from loki_desktop.app import main
+from loki_desktop.core.mcp.catalogue import CATALOGUE_IDS
+from loki_desktop.core.mcp.config import ServerConfig, parse_servers
 from loki_desktop.core.mcp.launch import StdioLaunch, build_launch
 from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.core.mcp.service import McpService
@@ -47,6 +49,12 @@ def assert_hidden(home: Path, keyring_backend: MemoryKeyring, shown: str, *value
         assert any(value in stored for stored in keyring_backend.values.values()), value
 
 
+def stored(server_id: str) -> ServerConfig:
+    """A server's config as settings.json holds it (views are masked: not those)."""
+    settings = SettingsFile(data_home() / "settings.json").load()
+    return parse_servers(settings.mcp_servers, CATALOGUE_IDS)[0][server_id]
+
+
 def service() -> McpService:
     return McpService(SettingsFile(data_home() / "settings.json"), KeyringSecrets())
 
@@ -64,10 +72,10 @@ def test_a_password_inside_a_url_parameter_or_environment_value(
     shown = said.out + said.err + listing(capsys)
     assert_hidden(loki_home, memory_keyring, shown, "searx-pw-1", "db-pw-2222")
     # the server still gets the whole value
-    launch = build_launch(service().server("db").config, KeyringSecrets())
+    launch = build_launch(stored("db"), KeyringSecrets())
     assert isinstance(launch.target, StdioLaunch)
     assert launch.target.env["DB_URL"] == db_url
-    searxng = build_launch(service().server("searxng").config, KeyringSecrets())
+    searxng = build_launch(stored("searxng"), KeyringSecrets())
     assert isinstance(searxng.target, StdioLaunch)
     assert searxng.target.env["SEARXNG_URL"] == "http://me:searx-pw-1@127.0.0.1:8888"
 
@@ -120,7 +128,7 @@ def test_values_after_flags_in_a_command(
     shown = capsys.readouterr().out + listing(capsys)
     assert_hidden(loki_home, memory_keyring, shown, "sk-flagvalue-6666", "pass-value-7")
     assert "--port 8080" in shown
-    config = service().server("cmd").config
+    config = stored("cmd")
     assert config.command == ("srv", "--auth", "${AUTH}", "-p", "${PASSWORD}", "--port", "8080")
 
 
@@ -160,7 +168,7 @@ def test_import_of_a_dsn_password_and_an_mcp_remote_header(
     shown = capsys.readouterr().out + listing(capsys)
     assert_hidden(loki_home, memory_keyring, shown, "dsn-pw-8888", "remote-token-9999")
     assert "postgresql://app:${" in shown  # only the password left the DSN
-    remote = service().server("remote").config
+    remote = stored("remote")
     assert remote.command[-2:] == ("--header", "Authorization: ${AUTHORIZATION}")
 
 
