@@ -29,7 +29,9 @@ SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 SECRET_HEADERS = frozenset({"AUTHORIZATION", "PROXY-AUTHORIZATION", "COOKIE"})
 # Looser words, told per word of the name (`GH_PAT`, `AUTH`, `X-Auth`, `DB_PASS`, `oauthToken`):
 # a name ending in one of NOT_SECRET_LAST (`AUTH_USERNAME`, `AUTH_URL`) names no secret.
-_LOOSE_WORD = re.compile(r"^(?:.*AUTH(?!OR(?!I[SZ])).*|PAT|.+PAT|PASS(?!THR|IVE).*)$")
+_LOOSE_WORD = re.compile(
+    r"^(?:.*AUTH(?!OR(?!I[SZ])).*|(?:GH|GL|GITHUB|GITLAB|ADO|AZURE)?PAT|PASS(?!THR|IVE).*)$"
+)
 NOT_SECRET_LAST = frozenset(
     {
         "USER",

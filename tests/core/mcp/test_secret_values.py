@@ -27,6 +27,9 @@ from loki_desktop.core.mcp.secret_values import mask
         ("PASSTHROUGH", False),
         ("BYPASS_CACHE", False),
         ("COMPASS", False),
+        ("GHPAT", True),
+        ("githubPat", True),
+        ("NODE_COMPAT", False),
     ],
 )
 def test_looser_secret_names(name: str, secret: bool) -> None:
