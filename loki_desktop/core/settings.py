@@ -75,7 +75,10 @@ class Settings:
     auto_checks: bool = True
     workspace: str = ""
     recent_workspaces: list[str] = field(default_factory=list)
-    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # each entry is checked on its own by core.mcp.config (one bad server never drops the others)
+    mcp_servers: dict[str, dict[str, Any]] = field(
+        default_factory=dict, metadata={"entries_checked_elsewhere": True}
+    )
     ui: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -95,7 +98,10 @@ class Settings:
             if f.name not in data:
                 continue
             value = data[f.name]
-            reason = _refusal(value, hints[f.name], f.metadata.get("check"))
+            hint = hints[f.name]
+            if f.metadata.get("entries_checked_elsewhere"):
+                hint = dict[str, Any]
+            reason = _refusal(value, hint, f.metadata.get("check"))
             if reason is None:
                 setattr(settings, f.name, value)
                 continue

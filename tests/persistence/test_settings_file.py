@@ -111,7 +111,7 @@ def test_each_bad_field_is_rejected_alone_and_named(tmp_path: Path) -> None:
             "auto_checks": False,
             "recent_workspaces": ["/a", 3],
             "host": "http://[::1",
-            "mcp_servers": {"fetch": "on"},
+            "mcp_servers": ["fetch"],
         }
     ).encode()
     settings, notices, _ = _load(tmp_path, raw)
@@ -167,3 +167,12 @@ def test_an_unknown_key_is_named_and_the_rest_kept(tmp_path: Path) -> None:
     assert settings.model == "m"
     assert len(notices) == 1
     assert "« colour »" in notices[0]
+
+
+def test_one_bad_mcp_server_entry_is_left_to_the_mcp_config_not_all_servers_lost(
+    tmp_path: Path,
+) -> None:
+    servers = {"fetch": {"enabled": True}, "broken": "on"}
+    settings, notices, _ = _load(tmp_path, json.dumps({"mcp_servers": servers}).encode())
+    assert settings.mcp_servers == servers  # core.mcp.config drops "broken" with its notice
+    assert notices == []
