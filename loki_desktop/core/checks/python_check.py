@@ -202,7 +202,8 @@ async def _ruff_problems(ruff: str, text: str, name: str, target: PythonTarget) 
         code = item.get("code")
         location = item.get("location") or {}
         line, col = int(location.get("row") or 1), int(location.get("column") or 1)
-        message = str(item.get("message", ""))
+        # ruff < 0.13 reports syntax errors with code None and a "SyntaxError: " prefix
+        message = str(item.get("message", "")).removeprefix("SyntaxError: ")
         if not code or code in ("invalid-syntax", "E999"):
             if _VERSION_SYNTAX.match(message):
                 found.versions.append(Problem(line, col, message))

@@ -26,8 +26,9 @@ _STARTUP_VARIABLES = ("BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "ZDOTDIR")
 _SHEBANG = re.compile(r"^#!\s*(\S+)(?:\s+(?:-\S+\s+)*(\S+))?")
 # "/dev/stdin: line 3: syntax error …" (bash) and "/dev/stdin: 3: Syntax error: …" (dash)
 _SHELL_ERROR = re.compile(r"^/dev/stdin:\s*(?:line\s+)?(\d+):\s*(.*)$")
-# SC1072 "Fix any mentioned problems and try again" only repeats the error before it.
-_SHELLCHECK_NOISE = frozenset({1072})
+# "Couldn't parse this … Fix to allow more checks" (SC1073) and "Fix any mentioned problems
+# and try again" (SC1072) only repeat the error next to them.
+_SHELLCHECK_NOISE = frozenset({1072, 1073})
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +75,9 @@ async def check_shell(source: Source, tools: ShellTools) -> CheckResult:
     problems = await _grammar_problems(tools.shells.get(shell), shell, text, notes)
     if shell in _SHELLCHECK_SHELLS and tools.shellcheck is not None:
         found = await _shellcheck_problems(tools.shellcheck, shell, text, notes)
-        if problems:  # its own parse errors (SC1xxx) would repeat the shell's
-            found = [p for p in found if not p.message.startswith("SC1")]
-        problems += found
+        # its parse error on the shell's line would say the same thing twice
+        lines = {problem.line for problem in problems}
+        problems += [p for p in found if not (p.line in lines and p.message.startswith("SC1"))]
     elif shell in _SHELLCHECK_SHELLS:
         notes.append(_("shellcheck introuvable : seule la grammaire a été vérifiée"))
     problems.sort(key=lambda p: (p.line, p.col))

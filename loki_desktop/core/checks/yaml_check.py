@@ -10,6 +10,23 @@ from loki_desktop.core.events import Problem
 from loki_desktop.core.i18n import _
 
 MAX_DUPLICATES = 20
+# libyaml's words for the mistakes people make most, said plainly.
+_PLAIN = {
+    "mapping values are not allowed in this context": "« : » inattendu ici : l'indentation "
+    "de cette ligne ne suit pas celle de la clé au-dessus",
+    "found character that cannot start any token": "caractère interdit ici (une tabulation "
+    "dans l'indentation ? YAML n'accepte que des espaces)",
+    "did not find expected key": "clé attendue ici : l'indentation ne correspond à aucun niveau "
+    "au-dessus",
+    "did not find expected '-' indicator": "« - » attendu : une liste et une table sont "
+    "mélangées au même niveau",
+    "did not find expected ',' or ']'": "« , » ou « ] » attendu : une liste entre crochets "
+    "n'est pas fermée",
+    "did not find expected ',' or '}'": "« , » ou « } » attendu : une table entre accolades "
+    "n'est pas fermée",
+    "found unexpected end of stream": "fin de fichier inattendue : un guillemet n'est pas fermé",
+    "found undefined alias": "alias non défini (aucune ancre « & » de ce nom)",
+}
 
 
 async def check_yaml(source: Source) -> CheckResult:
@@ -45,13 +62,13 @@ def _parse_problem(exc: object) -> Problem:
     assert isinstance(exc, yaml.MarkedYAMLError)
     mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-    what = exc.problem or exc.context or "?"
+    problem = exc.problem or exc.context or "?"
+    plain = _PLAIN.get(problem.split(":")[0].strip())
+    if plain is not None:
+        return Problem(line, col, _("YAML invalide : {error}").format(error=_(plain)))
     if exc.context and exc.problem and exc.context_mark is not None:
-        where = exc.context_mark.line + 1
-        what = _("{problem} ({context}, ligne {line})").format(
-            problem=exc.problem, context=exc.context, line=where
-        )
-    return Problem(line, col, _("YAML invalide : {error}").format(error=what))
+        problem = f"{exc.problem} ({exc.context}, line {exc.context_mark.line + 1})"
+    return Problem(line, col, _("YAML invalide : {error}").format(error=problem))
 
 
 def _duplicates(root: object) -> list[Problem]:
