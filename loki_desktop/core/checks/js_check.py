@@ -11,7 +11,7 @@ from typing import Literal
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.process import run_tool
 from loki_desktop.core.checks.source import Source, decode_utf8
-from loki_desktop.core.checks.typescript_check import code_problems
+from loki_desktop.core.checks.syntax_tree import code_problems
 from loki_desktop.core.events import Problem
 
 Mode = Literal["commonjs", "module", "detect"]

@@ -35,17 +35,31 @@ def language(grammar: Grammar) -> Language:
     return Language(tree_sitter_typescript.language_typescript())
 
 
-def syntax_problems(grammar: Grammar, text: str) -> list[Problem]:
-    """Where the grammar could not parse `text`, first error first (nothing is run)."""
+def code_problems(grammar: Grammar, text: str) -> list[Problem]:
+    """Syntax errors, then (in a file that parses) JSX tags closed by the wrong name.
+    Parsed once; nothing is run."""
     from tree_sitter import Parser
 
     data = text.encode("utf-8")
-    tree = Parser(language(grammar)).parse(data)
-    if not tree.root_node.has_error:
-        return []
+    root = Parser(language(grammar)).parse(data).root_node
+    if root.has_error:
+        return _syntax_problems(root, data)
+    return [] if grammar == "typescript" else _jsx_tag_problems(root, data)
+
+
+def syntax_problems(grammar: Grammar, text: str) -> list[Problem]:
+    """Where the grammar could not parse `text`, first error first."""
+    from tree_sitter import Parser
+
+    data = text.encode("utf-8")
+    root = Parser(language(grammar)).parse(data).root_node
+    return _syntax_problems(root, data) if root.has_error else []
+
+
+def _syntax_problems(root: Node, data: bytes) -> list[Problem]:
     problems: list[Problem] = []
     lines_seen: set[int] = set()
-    for found in _error_nodes(tree.root_node):
+    for found in _error_nodes(root):
         node = _culprit(found, data)
         line, col = _position(data, node)
         if line in lines_seen:
@@ -61,14 +75,10 @@ def syntax_problems(grammar: Grammar, text: str) -> list[Problem]:
     return problems
 
 
-def jsx_tag_problems(grammar: Grammar, text: str) -> list[Problem]:
+def _jsx_tag_problems(root: Node, data: bytes) -> list[Problem]:
     """`<h2>…</h3>`: tree-sitter accepts any closing name; a JSX compiler does not."""
-    from tree_sitter import Parser
-
-    data = text.encode("utf-8")
-    tree = Parser(language(grammar)).parse(data)
     problems = []
-    stack = [tree.root_node]
+    stack = [root]
     while stack:
         node = stack.pop()
         stack.extend(reversed(node.children))

@@ -6,7 +6,7 @@ import asyncio
 
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.source import Source, decode_utf8
-from loki_desktop.core.checks.syntax_tree import Grammar, jsx_tag_problems, syntax_problems
+from loki_desktop.core.checks.syntax_tree import Grammar, code_problems
 from loki_desktop.core.events import Problem
 
 GRAMMARS: dict[str, Grammar] = {
@@ -26,11 +26,3 @@ async def check_typescript(source: Source) -> CheckResult:
     # ~10 ms for 5,000 lines, but a 1 MB file must not hold the event loop
     problems = await asyncio.to_thread(code_problems, grammar, text)
     return CheckResult(tuple(problems))
-
-
-def code_problems(grammar: Grammar, text: str) -> list[Problem]:
-    """Syntax errors, then (in a file that parses) JSX tags closed by the wrong name."""
-    problems = syntax_problems(grammar, text)
-    if not problems and grammar != "typescript":
-        problems = jsx_tag_problems(grammar, text)
-    return problems
