@@ -42,7 +42,7 @@ def _rule_problems(nodes: list[Any], depth: int) -> list[Problem]:
     problems: list[Problem] = []
     for node in nodes:
         if node.type == "error":
-            problems.append(_error_problem(node))
+            problems.append(_error_problem(node, inside_block=depth > 0))
             continue
         if node.type == "declaration":
             problems += _token_problems(node.value)
@@ -76,18 +76,18 @@ def _token_problems(tokens: list[Any]) -> list[Problem]:
     return problems
 
 
-def _error_problem(node: Any) -> Problem:
+def _error_problem(node: Any, *, inside_block: bool = False) -> Problem:
     line, col = node.source_line, node.source_column
     if node.kind == "invalid" and "before {} block" in node.message:
-        if node.message.startswith("Stop token"):
+        if inside_block or node.message.startswith("Stop token"):
             # neither "property: value;" nor "selector { … }": a colon is missing
             message = _("déclaration invalide : il manque « : » entre la propriété et la valeur")
         else:
             message = _("sélecteur sans bloc « { … } » avant la fin du fichier")
     elif node.kind in ("eof-in-string", "bad-string"):
         message = _("chaîne jamais fermée : un guillemet manque")
-    elif node.kind == "eof-in-url":
-        message = _("url( jamais fermée : « ) » manque")
+    elif node.kind in ("eof-in-url", "bad-url"):
+        message = _("url( mal formée ou jamais fermée : « ) » manque")
     elif node.kind in (")", "]", "}"):
         message = _("« {char} » sans ouverture correspondante").format(char=node.kind)
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal
 
@@ -16,6 +17,23 @@ Grammar = Literal["typescript", "tsx", "javascript"]
 # One error a line is what a person reads; tree-sitter's recovery may add more around it.
 MAX_ERRORS = 10
 _SHOWN_CHARS = 30
+# TypeScript newer than tree-sitter-typescript 0.23, rewritten into syntax it knows, each
+# match keeping its length (so every position stays): variance annotations `<in out T>`
+# (TS 4.7), `export type * from` (5.0), `static accessor` (4.9; a lone `accessor` is
+# known), and `await using` / `for (using x of …)` (5.2).
+_REWRITES = (
+    # (a word every match holds, the pattern, the replacement of its "word" group)
+    (
+        "in",
+        re.compile(r"[<,]\s*(?P<word>in\s+out|in|out)\s+[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b)"),
+        None,
+    ),
+    ("out", re.compile(r"[<,]\s*(?P<word>out)\s+[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b)"), None),
+    ("export", re.compile(r"\bexport\s+(?P<word>type)\s*\*"), None),
+    ("using", re.compile(r"\b(?P<word>await)\s+using\s+[A-Za-z_$]"), None),
+    ("using", re.compile(r"\bfor\s*\(\s*(?P<word>using)\s+[A-Za-z_$][\w$]*\s+of\b"), "const"),
+    ("accessor", re.compile(r"\bstatic\s+(?P<word>accessor)\s+[#A-Za-z_$\[]"), None),
+)
 _CLOSERS = frozenset({"}", ")", "]", "jsx_text", "comment"})
 
 
@@ -40,7 +58,7 @@ def code_problems(grammar: Grammar, text: str) -> list[Problem]:
     Parsed once; nothing is run."""
     from tree_sitter import Parser
 
-    data = text.encode("utf-8")
+    data = (_newer_typescript(text) if grammar != "javascript" else text).encode("utf-8")
     root = Parser(language(grammar)).parse(data).root_node
     if root.has_error:
         return _syntax_problems(root, data)
@@ -51,7 +69,7 @@ def syntax_problems(grammar: Grammar, text: str) -> list[Problem]:
     """Where the grammar could not parse `text`, first error first."""
     from tree_sitter import Parser
 
-    data = text.encode("utf-8")
+    data = (_newer_typescript(text) if grammar != "javascript" else text).encode("utf-8")
     root = Parser(language(grammar)).parse(data).root_node
     return _syntax_problems(root, data) if root.has_error else []
 
@@ -114,6 +132,23 @@ def _culprit(node: Node, data: bytes) -> Node:
         if starts_line and child.type not in _CLOSERS:
             chosen = child
     return chosen
+
+
+def _newer_typescript(text: str) -> str:
+    """TypeScript newer than the grammar (tree-sitter-typescript 0.23): the keyword it does
+    not know is blanked (same length, so positions stay), leaving syntax it knows."""
+    for word, pattern, replacement in _REWRITES:
+        if word in text:  # most files hold none: the patterns are not even run
+            text = pattern.sub(lambda match, new=replacement: _rewritten(match, new), text)
+    return text
+
+
+def _rewritten(match: re.Match[str], replacement: str | None) -> str:
+    start, end = match.span("word")
+    new = replacement or " " * (end - start)
+    whole = match[0]
+    offset = start - match.start()
+    return whole[:offset] + new + whole[offset + (end - start) :]
 
 
 def _error_nodes(node: Node) -> Iterator[Node]:

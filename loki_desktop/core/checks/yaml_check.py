@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.source import Source, decode_utf8
@@ -10,6 +11,9 @@ from loki_desktop.core.events import Problem
 from loki_desktop.core.i18n import _
 
 MAX_DUPLICATES = 20
+# A line that is a template directive, or a value that is an unquoted one: `{{- if … }}`,
+# `{% for … %}`, `key: {{ .Values.x }}` (quoted "{{ … }}" values are plain YAML strings).
+_TEMPLATE_LINE = re.compile(r"^\s*(?:-\s+)?(?:[^\s:#'\"][^:#]*:\s+)?\{[{%]", re.MULTILINE)
 # libyaml's words for the mistakes people make most, said plainly.
 _PLAIN = {
     "mapping values are not allowed in this context": "« : » inattendu ici : l'indentation "
@@ -33,6 +37,9 @@ async def check_yaml(source: Source) -> CheckResult:
     text = decode_utf8(source.data)
     if isinstance(text, Problem):
         return CheckResult((text,))
+    if _TEMPLATE_LINE.search(text):
+        # a Helm chart or Jinja template becomes YAML only once rendered
+        return CheckResult(skipped=_("modèle (Helm, Jinja) : ce n'est du YAML qu'une fois rendu"))
     return CheckResult(tuple(await asyncio.to_thread(yaml_problems, text)))
 
 

@@ -41,3 +41,27 @@ export const values = [1, 2, 3] as const satisfies readonly number[];
 label: for (const v of values) {
   if (v > 1) break label;
 }
+
+// Newer than the tree-sitter grammar (rewritten before parsing, positions kept):
+export interface Producer<out T> {
+  make(): T;
+}
+export interface Transformer<in I, out O> {
+  apply(input: I): O;
+}
+export type * as Everything from "./service";
+
+export class Pool {
+  static accessor size = 4;
+}
+
+declare function openHandle(): AsyncDisposable;
+declare function resources(): Disposable[];
+
+export async function withHandles(): Promise<void> {
+  await using handle = openHandle();
+  for (using item of resources()) {
+    void item;
+  }
+  void handle;
+}
