@@ -21,7 +21,7 @@ _SHOWN_CHARS = 30
 # match keeping its length (so every position stays): variance annotations `<in out T>`
 # (TS 4.7), `export type * from` (5.0), `static accessor` (4.9; a lone `accessor` is
 # known), and `await using` / `for (using x of …)` (5.2).
-_REWRITES = (
+_REWRITES: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     # (a word every match holds, the pattern, the replacement of its "word" group)
     (
         "in",
@@ -136,10 +136,10 @@ def _culprit(node: Node, data: bytes) -> Node:
 
 def _newer_typescript(text: str) -> str:
     """TypeScript newer than the grammar (tree-sitter-typescript 0.23): the keyword it does
-    not know is blanked (same length, so positions stay), leaving syntax it knows."""
+    not know is blanked or replaced (same length, so positions stay) by syntax it knows."""
     for word, pattern, replacement in _REWRITES:
         if word in text:  # most files hold none: the patterns are not even run
-            text = pattern.sub(lambda match, new=replacement: _rewritten(match, new), text)
+            text = pattern.sub(functools.partial(_rewritten, replacement=replacement), text)
     return text
 
 
