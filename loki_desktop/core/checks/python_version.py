@@ -8,8 +8,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
 from loki_desktop.core.i18n import _
 
 # The newest grammar ruff knows in every version we allow (ruff >= 0.12 knows py314).
@@ -83,6 +81,8 @@ def _requires_python(pyproject: Path) -> str | None:
 @functools.lru_cache(maxsize=64)
 def lowest_allowed(spec: str) -> tuple[int, int] | None:
     """The first 3.x release the specifier allows (">=3.11" -> 3.11, "~=3.10.2" -> 3.10)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # ~4 ms: on first use
+
     try:
         allowed = SpecifierSet(spec)
     except InvalidSpecifier:
