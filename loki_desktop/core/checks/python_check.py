@@ -75,10 +75,12 @@ async def check_python(source: Source, ruff: str | None) -> CheckResult:
     if syntax is not None:
         # compile() sees what ruff does not ('await' outside async function...), but
         # only a file with no syntax newer than Loki's own Python may be judged so.
-        at_running = found
-        if target.version != _RUNNING:
+        if target.version == _RUNNING:
+            newer = bool(found.versions)
+        else:
             at_running = await _ruff_problems(ruff, text, source.path.name, _RUNNING_TARGET)
-        if at_running.versions or at_running.skipped:
+            newer = bool(at_running.versions or at_running.skipped)
+        if newer:
             syntax, judged = None, False
     if syntax is None and found.syntax and (target.version != _RUNNING or not judged):
         syntax = found.syntax[0]  # the next ones are mostly the parser recovering
