@@ -7,8 +7,19 @@ import ts from "typescript";
 const LOADERS = { ts: "ts", mts: "ts", cts: "ts", tsx: "tsx", jsx: "jsx", css: "css" };
 
 function esbuild(file, text, loader) {
+  const first = esbuildWith(file, text, loader, {});
+  // Parameter decorators (Angular, NestJS) are valid with "experimentalDecorators" in
+  // tsconfig.json, as those projects have it: judge them as such a project would.
+  if (!first.ok && first.message.includes("experimental decorators are enabled")) {
+    const legacy = { compilerOptions: { experimentalDecorators: true } };
+    return esbuildWith(file, text, loader, { tsconfigRaw: legacy });
+  }
+  return first;
+}
+
+function esbuildWith(file, text, loader, options) {
   try {
-    const result = transformSync(text, { loader, sourcefile: file, logLevel: "silent" });
+    const result = transformSync(text, { loader, sourcefile: file, logLevel: "silent", ...options });
     const warning = result.warnings.find((w) => w.id === "css-syntax-error");
     if (warning) return verdict("esbuild", warning);
     return { tool: "esbuild", ok: true };

@@ -86,7 +86,7 @@ def _syntax_problems(root: Node, data: bytes) -> list[Problem]:
         if node is found:
             message = _message(node, data, missing=found.is_missing)
         else:
-            message = _("erreur de syntaxe dans « {text} »").format(text=_shown(node, data))
+            message = _("erreur de syntaxe dans « {text} »").format(text=_line_from(node, data))
         problems.append(Problem(line, col, message))
         if len(problems) >= MAX_ERRORS:
             break
@@ -180,6 +180,14 @@ def _message(node: Node, data: bytes, *, missing: bool) -> str:
     if not shown:
         return _("erreur de syntaxe : fin de fichier inattendue")
     return _("erreur de syntaxe : « {text} » n'est pas attendu ici").format(text=shown)
+
+
+def _line_from(node: Node, data: bytes) -> str:
+    """The rest of the node's first line (the construct a reader should look at)."""
+    end = data.find(b"\n", node.start_byte)
+    text = data[node.start_byte : end if end >= 0 else len(data)].decode("utf-8", "replace")
+    shown = " ".join(text.split())
+    return shown[:_SHOWN_CHARS] + "…" if len(shown) > _SHOWN_CHARS else shown
 
 
 def _shown(node: Node, data: bytes) -> str:

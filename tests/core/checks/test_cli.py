@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.conftest import PYTHON, REPO, cli_env
 from tests.core.checks.corpus import snapshot
+from tests.core.checks.references import REFERENCE_CORPUS, corpus_files
 
 
 def run_check(home: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -95,7 +96,8 @@ def test_the_new_kinds_and_modern_python_are_checked(loki_home: Path, corpus: Pa
     assert broken.returncode == 1, broken.stderr
     assert broken.stderr == ""
     named = {line.split(":")[0] for line in broken.stdout.splitlines()}
-    assert len(named) == 32  # every broken file, each kind
+    every = {p.relative_to(REFERENCE_CORPUS).as_posix() for p in corpus_files("broken")}
+    assert named == every
     assert "broken/py311/type_alias.py:6:1: SyntaxError: Cannot use `type` alias statement" in (
         broken.stdout
     )
