@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,11 +25,12 @@ from loki_desktop.core.events import (
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.budget import ContextBudget
 from loki_desktop.core.llm.textcalls import TextCallWatch, recovered_notice
-from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
 from loki_desktop.core.ports import (
     BackendError,
     ChatBackend,
     ConversationStore,
+    ModelProfile,
     NativeToolCall,
     StoreUnavailable,
     ToolOutcome,
@@ -59,11 +60,16 @@ SkillPicker = Callable[[str], Skill | None]
 
 @dataclass
 class AgentConfig:
+    """A turn's settings. `think` is the Réflexion mode (core.settings.THINK_MODES or a
+    level name); `tool_modes` maps a model name to "native", "prompted" or "none"."""
+
     model: str = ""
     max_rounds: int = DEFAULT_MAX_ROUNDS
     num_ctx: int = DEFAULT_NUM_CTX
     skills_enabled: bool = True
     auto_checks: bool = True
+    think: str = "auto"
+    tool_modes: dict[str, str] = field(default_factory=dict)
 
 
 class NoModel(BackendError):
@@ -88,14 +94,27 @@ class Agent:
     budget: ContextBudget = field(default_factory=ContextBudget)
 
     def run_turn(
-        self, text: str, conversation_id: str | None = None
+        self,
+        text: str,
+        conversation_id: str | None = None,
+        images: Sequence[ImageAttachment] = (),
     ) -> AsyncGenerator[Event, None]:
-        """Answer `text` in a conversation (a new one when `conversation_id` is None)."""
-        return _Turn(self).run(text, conversation_id, resume=False)
+        """Answer `text` in a conversation (a new one when `conversation_id` is None).
+
+        `images` (made by core.images) go with the message to a vision model and are
+        stored with it; for a model without vision the turn ends with an Error, nothing sent.
+        """
+        return _Turn(self).run(text, conversation_id, resume=False, images=tuple(images))
 
     def retry_turn(self, conversation_id: str) -> AsyncGenerator[Event, None]:
         """Answer the last user message of a conversation again (after an error)."""
         return _Turn(self).run("", conversation_id, resume=True)
+
+    async def model_profile(self) -> ModelProfile:
+        """What the turn's model can do (asked once per model and host, then cached).
+        Raises BackendError when no model can be chosen or the server is unreachable."""
+        model = await self.resolve_model()
+        return await self.budget.profiles.get(self.backend, model)
 
     async def resolve_model(self) -> str:
         if self.config.model:
@@ -142,8 +161,14 @@ class _Turn:
         self.unanswered: list[CallRecord] = []  # this round's calls still without a result
 
     async def run(
-        self, text: str, conversation_id: str | None, *, resume: bool
+        self,
+        text: str,
+        conversation_id: str | None,
+        *,
+        resume: bool,
+        images: tuple[ImageAttachment, ...] = (),
     ) -> AsyncGenerator[Event, None]:
+        self.images = images
         try:
             async for event in self._run(text, conversation_id, resume=resume):
                 yield event

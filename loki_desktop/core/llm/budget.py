@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.profiles import ModelProfiles
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.ports import BackendError, ChatBackend, ToolSpec
 from loki_desktop.core.slim import slim_spec, spec_tokens
@@ -75,21 +76,25 @@ class ContextBudget:
     agent is rebuilt.
     """
 
-    _supported: dict[str, int | None] = field(default_factory=dict)
+    # each model's /api/show profile (its context length among the rest), per host
+    profiles: ModelProfiles = field(default_factory=ModelProfiles)
     _factor: dict[str, float] = field(default_factory=dict)
+    # the context a server said it really runs a model with (a context-overflow answer)
+    _served: dict[str, int] = field(default_factory=dict)
 
     async def window(self, backend: ChatBackend, model: str, num_ctx: int) -> int:
-        """The tokens a request may use: `num_ctx`, or less if the model supports less.
+        """The tokens a request may use: `num_ctx`, or less if the model (or the server,
+        by a context-overflow answer) supports less.
 
         The server is asked once per model (again later if it could not be reached).
         """
-        if model not in self._supported:
-            try:
-                self._supported[model] = await backend.context_length(model)
-            except BackendError:
-                return num_ctx  # the request that follows will say what is wrong
-        supported = self._supported[model]
-        return min(num_ctx, supported) if supported else num_ctx
+        try:
+            supported = (await self.profiles.get(backend, model)).context_length
+        except BackendError:
+            supported = None  # the request that follows will say what is wrong
+        window = min(num_ctx, supported) if supported else num_ctx
+        served = self._served.get(model)
+        return min(window, served) if served else window
 
     def factor(self, model: str) -> float:
         """Real tokens per estimated token for this model (1.0 until the server told us)."""

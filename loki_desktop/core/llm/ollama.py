@@ -9,14 +9,17 @@ import httpx
 import ollama
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.profiles import parse_profile
 from loki_desktop.core.ports import (
     BackendError,
     BackendUnreachable,
     ChatChunk,
     ModelInfo,
     ModelNotFound,
+    ModelProfile,
     NativeToolCall,
     StreamCut,
+    ThinkValue,
 )
 
 # Connecting is instant on a machine with Ollama; a black-holed host must not hang the
@@ -73,16 +76,18 @@ class OllamaBackend:
         Not /api/ps: that reports the context the model is currently *loaded* with, which
         may be another client's smaller setting; we send our own `num_ctx` anyway.
         """
+        return (await self.model_profile(model)).context_length
+
+    async def model_profile(self, model: str) -> ModelProfile:
+        """What the model can do (/api/show); `ModelProfile.assumed` when the server cannot
+        describe it. Raises BackendUnreachable when nothing answers."""
         try:
-            shown = await self._client.show(model)
+            shown = await self._client._request(dict, "POST", "/api/show", json={"model": model})
         except (ConnectionError, httpx.TransportError):
             raise BackendUnreachable(unreachable_message(self.host)) from None
-        except ollama.ResponseError:
-            return None
-        for key, value in (shown.modelinfo or {}).items():
-            if key.endswith(".context_length") and isinstance(value, int):
-                return value
-        return None
+        except (ollama.ResponseError, ValueError):
+            return ModelProfile.assumed(model)
+        return parse_profile(model, shown)
 
     async def chat(
         self,
@@ -91,6 +96,7 @@ class OllamaBackend:
         messages: Sequence[dict[str, Any]],
         tools: Sequence[dict[str, Any]],
         options: dict[str, Any],
+        think: ThinkValue | None = None,
     ) -> AsyncIterator[ChatChunk]:
         payload: dict[str, Any] = {
             "model": model,
@@ -100,6 +106,8 @@ class OllamaBackend:
         }
         if tools:
             payload["tools"] = list(tools)
+        if think is not None:
+            payload["think"] = think
         seen_done = False
         try:
             # `AsyncClient.chat` validates tools through a pydantic model that keeps only
