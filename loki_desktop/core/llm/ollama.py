@@ -10,6 +10,7 @@ import ollama
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.profiles import parse_profile
+from loki_desktop.core.llm.server_errors import answered_error, error_text
 from loki_desktop.core.ports import (
     BackendError,
     BackendUnreachable,
@@ -126,13 +127,9 @@ class OllamaBackend:
         except (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except ollama.ResponseError as exc:
-            if exc.status_code == 404 or "not found" in str(exc.error).lower():
+            if exc.status_code == 404 or "not found" in error_text(exc.error).lower():
                 raise ModelNotFound(await self._model_not_found_message(model)) from None
-            raise BackendError(
-                _("Ollama a répondu par une erreur ({status}) : {error}").format(
-                    status=exc.status_code, error=exc.error
-                )
-            ) from None
+            raise answered_error(exc.status_code, exc.error) from None
         except (httpx.TransportError, ValueError) as exc:
             # ValueError: a line of the stream that is not JSON (the connection was cut)
             raise StreamCut(
