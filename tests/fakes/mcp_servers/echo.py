@@ -54,7 +54,7 @@ async def slow(seconds: float) -> str:
     return f"slept {seconds}"
 
 
-@server.tool()
+@server.tool(structured_output=False)  # content blocks only, as Playwright's screenshot
 def screenshot(width: int, height: int) -> list[Any]:
     """Return a PNG of that size (one colour), as Playwright's browser_take_screenshot does."""
     from PIL import Image as Picture
