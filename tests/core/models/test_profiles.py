@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from loki_desktop.core.events import Done, Error
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.llm.profiles import ModelProfiles, capability_marks, describe, parse_profile
 from loki_desktop.core.llm.thinking import think_choices, think_value
 from loki_desktop.core.ports import BackendUnreachable, ModelProfile
-from tests.fakes.ollama_server import FakeOllama, ModelCard
+from loki_desktop.core.settings import Settings
+from loki_desktop.persistence.history import History
+from tests.agent_rig import make_agent, turn
+from tests.core.models.conftest import served
+from tests.fakes.ollama_server import FakeOllama, ModelCard, Reply
 
 GPT_OSS = ModelCard.thinker("low", "medium", "high", family="gptoss", parameter_size="20.9B")
 QWEN3 = ModelCard.thinker(family="qwen3", parameter_size="8.2B")
@@ -158,3 +165,20 @@ def test_think_is_sent_only_as_the_model_allows() -> None:
         True,
     ]
     assert [think_value(m, gemma) for m in ("auto", "off", "on", "high")] == [None] * 4
+
+
+async def test_an_embedding_model_is_never_chosen_for_chat(store: History, workspace: Path) -> None:
+    cards = {"nomic-embed-text:latest": ModelCard.embedding(), "qwen3:8b": QWEN3}
+    async with served(cards) as (server, backend):
+        server.script(Reply.text("Bonjour"))
+        events = await turn(make_agent(backend, store, workspace, skills=False), "Salut")
+        chosen = Settings(model="nomic-embed-text:latest")
+        refused = await turn(make_agent(backend, store, workspace, chosen, skills=False), "Salut")
+    assert [b["model"] for b in server.chat_requests] == ["qwen3:8b"]
+    assert isinstance(events[-1], Done)
+    assert events[-1].reason == "completed"
+    errors = [e.message for e in refused if isinstance(e, Error)]
+    assert errors == [
+        "« nomic-embed-text:latest » est un modèle d'embeddings : il ne sait pas converser. "
+        "Choisissez un autre modèle."
+    ]
