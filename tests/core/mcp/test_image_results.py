@@ -23,7 +23,7 @@ BLIND = ModelCard(family="llama")
 async def test_an_mcp_screenshot_reaches_a_vision_model_as_an_image(
     store: History, workspace: Path, tag: str
 ) -> None:
-    manager = McpManager({"shot": stdio("shot", "echo", tag=tag)}, KeyringSecrets())
+    manager = McpManager({"shot": stdio("shot", "screenshot", tag=tag)}, KeyringSecrets())
     try:
         for card in (VISION, BLIND):
             async with served({"m:1": card}) as (server, backend):
