@@ -279,5 +279,7 @@ def test_ask_imports_neither_mcp_nor_qt(
     }
     assert "httpx" in imported  # the trace is real
     assert "ollama" not in imported  # our own transport, not the ollama package
+    # only the command's own parser is built
+    assert not {f"loki_desktop.cli.{name}" for name in ("mcp", "skills", "check")} & imported
     assert not {name for name in imported if name == "mcp" or name.startswith("mcp.")}
     assert not {name for name in imported if name.startswith("PySide6")}
