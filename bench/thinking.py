@@ -5,7 +5,7 @@ The first figure runs real turns against a scripted thinking model whose reasoni
 first Thinking event, against the time to its first Token (the end of the reasoning).
 The second feeds a long reply (reasoning in `<think>` tags, then the answer) through the
 reply reader (tag splitter + text-call watch) in 4-character pieces, as Ollama streams
-about a token a chunk, at two lengths (alternated): the cost per character must not grow with length.
+about a token a chunk, at two lengths (alternated): the cost per character must not grow.
 """
 
 from __future__ import annotations
