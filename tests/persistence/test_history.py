@@ -387,7 +387,7 @@ def test_an_image_that_cannot_be_written_is_a_sentence(db_path: Path) -> None:
     history.images_dir.write_text("a file where the images folder goes")
     conversation = history.create("c")
     picture = ImageAttachment("image/png", 1, 1, data=b"\x89PNG fake", name="a.png")
-    with pytest.raises(StoreUnavailable, match="L'image « a.png » n'a pas pu être enregistrée"):
+    with pytest.raises(StoreUnavailable, match=r"L.image « a\.png » n.a pas pu être enregistrée"):
         history.append(conversation, ChatMessage("user", "vois", images=(picture,)))
     assert history.messages(conversation) == []
     history.close()
