@@ -84,7 +84,9 @@ def _figures(data: dict[str, Any]) -> list[Figure]:
             end["rss_mb"] - warm["rss_mb"],
             "MB",
             3.0,
-            note=f"VmRSS {warm['rss_mb']:.1f} -> {end['rss_mb']:.1f} MB; "
+            note=f"VmRSS {warm['rss_mb']:.1f} -> {end['rss_mb']:.1f} MB "
+            f"(after malloc_trim: {warm['trimmed_mb']:.1f} -> {end['trimmed_mb']:.1f}; "
+            f"every 10 turns: {', '.join(f'{v:.0f}' for v in data['rss_every_10_turns'])}); "
             f"{CONVERSATIONS} conversations, Markdown, tool rounds, MCP calls, "
             f"{LONG_TOKENS:,}-token answers",
         ),
@@ -94,7 +96,7 @@ def _figures(data: dict[str, Any]) -> list[Figure]:
             end["handles"],
             "",
             50,
-            note=f"{warm['handles']} when warm",
+            note=f"{warm['handles']} when warm; widgets {warm['widgets']} -> {end['widgets']}",
         ),
         Figure(
             "Soak",
@@ -148,18 +150,59 @@ def rss_mb() -> float:
     raise RuntimeError("no VmRSS")
 
 
-def snapshot() -> dict[str, float]:
+async def snapshot(window: Any) -> dict[str, float]:
+    """Memory and timers on the same screen each time: a new conversation, the view of the
+    last one deleted (otherwise the end would count its messages' widgets)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    window.new_conversation()
+    await asyncio.sleep(0)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
-    return {"rss_mb": rss_mb(), "handles": live_handles()}
+    rss = rss_mb()
+    return {
+        "rss_mb": rss,
+        "handles": live_handles(),
+        "trimmed_mb": _trimmed_rss_mb(),
+        "widgets": len(QApplication.allWidgets()),
+    }
 
 
-async def _turn(window: Any, index: int, conversations: list[str]) -> None:
+def _trimmed_rss_mb() -> float:
+    """VmRSS once the C allocator gave its free memory back (glibc only): what the rest is."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return float("nan")
+    libc = ctypes.CDLL(name)
+    if not hasattr(libc, "malloc_trim"):
+        return float("nan")
+    libc.malloc_trim(0)
+    return rss_mb()
+
+
+def kind_of(index: int) -> str:
+    """Each conversation gets every kind in turn (index % 20 alone would give it one kind)."""
+    return KINDS[(index + index // CONVERSATIONS) % len(KINDS)]
+
+
+async def _turn(
+    window: Any, index: int, conversations: list[str], ticks: _Ticks | None = None
+) -> None:
     slot = index % CONVERSATIONS
+    if ticks is not None:
+        ticks.turn = f"turn {index}, opening its conversation"
     if index < CONVERSATIONS:
         window.new_conversation()
     else:
         window.open_conversation(conversations[slot])
-    window.composer.set_text(f"{KINDS[index % len(KINDS)]} : question {index}")
+    await asyncio.sleep(0)
+    if ticks is not None:
+        ticks.turn = f"turn {index} ({kind_of(index)})"
+    window.composer.set_text(f"{kind_of(index)} : question {index}")
     window.composer.submit()
     session = window.current
     assert session is not None
@@ -232,7 +275,7 @@ async def _child(host: str, workspace: Path) -> dict[str, Any]:
     conversations: list[str] = []
     for index in range(WARM):
         await _turn(window, index, conversations)
-    warm = snapshot()
+    warm = await snapshot(window)
 
     ticks = _Ticks()
     began = time.perf_counter()
@@ -242,11 +285,10 @@ async def _child(host: str, workspace: Path) -> dict[str, Any]:
         if index % 10 == 0:
             print(f"  soak turn {index}/{TURNS}", file=sys.stderr, flush=True)
             trend.append(round(rss_mb(), 1))
-        ticks.turn = f"turn {index} ({KINDS[index % len(KINDS)]})"
-        await _turn(window, index, conversations)
+        await _turn(window, index, conversations, ticks)
     ticks.stop()
     seconds = time.perf_counter() - began
-    end = snapshot()
+    end = await snapshot(window)
     await window.shutdown()
     await runtime.aclose()
     collector.stop()
