@@ -142,7 +142,9 @@ async def test_a_per_model_setting_forces_the_tool_mode(store: History, workspac
     assert ["tools" in b for b in server.chat_requests] == [False, False, False]
     assert "list_dir(" in server.chat_requests[0]["messages"][0]["content"]
     # no tools at all: nothing described, a call written anyway is only text
-    assert "write_file(" not in server.chat_requests[2]["messages"][0]["content"]
+    bare_system = server.chat_requests[2]["messages"][0]["content"]
+    assert "write_file(" not in bare_system
+    assert "you have no tools in this conversation" in bare_system
     assert not (workspace / "no.txt").exists()
     assert '"name": "write_file"' in "".join(e.text for e in bare if isinstance(e, Token))
 
