@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QVBoxLayout, QWidget
 
+from loki_desktop.core.ports import ModelProfile
+from loki_desktop.ui.model_marks import MARKS_ROLE, MarksDelegate, describe, marks_of
 from loki_desktop.ui.qt_helpers import button, label
 
 SUGGESTED_MODEL = "qwen2.5-coder:7b"
@@ -88,7 +92,7 @@ class OllamaBanner(QFrame):
 
 
 class ModelPicker(QComboBox):
-    """The model of the next turns, filled from the server."""
+    """The model of the next turns, filled from the server, each with its capability marks."""
 
     model_chosen = Signal(str)
 
@@ -97,19 +101,34 @@ class ModelPicker(QComboBox):
         self.setObjectName("ModelPicker")
         self.setMinimumWidth(190)
         self.setToolTip(self.tr("Modèle utilisé pour les prochains messages"))
+        self.setItemDelegate(MarksDelegate(self))
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._filling = False
         self.currentIndexChanged.connect(self._on_index)
 
-    def set_models(self, names: list[str], current: str) -> str:
+    def set_models(
+        self,
+        names: list[str],
+        current: str,
+        profiles: Mapping[str, ModelProfile] | None = None,
+    ) -> str:
         """Fill the list; returns the model now selected ("" when there is none).
 
         A `current` the server does not have stays selected, marked missing: turns use the
-        saved model, so the picker must not show another one in its place."""
+        saved model, so the picker must not show another one in its place. `profiles` give
+        each model its marks (tools, thinking, vision) and a tooltip."""
+        profiles = profiles or {}
         self._filling = True
         try:
             self.clear()
             for name in names:
                 self.addItem(name, name)
+                profile = profiles.get(name)
+                self.setItemData(self.count() - 1, marks_of(profile), MARKS_ROLE)
+                if profile is not None:
+                    self.setItemData(
+                        self.count() - 1, describe(profile), Qt.ItemDataRole.ToolTipRole
+                    )
             if not names:
                 self.addItem(current or self.tr("Aucun modèle"), current)
                 self.setEnabled(False)
@@ -127,6 +146,11 @@ class ModelPicker(QComboBox):
 
     def current_model(self) -> str:
         return str(self.currentData() or "")
+
+    def marks(self, name: str) -> list[str]:
+        """The marks shown beside `name` in the list (tests, the header)."""
+        index = self.findData(name)
+        return list(self.itemData(index, MARKS_ROLE) or []) if index >= 0 else []
 
     def _on_index(self, _index: int) -> None:
         if not self._filling and self.current_model():
