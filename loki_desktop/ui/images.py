@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QImage, QImageReader, QMouseEvent, QPixmap
+from PySide6.QtGui import QDesktopServices, QImage, QImageReader, QImageWriter, QMouseEvent, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from loki_desktop.core.messages import ImageAttachment
@@ -42,7 +42,7 @@ def png_bytes(image: QImage) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, b"PNG")
+    QImageWriter(buffer, QByteArray(b"PNG")).write(image)
     return bytes(data.data())
 
 

@@ -6,7 +6,14 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeySequence,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -20,6 +27,7 @@ from PySide6.QtWidgets import (
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.ports import BackendError, BackendUnreachable, ModelProfile
 from loki_desktop.ui.approval import ShellApprover
+from loki_desktop.ui.attachments import Attachments
 from loki_desktop.ui.backend_status import ModelPicker, OllamaBanner
 from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
 from loki_desktop.ui.composer import Composer
@@ -78,6 +86,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Loki")
         self.setWindowIcon(app_icon())
         self.resize(1240, 820)
+        self.setAcceptDrops(True)  # images dropped anywhere on the window join the message
         self._build()
         self._restore_state()
         theme.changed.connect(self._on_theme)
@@ -483,6 +492,22 @@ class MainWindow(QMainWindow):
         self.problems_button.setText(
             self.tr("Problèmes ({n})").format(n=count) if count else self.tr("Problèmes")
         )
+
+    # --- images dropped on the window -------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if Attachments.offers_images(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if Attachments.offers_images(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if Attachments.offers_images(event.mimeData()):
+            event.acceptProposedAction()
+            self.composer.attachments.attach_mime(event.mimeData())
+            self.composer.input.setFocus()
 
     # --- settings, theme, closing -------------------------------------------------------
 
