@@ -120,7 +120,7 @@ class MainWindow(QMainWindow):
         head.addWidget(self.model_picker)
         self.model_marks = MarksRow()
         self.model_marks.hide()
-        head.addWidget(self.model_marks)
+        head.addWidget(self.model_marks, 0, Qt.AlignmentFlag.AlignVCenter)
         self.workspace_picker = WorkspacePicker()
         self.workspace_picker.changed.connect(self._on_workspace)
         head.addWidget(self.workspace_picker)
