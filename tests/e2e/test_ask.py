@@ -274,6 +274,7 @@ def test_ask_imports_neither_mcp_nor_qt(
         for line in run.stderr.splitlines()
         if line.startswith("import time:")
     }
-    assert "ollama" in imported  # the trace is real
+    assert "httpx" in imported  # the trace is real
+    assert "ollama" not in imported  # our own transport, not the ollama package
     assert not {name for name in imported if name == "mcp" or name.startswith("mcp.")}
     assert not {name for name in imported if name.startswith("PySide6")}

@@ -10,10 +10,13 @@ the profile is then "assumed" (tools yes, thinking and vision no).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import ChatBackend, ModelProfile, ThinkValue
 
 
@@ -94,3 +97,52 @@ class ModelProfiles:
         self._known[(host, model)] = dataclasses.replace(
             profile, capabilities=profile.capabilities - {capability}
         )
+
+
+async def describe(
+    backend: ChatBackend, profiles: ModelProfiles, names: Sequence[str]
+) -> list[ModelProfile]:
+    """The profiles of `names`, asked together (each once per host). Raises BackendError
+    when the server cannot be reached."""
+    return list(await asyncio.gather(*(profiles.get(backend, name) for name in names)))
+
+
+def capability_marks(profile: ModelProfile) -> list[str]:
+    """Short words for what the model can do, for people (the CLI's `models` list)."""
+    if not profile.for_chat:
+        return [_("embeddings seulement (pas pour la conversation)")]
+    marks = []
+    if profile.tools:
+        marks.append(_("outils"))
+    elif profile.known:
+        marks.append(_("outils décrits"))
+    if profile.thinking:
+        levels = profile.think_levels
+        marks.append(_("réflexion") + (f" ({'/'.join(levels)})" if levels else ""))
+    if profile.vision:
+        marks.append(_("vision"))
+    if not profile.known:
+        marks.append(_("capacités inconnues"))
+    return marks
+
+
+def profile_json(profile: ModelProfile) -> dict[str, Any]:
+    """The `models --json` shape of a profile."""
+    thinking = (
+        {"values": list(profile.think_values), "default": profile.think_default}
+        if profile.think_values or profile.think_default is not None
+        else None
+    )
+    return {
+        "name": profile.name,
+        "capabilities": sorted(profile.capabilities),
+        "known": profile.known,
+        "chat": profile.for_chat,
+        "tools": profile.tools,
+        "thinking": thinking,
+        "vision": profile.vision,
+        "family": profile.family,
+        "parameter_size": profile.parameter_size,
+        "quantization": profile.quantization,
+        "context_length": profile.context_length,
+    }

@@ -34,7 +34,13 @@ from mcp.types import (
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
-from loki_desktop.core.mcp.convert import CallResult, McpTool, looks_failed, result_text
+from loki_desktop.core.mcp.convert import (
+    CallResult,
+    McpTool,
+    looks_failed,
+    result_images,
+    result_text,
+)
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from loki_desktop.core.mcp.status import ServerState
 
@@ -239,7 +245,7 @@ class Connection:
         if not ok and not text.strip():
             text = f"{tool} failed without saying why."
         # not cut here: the Toolbox caps every tool's result for the model
-        return CallResult(ok, self.launch.redact(text))
+        return CallResult(ok, self.launch.redact(text), result_images(result.content))
 
     def _call_error(self, tool: str, exc: MCPError, timeout: float) -> CallResult:
         server = self.launch.server_id
