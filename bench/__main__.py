@@ -26,7 +26,9 @@ MODULES = [
     "bench.mcp_calls",
     "bench.watcher",
     "bench.startup",
+    "bench.cli_cost",
     "bench.chat",
+    "bench.soak",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 

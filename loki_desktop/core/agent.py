@@ -32,6 +32,7 @@ from loki_desktop.core.llm.mode import (
     empty_after_tools_notice,
     empty_answer_message,
     no_vision_message,
+    not_for_chat_message,
     prompted_notice,
     resolve_mode,
     thinking_refused_notice,
@@ -139,15 +140,17 @@ class Agent:
         if self.config.model:
             return self.config.model
         models = await self.backend.list_models()
-        if not models:
-            raise NoModel(
-                _(
-                    "Aucun modèle n'est installé dans Ollama. Téléchargez-en un, par exemple "
-                    "« ollama pull qwen2.5-coder:7b »."
-                )
+        # the first model that can converse (an embedding model cannot)
+        for model in models:
+            if (await self.budget.profiles.get(self.backend, model.name)).for_chat:
+                self.config.model = model.name
+                return model.name
+        raise NoModel(
+            _(
+                "Aucun modèle de conversation n'est installé dans Ollama. Téléchargez-en un, "
+                "par exemple « ollama pull qwen2.5-coder:7b »."
             )
-        self.config.model = models[0].name
-        return self.config.model
+        )
 
 
 @dataclass
@@ -350,6 +353,8 @@ class _Turn:
     async def _mode(self, model: str) -> ModelMode:
         """The turn's mode for `model`. Raises BackendError (unreachable server)."""
         profile = await self.agent.budget.profiles.get(self.agent.backend, model)
+        if not profile.for_chat:
+            raise BackendError(not_for_chat_message(model))
         config = self.agent.config
         return resolve_mode(profile, config.think, config.tool_modes)
 

@@ -26,6 +26,7 @@ MAX_SIDE = 1568
 MAX_PIXELS = 60_000_000
 _FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
 _JPEG_QUALITY = 90
+_ORIENTATION = 0x0112  # the EXIF tag
 
 
 class ImageRefused(ValueError):
@@ -112,7 +113,9 @@ def prepare_image(data: bytes, name: str = "") -> ImageAttachment:
 
 def _fit(image: Image.Image, data: bytes, kind: str, name: str) -> ImageAttachment:
     """Downscale and re-encode only when needed (the original bytes otherwise)."""
-    rotated = ImageOps.exif_transpose(image) if kind == "JPEG" else image
+    # a camera's "rotate me" tag: not every decoder behind a server reads it
+    turned = kind == "JPEG" and image.getexif().get(_ORIENTATION, 1) != 1
+    rotated = ImageOps.exif_transpose(image) if turned else image
     needs_resize = max(rotated.width, rotated.height) > MAX_SIDE
     if kind in ("PNG", "JPEG") and not needs_resize and rotated is image:
         return ImageAttachment(_FORMATS[kind], image.width, image.height, data=data, name=name)

@@ -52,6 +52,7 @@ class ModelCard:
     show_status: int = 200  # /api/show fails with this status (and an {"error": ...} body)
     # the chat refuses tools even though /api/show lists them (old servers, wrong metadata)
     refuse_tools: bool = False
+    refuse_thinking: bool = False  # the same for `think`
 
     @classmethod
     def thinker(cls, *levels: str, **kwargs: Any) -> ModelCard:
@@ -82,6 +83,9 @@ class Reply:
     thinking: list[str] = field(default_factory=list)  # `message.thinking` pieces, first
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     token_delay: float = 0.0  # seconds between streamed lines
+    # after the first streamed line, wait for this (the test sets it once the client showed
+    # that line): proves a piece is passed on before the rest exists, with no timing
+    gate: threading.Event | None = None
     cut_after: int | None = None  # close the connection after this many tokens, no `done`
     status: int = 200  # an HTTP error instead of a stream
     error: Any = ""  # the `error` of the HTTP error body (a string or an object), or of
@@ -336,7 +340,7 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "application/x-ndjson")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            for piece in reply.thinking:
+            for index, piece in enumerate(reply.thinking):
                 self._line(
                     {
                         "model": model,
@@ -345,8 +349,7 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                         "done": False,
                     }
                 )
-                if reply.token_delay:
-                    time.sleep(reply.token_delay)
+                self._pause(reply, first=index == 0)
             for index, token in enumerate(reply.tokens):
                 if reply.cut_after is not None and index >= reply.cut_after:
                     self._cut()
@@ -359,8 +362,7 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                         "done": False,
                     }
                 )
-                if reply.token_delay:
-                    time.sleep(reply.token_delay)
+                self._pause(reply, first=index == 0 and not reply.thinking)
             if reply.cut_after is not None:
                 self._cut()
                 return
@@ -409,6 +411,12 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
             self.wfile.flush()
 
+        def _pause(self, reply: Reply, *, first: bool) -> None:
+            if first and reply.gate is not None:
+                reply.gate.wait(timeout=60)
+            if reply.token_delay:
+                time.sleep(reply.token_delay)
+
         def _end_chunks(self) -> None:
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
@@ -429,7 +437,7 @@ def _refusal(card: ModelCard, model: str, body: dict[str, Any]) -> str:
     if body.get("tools") and ("tools" not in capabilities or card.refuse_tools):
         return f"registry.ollama.ai/library/{model} does not support tools"
     think = body.get("think")
-    if think not in (None, False, "") and "thinking" not in capabilities:
+    if think not in (None, False, "") and ("thinking" not in capabilities or card.refuse_thinking):
         return f"{json.dumps(model)} does not support thinking"
     return ""
 

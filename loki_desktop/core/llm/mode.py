@@ -61,6 +61,13 @@ def no_vision_message(model: str) -> str:
     ).format(model=model)
 
 
+def not_for_chat_message(model: str) -> str:
+    return _(
+        "« {model} » est un modèle d'embeddings : il ne sait pas converser. Choisissez un "
+        "autre modèle."
+    ).format(model=model)
+
+
 def unknown_context_notice(model: str, assumed: int) -> str:
     return _(
         "Le serveur ne donne pas la taille de contexte de « {model} » : Loki suppose {n} "

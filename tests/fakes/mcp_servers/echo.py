@@ -1,4 +1,4 @@
-"""A well-behaved MCP server: echo, env, header, big, slow, screenshot, fail, crash (stdio or HTTP).
+"""A well-behaved MCP server: echo, env, header, big, slow, fail, crash. stdio or --http PORT.
 
     python tests/fakes/mcp_servers/echo.py                 # stdio
     python tests/fakes/mcp_servers/echo.py --http 0        # streamable HTTP, prints "PORT n"
@@ -8,14 +8,12 @@
 
 from __future__ import annotations
 
-import io
 import os
 import sys
-from typing import Any
 
 import anyio
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context, Image
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from serve import serve  # a sibling module: this script runs as a file
 
@@ -52,16 +50,6 @@ async def slow(seconds: float) -> str:
     """Sleep, then answer."""
     await anyio.sleep(seconds)
     return f"slept {seconds}"
-
-
-@server.tool()
-def screenshot(width: int, height: int) -> list[Any]:
-    """Return a PNG of that size (one colour), as Playwright's browser_take_screenshot does."""
-    from PIL import Image as Picture
-
-    out = io.BytesIO()
-    Picture.new("RGB", (width, height), (200, 30, 30)).save(out, "PNG")
-    return [f"Screenshot {width}x{height}", Image(data=out.getvalue(), format="png")]
 
 
 @server.tool()
