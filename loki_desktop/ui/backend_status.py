@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.ui.model_marks import MARKS_ROLE, MarksDelegate, describe, marks_of
@@ -134,6 +141,7 @@ class ModelPicker(QComboBox):
                 self.setEnabled(False)
                 return current
             self.setEnabled(True)
+            self._fit_list()
             if current and current not in names:
                 self.insertItem(0, self.tr("{model} (absent)").format(model=current), current)
                 self.setCurrentIndex(0)
@@ -146,6 +154,21 @@ class ModelPicker(QComboBox):
 
     def current_model(self) -> str:
         return str(self.currentData() or "")
+
+    def _fit_list(self) -> None:
+        """The open list is as wide as its widest row (name and marks), not the box."""
+        view = self.view()
+        delegate = self.itemDelegate()
+        option = QStyleOptionViewItem()
+        option.initFrom(view)
+        widest = max(
+            (
+                delegate.sizeHint(option, self.model().index(row, 0)).width()
+                for row in range(self.count())
+            ),
+            default=0,
+        )
+        view.setMinimumWidth(widest + view.verticalScrollBar().sizeHint().width())
 
     def marks(self, name: str) -> list[str]:
         """The marks shown beside `name` in the list (tests, the header)."""

@@ -87,7 +87,8 @@ class Thumbnail(QFrame):
             self.remove_button.setText("×")
             self.remove_button.setToolTip(self.tr("Retirer {name}").format(name=name))
             self.remove_button.clicked.connect(self.remove_requested)
-            self.remove_button.move(THUMB_PX + 6 - 22, 2)
+            self.remove_button.setFixedSize(QSize(20, 20))
+            self.remove_button.move(THUMB_PX + 6 - 23, 3)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if self.path is not None and event.button() == Qt.MouseButton.LeftButton:

@@ -87,8 +87,7 @@ class GeneralPage(QWidget):
         assert model_edit is not None
         model_edit.setPlaceholderText(self.tr("le premier modèle du serveur"))
         form.addRow(label(self.tr("Modèle par défaut"), "CardTitle"), self.model)
-        self.behaviour = ModelBehaviour(settings)
-        form.addRow(self.behaviour)
+        self.behaviour = ModelBehaviour(settings, form)
         self.model.currentTextChanged.connect(self._on_model_text)
         self._on_model_text(self.model.currentText())
 

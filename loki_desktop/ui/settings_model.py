@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QFormLayout, QWidget
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QComboBox, QFormLayout
 
 from loki_desktop.core.llm.thinking import think_choices
 from loki_desktop.core.ports import ModelProfile
@@ -10,18 +11,15 @@ from loki_desktop.core.settings import THINK_MODES, TOOL_MODES, Settings
 from loki_desktop.ui.qt_helpers import label
 
 
-class ModelBehaviour(QWidget):
-    """Two rows of the General form: Réflexion (for every model, a level only where the
-    model lists it) and the tool mode of the default model (kept per model)."""
+class ModelBehaviour(QObject):
+    """Two rows added to the General form: Réflexion (for every model, a level only where
+    the model lists it) and the tool mode of the default model (kept per model)."""
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, settings: Settings, form: QFormLayout) -> None:
+        super().__init__(form)
         self.think_mode = settings.think
         self.tool_modes = dict(settings.tool_modes)
         self.model = ""
-        form = QFormLayout(self)
-        form.setContentsMargins(0, 0, 0, 0)
-        form.setSpacing(10)
         self.think = QComboBox()
         self.think.setObjectName("ThinkMode")
         form.addRow(label(self.tr("Réflexion"), "CardTitle"), self.think)

@@ -6,7 +6,7 @@ import math
 import time
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QFontMetrics, QTextCursor, QWheelEvent
+from PySide6.QtGui import QFontMetrics, QShowEvent, QTextCursor, QWheelEvent
 from PySide6.QtWidgets import QFrame, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from loki_desktop.ui.markdown_view import FLUSH_INTERVAL_MS
@@ -39,9 +39,16 @@ class ThinkingText(QPlainTextEdit):
     def _fit(self, *_args: object) -> None:
         # a plain-text layout measures its size in lines: no full layout pass per update
         lines = max(1, min(MAX_LINES, math.ceil(self.document().size().height())))
-        height = QFontMetrics(self.font()).lineSpacing() * lines + 12
+        chrome = self.height() - self.viewport().height()  # frame, style-sheet padding
+        margins = 2 * self.document().documentMargin()
+        # +4: the editor keeps a pixel below the last line before it calls it visible
+        height = QFontMetrics(self.font()).lineSpacing() * lines + math.ceil(margins) + chrome + 4
         if height != self.height():
             self.setFixedHeight(height)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._fit()  # the style sheet's font and padding are known from now on
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         bar = self.verticalScrollBar()

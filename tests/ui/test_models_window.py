@@ -293,7 +293,7 @@ async def test_a_tools_screenshot_shows_on_its_card(
 ) -> None:
     async with open_window(services, qtbot, models.url) as window:
         await wait_until(lambda: window.model_picker.count() == 5)
-        window.runtime.mcp.add_stdio("demo", [sys.executable, script("echo")], enabled=True)
+        window.runtime.mcp.add_stdio("demo", [sys.executable, script("screenshot")], enabled=True)
         choose(window, SEER_WITH_TOOLS)
         models.script(
             Reply.tool("mcp_demo_screenshot", {"width": 300, "height": 200}),
