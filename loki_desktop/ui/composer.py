@@ -133,6 +133,10 @@ class Composer(QFrame):
         text = self.input.toPlainText().strip()
         if (not text and not self.attachments.images) or self.busy:
             return
+        if self.attachments.images and self.attachments.refusal:
+            # the model changed since they were attached: keep everything, say why
+            self.attachments.show_problem(self.attachments.refusal)
+            return
         self.input.clear()
         self.send_requested.emit(text, self.attachments.take())
 

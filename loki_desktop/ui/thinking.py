@@ -14,6 +14,11 @@ from loki_desktop.ui.qt_helpers import set_state
 
 TICK_MS = 1000  # the "réfléchit… 12 s" counter moves once a second
 MAX_LINES = 12  # taller reasoning scrolls inside the block
+# While it streams, the block shows the end of the reasoning only: past LIVE_CHARS the
+# start is cut back to LIVE_KEEP characters, so a write never lays out more than that
+# (a 600,000-character paragraph took 550 ms a write). Opened once done, it shows it all.
+LIVE_CHARS = 8_000
+LIVE_KEEP = 4_000
 
 
 def format_duration(seconds: float) -> str:
@@ -87,6 +92,7 @@ class ThinkingBlock(QFrame):
         self._started: float | None = None
         self.seconds = seconds
         self.running = False
+        self._trimmed = False  # the body holds the end of the text only
         self.repaints = 0  # writes into the body, for tests and measurements
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -145,9 +151,17 @@ class ThinkingBlock(QFrame):
         self._pending.clear()
         bar = self.body.verticalScrollBar()
         at_end = bar.value() >= bar.maximum() - 4
-        cursor = QTextCursor(self.body.document())
+        document = self.body.document()
+        cursor = QTextCursor(document)
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(chunk)
+        if self.running and document.characterCount() > LIVE_CHARS:
+            cursor.setPosition(0)
+            cursor.setPosition(
+                document.characterCount() - LIVE_KEEP, QTextCursor.MoveMode.KeepAnchor
+            )
+            cursor.insertText("…")
+            self._trimmed = True
         self.repaints += 1
         if at_end:
             bar.setValue(bar.maximum())  # follow the reasoning unless scrolled back
@@ -173,5 +187,10 @@ class ThinkingBlock(QFrame):
     def _set_open(self, opened: bool) -> None:
         self.body.setVisible(opened)
         self._show_title()
-        if opened:
+        if opened and self._trimmed and not self.running:
+            # done: the whole reasoning, laid out once
+            self._pending.clear()
+            self.body.setPlainText(self.text())
+            self._trimmed = False
+        elif opened:
             self.flush()

@@ -186,3 +186,19 @@ def drop_on(widget: Any, mime: QMimeData) -> bool:
     )
     QApplication.sendEvent(widget, drop)
     return drop.isAccepted()
+
+
+async def test_images_attached_before_switching_to_a_blind_model_are_kept_not_sent(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    composer = make_composer(qtbot)
+    await composer.attachments.attach_paths([write_image(tmp_path, "a.png", "PNG")])
+    composer.set_vision("« llama3.1:8b » ne lit pas les images.")
+    sent: list[object] = []
+    composer.send_requested.connect(lambda *args: sent.append(args))
+    composer.set_text("Et cette image ?")
+    composer.submit()
+    assert sent == []
+    assert composer.text() == "Et cette image ?"
+    assert len(composer.attachments.images) == 1
+    assert composer.attachments.problem.text() == "« llama3.1:8b » ne lit pas les images."

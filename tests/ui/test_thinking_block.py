@@ -9,7 +9,7 @@ from loki_desktop.ui.chat_items import AssistantMessage
 from loki_desktop.ui.chat_view import ChatView
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.theme import LIGHT
-from loki_desktop.ui.thinking import ThinkingBlock, format_duration
+from loki_desktop.ui.thinking import LIVE_CHARS, ThinkingBlock, format_duration
 from tests.ui.helpers import wait_until
 
 
@@ -64,11 +64,11 @@ async def test_reasoning_repaints_are_throttled_and_only_the_new_text_is_written
     block = ThinkingBlock()
     qtbot.addWidget(block)
     block.show()
-    for index in range(2000):
+    for index in range(600):  # ~4,400 characters: under the live cap
         block.append(f"mot{index} ")
     assert block.repaints == 0  # nothing is written per chunk
     await wait_until(lambda: block.repaints >= 1)
-    await wait_until(lambda: "mot1999" in block.body.toPlainText())
+    await wait_until(lambda: "mot599" in block.body.toPlainText())
     assert block.repaints < 20
     assert block.body.toPlainText() == block.text()
 
@@ -128,3 +128,23 @@ async def test_a_tool_call_after_reasoning_folds_it_too(qtbot: Any) -> None:
     view.append_thinking("Je l'ai lu.")  # the next round thinks in a block of its own
     assert view.thinking_block is not None
     assert view.thinking_block is not block
+
+
+async def test_long_reasoning_shows_its_end_while_it_runs_and_all_of_it_once_done(
+    qtbot: Any,
+) -> None:
+    block = ThinkingBlock()
+    qtbot.addWidget(block)
+    block.show()
+    piece = "une longue phrase sans fin de paragraphe, "
+    for _ in range(3 * LIVE_CHARS // len(piece)):
+        block.append(piece)
+        block.flush()
+    # what is laid out at each write stays bounded, whatever the length so far
+    assert block.body.document().characterCount() <= LIVE_CHARS
+    assert block.body.toPlainText().startswith("…")
+    assert block.body.toPlainText().endswith(piece)
+    block.finish()
+    block.toggle.click()
+    assert block.body.toPlainText() == block.text()
+    assert len(block.text()) > 2 * LIVE_CHARS
