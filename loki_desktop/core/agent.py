@@ -39,7 +39,7 @@ from loki_desktop.core.llm.mode import (
     tools_refused_message,
     unknown_context_notice,
 )
-from loki_desktop.core.llm.prompted import to_prompted, tools_prompt
+from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.textcalls import recovered_notice
 from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
@@ -464,7 +464,7 @@ class _Turn:
                 yield Notice(notice)
         messages, tools = request.messages, request.tools
         if self.mode.tools == "prompted":
-            messages, tools = _prompted(messages, tools, offered), []
+            messages, tools = prompted_request(messages, tools, offered), []
         # Small models often write a tool call as text: hold back what could be one.
         reader = ReplyReader([spec.name for spec in offered] if offered else None)
         stream = self.agent.backend.chat(
@@ -691,19 +691,6 @@ def _as_args(raw: Any) -> dict[str, Any]:
 def _is_dropped_answer(message: ChatMessage) -> bool:
     """A cut answer is shown to the user but not sent back: the model starts it afresh."""
     return message.role == "assistant" and message.cut and not message.tool_calls
-
-
-def _prompted(
-    messages: list[dict[str, Any]], tools: list[dict[str, Any]], offered: list[ToolSpec]
-) -> list[dict[str, Any]]:
-    """The request for a model without native tools: the tools that fit described in the
-    system prompt (the first message), calls and results rewritten as text."""
-    kept = {tool["function"]["name"] for tool in tools}
-    described = [spec for spec in offered if spec.name in kept]
-    head, rest = messages[0], messages[1:]
-    if described and head.get("role") == "system":
-        head = {**head, "content": f"{head['content']}\n{tools_prompt(described)}"}
-    return [head, *to_prompted(rest)]
 
 
 def _report_json(report: CheckReport) -> dict[str, Any]:

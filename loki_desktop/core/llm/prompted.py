@@ -98,3 +98,16 @@ def to_prompted(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             converted.append(message)
     return converted
+
+
+def prompted_request(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]], offered: Sequence[ToolSpec]
+) -> list[dict[str, Any]]:
+    """A fitted request made for a model without native tools: the tools that fit (`tools`,
+    as the budget kept them) described in the system prompt, calls and results as text."""
+    kept = {tool["function"]["name"] for tool in tools}
+    described = [spec for spec in offered if spec.name in kept]
+    head, rest = messages[0], messages[1:]
+    if described and head.get("role") == "system":
+        head = {**head, "content": f"{head['content']}\n{tools_prompt(described)}"}
+    return [head, *to_prompted(rest)]
