@@ -20,21 +20,17 @@ MARK_GAP = 4
 MARK_PAD = 4
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ModelMarks", text)
-
-
 def marks_of(profile: ModelProfile | None) -> list[str]:
     """The short words shown beside a model: OUTILS, RÉFLEXION, VISION (those it has)."""
     if profile is None:
         return []
     marks = []
     if profile.tools:
-        marks.append(_tr("OUTILS"))
+        marks.append(QCoreApplication.translate("ModelMarks", "OUTILS"))
     if profile.thinking:
-        marks.append(_tr("RÉFLEXION"))
+        marks.append(QCoreApplication.translate("ModelMarks", "RÉFLEXION"))
     if profile.vision:
-        marks.append(_tr("VISION"))
+        marks.append(QCoreApplication.translate("ModelMarks", "VISION"))
     return marks
 
 
@@ -43,22 +39,27 @@ def describe(profile: ModelProfile | None) -> str:
     if profile is None:
         return ""
     if not profile.known:
-        return _tr(
+        return QCoreApplication.translate(
+            "ModelMarks",
             "Le serveur ne dit pas ce que ce modèle sait faire : Loki suppose des outils, "
-            "sans réflexion ni vision."
+            "sans réflexion ni vision.",
         )
     parts = [
-        _tr("outils natifs") if profile.tools else _tr("sans outils natifs (outils décrits)"),
+        QCoreApplication.translate("ModelMarks", "outils natifs")
+        if profile.tools
+        else QCoreApplication.translate("ModelMarks", "sans outils natifs (outils décrits)"),
     ]
     if profile.thinking:
         levels = profile.think_levels
         parts.append(
-            _tr("réflexion ({levels})").format(levels=", ".join(levels))
+            QCoreApplication.translate("ModelMarks", "réflexion ({levels})").format(
+                levels=", ".join(levels)
+            )
             if levels
-            else _tr("réflexion")
+            else QCoreApplication.translate("ModelMarks", "réflexion")
         )
     if profile.vision:
-        parts.append(_tr("lit les images"))
+        parts.append(QCoreApplication.translate("ModelMarks", "lit les images"))
     size = " ".join(p for p in (profile.parameter_size, profile.quantization) if p)
     line = " · ".join(parts)
     return f"{line} — {size}" if size else line
