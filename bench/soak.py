@@ -40,21 +40,37 @@ TOKEN_DELAY_S = 0.001  # a line at a time, as a model streams (each one its own 
 TICK_MS = 5
 REPO = Path(__file__).resolve().parent.parent
 KINDS = ("markdown", "long", "outils", "mcp", "court")
-STREAMED = [0]  # lines the server streamed (the child's count)
 
 
 def measure() -> list[Figure]:
     with tempfile.TemporaryDirectory() as home:
         env = dict(os.environ, LOKI_HOME=home, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO))
         env.pop("OLLAMA_HOST", None)
-        done = subprocess.run(
-            [sys.executable, "-m", "bench.soak", "--child"],
+        # the scripted server in a process of its own: its threads and the request bodies
+        # it records would otherwise count in the app's memory and share its interpreter
+        server = subprocess.Popen(
+            [sys.executable, "-m", "bench.soak", "--server"],
             cwd=REPO,
             env=env,
             stdout=subprocess.PIPE,
-            check=True,
-            timeout=1200,
+            text=True,
         )
+        try:
+            assert server.stdout is not None
+            url = server.stdout.readline().strip()
+            done = subprocess.run(
+                [sys.executable, "-m", "bench.soak", "--child", url],
+                cwd=REPO,
+                env=env,
+                stdout=subprocess.PIPE,
+                check=True,
+                timeout=1200,
+            )
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+            if server.stdout is not None:
+                server.stdout.close()
     data = json.loads(done.stdout.decode().strip().splitlines()[-1])
     return _figures(data)
 
@@ -68,7 +84,9 @@ def _figures(data: dict[str, Any]) -> list[Figure]:
             end["rss_mb"] - warm["rss_mb"],
             "MB",
             3.0,
-            note=f"VmRSS {warm['rss_mb']:.1f} -> {end['rss_mb']:.1f} MB; "
+            note=f"VmRSS {warm['rss_mb']:.1f} -> {end['rss_mb']:.1f} MB "
+            f"(after malloc_trim: {warm['trimmed_mb']:.1f} -> {end['trimmed_mb']:.1f}; "
+            f"every 10 turns: {', '.join(f'{v:.0f}' for v in data['rss_every_10_turns'])}); "
             f"{CONVERSATIONS} conversations, Markdown, tool rounds, MCP calls, "
             f"{LONG_TOKENS:,}-token answers",
         ),
@@ -78,7 +96,7 @@ def _figures(data: dict[str, Any]) -> list[Figure]:
             end["handles"],
             "",
             50,
-            note=f"{warm['handles']} when warm; {data['chunks']:,} streamed lines in all",
+            note=f"{warm['handles']} when warm; widgets {warm['widgets']} -> {end['widgets']}",
         ),
         Figure(
             "Soak",
@@ -86,7 +104,8 @@ def _figures(data: dict[str, Any]) -> list[Figure]:
             data["max_gap_ms"],
             "ms",
             None,
-            note=f"gap between {TICK_MS} ms ticks; 99th pct {data['p99_gap_ms']:.1f} ms; "
+            note=f"gap between {TICK_MS} ms ticks, worst in {data['max_gap_during']}; "
+            f"99th pct {data['p99_gap_ms']:.1f} ms; "
             f"{data['seconds']:.0f} s for {TURNS - WARM} turns",
         ),
     ]
@@ -117,7 +136,6 @@ def reply_for(body: dict[str, Any]) -> Any:
     else:
         tokens = words(QUICK_ANSWER) if kind == "court" else pieces
         reply = Reply.text(*tokens, token_delay=TOKEN_DELAY_S)
-    STREAMED[0] += len(reply.tokens) + (1 if reply.tool_calls else 0) + 1  # + the done line
     return reply
 
 
@@ -132,102 +150,161 @@ def rss_mb() -> float:
     raise RuntimeError("no VmRSS")
 
 
-def snapshot() -> dict[str, float]:
+async def snapshot(window: Any) -> dict[str, float]:
+    """Memory and timers on the same screen each time: a new conversation, the view of the
+    last one deleted (otherwise the end would count its messages' widgets)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    window.new_conversation()
+    await asyncio.sleep(0)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
-    return {"rss_mb": rss_mb(), "handles": live_handles()}
+    rss = rss_mb()
+    return {
+        "rss_mb": rss,
+        "handles": live_handles(),
+        "trimmed_mb": _trimmed_rss_mb(),
+        "widgets": len(QApplication.allWidgets()),
+    }
 
 
-async def _turn(window: Any, ollama: Any, index: int, conversations: list[str]) -> None:
+def _trimmed_rss_mb() -> float:
+    """VmRSS once the C allocator gave its free memory back (glibc only): what the rest is."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return float("nan")
+    libc = ctypes.CDLL(name)
+    if not hasattr(libc, "malloc_trim"):
+        return float("nan")
+    libc.malloc_trim(0)
+    return rss_mb()
+
+
+def kind_of(index: int) -> str:
+    """Each conversation gets every kind in turn (index % 20 alone would give it one kind)."""
+    return KINDS[(index + index // CONVERSATIONS) % len(KINDS)]
+
+
+async def _turn(
+    window: Any, index: int, conversations: list[str], ticks: _Ticks | None = None
+) -> None:
     slot = index % CONVERSATIONS
+    if ticks is not None:
+        ticks.turn = f"turn {index}, opening its conversation"
     if index < CONVERSATIONS:
         window.new_conversation()
     else:
         window.open_conversation(conversations[slot])
-    window.composer.set_text(f"{KINDS[index % len(KINDS)]} : question {index}")
+    await asyncio.sleep(0)
+    if ticks is not None:
+        ticks.turn = f"turn {index} ({kind_of(index)})"
+    window.composer.set_text(f"{kind_of(index)} : question {index}")
     window.composer.submit()
     session = window.current
     assert session is not None
     await session.runner.wait()
-    ollama.requests.clear()  # the scripted server's log of bodies is the bench's, not the app's
     if index < CONVERSATIONS:
         conversations.append(session.id)
 
 
-async def _child(workspace: Path) -> dict[str, Any]:
-    from PySide6.QtCore import QTimer
+class _Ticks:
+    """A 5 ms Qt timer: the gaps between its ticks, and the turn during the longest one."""
 
-    from loki_desktop.app import build_services
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.gaps: list[float] = []
+        self.turn = ""
+        self.worst = (0.0, "")
+        self._last = time.perf_counter()
+        self._timer = QTimer()
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._tick)
+
+    def start(self) -> None:
+        self._last = time.perf_counter()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        gap = now - self._last
+        self.gaps.append(gap)
+        self.worst = max(self.worst, (gap, self.turn))
+        self._last = now
+
+
+def _settings(host: str, workspace: Path) -> Any:
     from loki_desktop.core.settings import Settings
+
+    echo = REPO / "tests" / "fakes" / "mcp_servers" / "echo.py"
+    return Settings(
+        host=host,
+        model="qwen2.5-coder:7b",
+        workspace=str(workspace),
+        mcp_servers={"echo": {"enabled": True, "command": [sys.executable, str(echo)]}},
+    )
+
+
+async def _child(host: str, workspace: Path) -> dict[str, Any]:
+    from loki_desktop.app import build_services
     from loki_desktop.ui.collector import MainThreadCollector
     from loki_desktop.ui.main_window import MainWindow
     from loki_desktop.ui.runtime import Runtime
     from loki_desktop.ui.theme import Theme
     from tests.fakes.demo_conversation import SALES_CSV
-    from tests.fakes.ollama_server import FakeOllama
 
     (workspace / "ventes.csv").write_text(SALES_CSV)
-    echo = REPO / "tests" / "fakes" / "mcp_servers" / "echo.py"
     services = build_services()
-    with FakeOllama() as ollama:
-        ollama.script(*[reply_for] * (TURNS * 4))
-        services.settings.save(
-            Settings(
-                host=ollama.url,
-                model="qwen2.5-coder:7b",
-                workspace=str(workspace),
-                mcp_servers={"echo": {"enabled": True, "command": [sys.executable, str(echo)]}},
-            )
-        )
-        runtime = Runtime(services)
-        window = MainWindow(runtime, Theme("light"))
-        window.resize(1240, 820)
-        window.show()
-        collector = MainThreadCollector()
-        collector.start()
-        await window.start()
-        collector.freeze()
+    services.settings.save(_settings(host, workspace))
+    runtime = Runtime(services)
+    window = MainWindow(runtime, Theme("light"))
+    window.resize(1240, 820)
+    window.show()
+    collector = MainThreadCollector()
+    collector.start()
+    await window.start()
+    collector.freeze()
 
-        conversations: list[str] = []
-        for index in range(WARM):
-            await _turn(window, ollama, index, conversations)
-        warm = snapshot()
+    conversations: list[str] = []
+    for index in range(WARM):
+        await _turn(window, index, conversations)
+    warm = await snapshot(window)
 
-        gaps: list[float] = []
-        last = time.perf_counter()
-
-        def tick() -> None:
-            nonlocal last
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-        timer = QTimer()
-        timer.setInterval(TICK_MS)
-        timer.timeout.connect(tick)
-        began = last = time.perf_counter()
-        timer.start()
-        for index in range(WARM, TURNS):
-            if index % 10 == 0:
-                print(f"  soak turn {index}/{TURNS}", file=sys.stderr, flush=True)
-            await _turn(window, ollama, index, conversations)
-        timer.stop()
-        seconds = time.perf_counter() - began
-        end = snapshot()
-        await window.shutdown()
-        await runtime.aclose()
-        collector.stop()
-    gaps.sort()
+    ticks = _Ticks()
+    began = time.perf_counter()
+    ticks.start()
+    trend = []
+    for index in range(WARM, TURNS):
+        if index % 10 == 0:
+            print(f"  soak turn {index}/{TURNS}", file=sys.stderr, flush=True)
+            trend.append(round(rss_mb(), 1))
+        await _turn(window, index, conversations, ticks)
+    ticks.stop()
+    seconds = time.perf_counter() - began
+    end = await snapshot(window)
+    await window.shutdown()
+    await runtime.aclose()
+    collector.stop()
+    gaps = sorted(ticks.gaps)
     return {
         "warm": warm,
         "end": end,
         "seconds": seconds,
         "max_gap_ms": gaps[-1] * 1000,
+        "max_gap_during": ticks.worst[1],
+        "rss_every_10_turns": trend,
         "p99_gap_ms": gaps[int(len(gaps) * 0.99)] * 1000,
-        "chunks": STREAMED[0],
     }
 
 
-def child_main() -> int:
+def child_main(host: str) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -237,10 +314,25 @@ def child_main() -> int:
         tempfile.TemporaryDirectory() as workspace,
         asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner,
     ):
-        result = runner.run(_child(Path(workspace)))
+        result = runner.run(_child(host, Path(workspace)))
     print(json.dumps(result), flush=True)
     return 0
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--child"]:
-    sys.exit(child_main())
+def server_main() -> int:
+    """The scripted Ollama server, answering every request with `reply_for`; prints its URL."""
+    import signal
+
+    from tests.fakes.ollama_server import FakeOllama
+
+    with FakeOllama() as server:
+        server.script(*[reply_for] * (TURNS * 5))
+        print(server.url, flush=True)
+        signal.sigwait({signal.SIGTERM})
+    return 0
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--child"]:
+    sys.exit(child_main(sys.argv[2]))
+if __name__ == "__main__" and sys.argv[1:] == ["--server"]:
+    sys.exit(server_main())

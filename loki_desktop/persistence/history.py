@@ -428,14 +428,13 @@ class History:
         folder = self._conversation_images(conversation_id)
         entries = []
         for image in images:
-            data = image.content()
-            name = f"{hashlib.sha256(data).hexdigest()[:24]}{_EXTENSIONS.get(image.mime_type, '')}"
-            target = folder / name
-            if not target.exists():
-                folder.mkdir(parents=True, exist_ok=True)
-                partial = target.with_suffix(".part")
-                partial.write_bytes(data)
-                os.replace(partial, target)
+            try:
+                name = self._write_image(folder, image)
+            except OSError as exc:  # a full disk, a folder without write rights
+                raise HistoryUnavailable(
+                    f"L'image « {image.name or 'collée'} » n'a pas pu être enregistrée dans "
+                    f"{folder} ({exc.strerror or exc}) : vérifiez l'espace disque et les droits."
+                ) from exc
             entries.append(
                 {
                     "file": f"{folder.name}/{name}",
@@ -446,6 +445,19 @@ class History:
                 }
             )
         return json.dumps(entries)
+
+    @staticmethod
+    def _write_image(folder: Path, image: ImageAttachment) -> str:
+        """Write one image (named by its content, so the same image is kept once)."""
+        data = image.content()
+        name = f"{hashlib.sha256(data).hexdigest()[:24]}{_EXTENSIONS.get(image.mime_type, '')}"
+        target = folder / name
+        if not target.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            partial = target.with_suffix(".part")
+            partial.write_bytes(data)
+            os.replace(partial, target)
+        return name
 
     def _images(self, raw: str | None) -> tuple[ImageAttachment, ...]:
         images = []

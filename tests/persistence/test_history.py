@@ -380,3 +380,14 @@ def test_a_version_2_database_gains_reasoning_and_images(db_path: Path) -> None:
     assert (seen.images[0].mime_type, seen.images[0].width) == ("image/png", 1)
     history.close()
     again.close()
+
+
+def test_an_image_that_cannot_be_written_is_a_sentence(db_path: Path) -> None:
+    history = History(db_path)
+    history.images_dir.write_text("a file where the images folder goes")
+    conversation = history.create("c")
+    picture = ImageAttachment("image/png", 1, 1, data=b"\x89PNG fake", name="a.png")
+    with pytest.raises(StoreUnavailable, match=r"L.image « a\.png » n.a pas pu être enregistrée"):
+        history.append(conversation, ChatMessage("user", "vois", images=(picture,)))
+    assert history.messages(conversation) == []
+    history.close()

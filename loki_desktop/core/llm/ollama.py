@@ -10,6 +10,7 @@ one NDJSON stream: https://github.com/ollama/ollama/blob/main/docs/api.md
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import AsyncIterator, Sequence
@@ -40,6 +41,7 @@ from loki_desktop.core.ports import (
 # timeout, which would put one loop timer on every streamed chunk.
 CONNECT_TIMEOUT_S = 3.0
 SILENCE_LIMIT_S = 600.0
+SLICE_S = 0.02  # longest run of streamed lines handled before the loop gets a turn
 
 
 def unreachable_message(host: str) -> str:
@@ -100,12 +102,14 @@ class OllamaBackend:
 
     async def _stream(self, path: str, body: Any) -> AsyncIterator[dict[str, Any]]:
         """The objects of an NDJSON answer, one per line, as they arrive."""
+        loop = asyncio.get_running_loop()
         with self._watchdog.watch() as silence:
             async with self._client.stream("POST", path, json=body) as response:
                 if response.is_error:
                     await response.aread()
                     raise OllamaResponseError(response.status_code, error_value(response.text))
                 lines = response.aiter_lines()
+                slice_began = loop.time()
                 while True:
                     silence.waiting()
                     try:
@@ -113,6 +117,12 @@ class OllamaBackend:
                     except StopAsyncIteration:
                         break
                     silence.arrived()
+                    if loop.time() - slice_began > SLICE_S:
+                        # Lines read ahead are handed out without a real wait: when the
+                        # server streams faster than the turn consumes, the whole backlog
+                        # would run in one step of the loop and freeze the window meanwhile.
+                        await asyncio.sleep(0)
+                        slice_began = loop.time()
                     if not line.strip():
                         continue
                     part = json.loads(line)

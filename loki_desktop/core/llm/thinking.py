@@ -12,6 +12,9 @@ from __future__ import annotations
 from loki_desktop.core.ports import ModelProfile, ThinkValue
 from loki_desktop.core.settings import THINK_MODES
 
+# The levels thinking models name today (gpt-oss); a model may list others.
+USUAL_LEVELS = ("low", "medium", "high")
+
 
 def think_choices(profile: ModelProfile) -> tuple[str, ...]:
     """The Réflexion choices that mean something for this model, in menu order.
@@ -34,8 +37,9 @@ def think_choices(profile: ModelProfile) -> tuple[str, ...]:
 def think_value(mode: str, profile: ModelProfile) -> ThinkValue | None:
     """The `think` to send for the Réflexion setting `mode` (None: leave it out).
 
-    A level name goes only to a model that lists it; to a thinking model without levels it
-    means "on"; to a model with other levels, the model's default (nothing is sent).
+    A level name goes only to a model that lists it; a usual level (low, medium, high)
+    to a thinking model without levels means "on"; anything else leaves the model's
+    default (nothing is sent).
     """
     if mode == "auto" or not profile.thinking:
         return None
@@ -49,7 +53,7 @@ def think_value(mode: str, profile: ModelProfile) -> ThinkValue | None:
         return True
     if mode in profile.think_levels:
         return mode
-    if not profile.think_levels:
+    if not profile.think_levels and mode in USUAL_LEVELS:
         return True
     return None
 

@@ -158,11 +158,12 @@ def test_think_is_sent_only_as_the_model_allows() -> None:
         "high",
         None,  # never a level the model does not list
     ]
-    assert [think_value(m, qwen) for m in ("auto", "off", "on", "high")] == [
+    assert [think_value(m, qwen) for m in ("auto", "off", "on", "high", "banana")] == [
         None,
         False,
         True,
-        True,
+        True,  # a usual level on a model without levels: thinking on
+        None,  # a word the model does not know: its default
     ]
     assert [think_value(m, gemma) for m in ("auto", "off", "on", "high")] == [None] * 4
 
