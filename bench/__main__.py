@@ -29,6 +29,7 @@ MODULES = [
     "bench.startup",
     "bench.cli_cost",
     "bench.chat",
+    "bench.thinking_view",
     "bench.soak",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
