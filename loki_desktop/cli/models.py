@@ -1,4 +1,4 @@
-"""`loki-desktop models`: the models the Ollama server has."""
+"""`loki-desktop models`: the models the Ollama server has (`pull`, `rm`: models_manage)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 
+from loki_desktop.cli.models_manage import register_actions
 from loki_desktop.core.ports import BackendError
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
@@ -15,6 +16,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("models", help="liste les modèles du serveur Ollama")
     parser.add_argument("--host", help="adresse du serveur Ollama")
     parser.set_defaults(run=run)
+    register_actions(parser)  # models pull | rm
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
