@@ -51,6 +51,13 @@ class PullPanel(QFrame):
         self.cancel_button.setAccessibleName(self.tr("Annuler le téléchargement"))
         self.cancel_button.clicked.connect(self.cancel)
         row.addWidget(self.cancel_button)
+        # offered at start when the last run quit in the middle of a pull
+        self.resume_button = button(self.tr("Reprendre"), primary=True)
+        self.resume_button.clicked.connect(lambda: self.start(self.model))
+        self.forget_button = button(self.tr("Oublier"), flat=True)
+        self.forget_button.clicked.connect(self._forget)
+        row.addWidget(self.resume_button)
+        row.addWidget(self.forget_button)
         layout.addWidget(self.title)
         layout.addLayout(row)
         layout.addWidget(self.detail)
@@ -69,10 +76,32 @@ class PullPanel(QFrame):
         self.detail.setText(self.tr("Connexion à Ollama…"))
         self.bar.setRange(0, 0)
         self.cancel_button.setEnabled(True)
+        self._offering(False)
         self.show()
         self._remember(model)
         self._task = self.tasks.spawn(self._run(model))
         return self._task
+
+    def offer_resume(self, model: str) -> None:
+        """The last run quit while `model` was downloading: offer to go on."""
+        self.model = model
+        self.title.setText(self.tr("Téléchargement interrompu : « {model} »").format(model=model))
+        self.detail.setText(
+            self.tr("Loki a été fermé pendant le téléchargement. Ollama reprendra où il en était.")
+        )
+        self.bar.setRange(0, 1)
+        self.bar.setValue(0)
+        self._offering(True)
+        self.show()
+
+    def _offering(self, offering: bool) -> None:
+        self.cancel_button.setVisible(not offering)
+        self.resume_button.setVisible(offering)
+        self.forget_button.setVisible(offering)
+
+    def _forget(self) -> None:
+        self._remember("")
+        self.hide()
 
     def cancel(self) -> None:
         if not self.running:

@@ -20,12 +20,10 @@ from typing import Any
 
 from loki_desktop.core.i18n import _
 
-# `name`, `name:tag`, `namespace/name:tag`, `host/namespace/name:tag` (model names are
-# lower case letters, digits, and `._-`; tags may also hold upper case letters)
-_MODEL_NAME = re.compile(
-    r"(?:[a-z0-9][a-z0-9.-]*(?::\d+)?/)?(?:[a-z0-9][a-z0-9._-]*/)?"
-    r"[a-z0-9][a-z0-9._-]*(?::[A-Za-z0-9][A-Za-z0-9._-]{0,127})?"
-)
+# `name`, `name:tag`, `namespace/name:tag`, `host[:port]/namespace/name:tag` (Ollama's
+# types/model/name.go: letters of either case, digits, `._-`, no part starting with `.`)
+_PART = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+_MODEL_NAME = re.compile(rf"(?:{_PART}(?::\d+)?/)?(?:{_PART}/)?{_PART}(?::{_PART})?")
 SPEED_WINDOW_S = 5.0  # the speed is measured over the last few seconds, not since the start
 
 
