@@ -414,7 +414,7 @@ class MainWindow(QMainWindow):
             self._recheck.start()  # a model pulled from a terminal shows up by itself
             await self.downloads.offer_first_model()
             return
-        self.downloads.first_model.hide()
+        self.downloads.models_present()
         self.model_picker.set_models(self._server_models, model)
         self._show_model_state()
 

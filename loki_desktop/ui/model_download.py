@@ -58,6 +58,9 @@ class PullPanel(QFrame):
         self.forget_button.clicked.connect(self._forget)
         row.addWidget(self.resume_button)
         row.addWidget(self.forget_button)
+        self.close_button = button(self.tr("Fermer"), flat=True)
+        self.close_button.clicked.connect(self.hide)
+        row.addWidget(self.close_button)
         layout.addWidget(self.title)
         layout.addLayout(row)
         layout.addWidget(self.detail)
@@ -95,9 +98,15 @@ class PullPanel(QFrame):
         self.show()
 
     def _offering(self, offering: bool) -> None:
+        self.close_button.hide()
         self.cancel_button.setVisible(not offering)
         self.resume_button.setVisible(offering)
         self.forget_button.setVisible(offering)
+
+    def _ended(self) -> None:
+        """Nothing runs any more: Cancel gives way to Close."""
+        self.cancel_button.hide()
+        self.close_button.show()
 
     def _forget(self) -> None:
         self._remember("")
@@ -112,7 +121,7 @@ class PullPanel(QFrame):
         self.detail.setText(
             self.tr("Annulé. Ollama garde ce qui est téléchargé : relancer reprendra ici.")
         )
-        self.cancel_button.setEnabled(False)
+        self._ended()
         self.cancelled.emit(self.model)
 
     async def _run(self, model: str) -> None:
@@ -123,12 +132,12 @@ class PullPanel(QFrame):
                     self.show_progress(progress)
         except BackendError as exc:
             self._remember("")
-            self.cancel_button.setEnabled(False)
+            self._ended()
             self.detail.setText(str(exc))
             self.failed.emit(model, str(exc))
             return
         self._remember("")
-        self.cancel_button.setEnabled(False)
+        self._ended()
         if progress.finished:
             self.detail.setText(self.tr("« {model} » est prêt.").format(model=model))
             self.finished.emit(model)

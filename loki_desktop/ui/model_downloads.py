@@ -28,9 +28,10 @@ class ModelDownloads(QObject):
         window.welcome.add_panel(self.first_model)
         self.first_model.pull_requested.connect(self.start)
         self.panel.finished.connect(self._pulled)
-        for ended in (self.panel.failed, self.panel.cancelled, self.panel.finished):
-            ended.connect(lambda *_args: self.first_model.set_busy(False))
+        for ended in (self.panel.failed, self.panel.cancelled):
+            ended.connect(self._pull_ended)
         self._machine: Machine | None = None
+        self._offered = False  # the server had no model: the choice is on the welcome page
 
     def offer_interrupted(self) -> None:
         """At start: a pull the last run's exit interrupted is offered again."""
@@ -40,21 +41,35 @@ class ModelDownloads(QObject):
 
     async def offer_first_model(self) -> None:
         """The server has no model: propose some that fit this machine (read once)."""
+        self._offered = True
         if self._machine is None:
             self._machine = await asyncio.to_thread(read_machine)  # may run nvidia-smi
+        if self.panel.running:
+            return  # the choice comes back if this pull fails
         if not self.first_model.isVisible():
             self.first_model.show_for(self._machine)
-        self.first_model.set_busy(self.panel.running)
+
+    def models_present(self) -> None:
+        """The server has models now: no first-run choice."""
+        self._offered = False
+        self.first_model.hide()
 
     def start(self, model: str) -> None:
+        # the choice steps aside while a model downloads (it comes back if the pull fails)
         self.first_model.set_busy(True)
+        self.first_model.hide()
         self.panel.start(model)
+
+    def _pull_ended(self, *_args: object) -> None:
+        self.first_model.set_busy(False)
+        if self._offered:
+            self.first_model.show()
 
     def _pulled(self, model: str) -> None:
         """Use the model at once: picked, saved, the composer ready."""
         window = self.window
         window.runtime.settings.model = model
         window.runtime.save_settings()
-        self.first_model.hide()
+        self.models_present()
         window.check_backend()
         window.composer.input.setFocus()

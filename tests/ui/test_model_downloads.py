@@ -43,9 +43,7 @@ async def test_first_run_offers_models_and_a_click_pulls_and_selects_one(
             assert PENDING_KEY not in services.settings.load().ui
 
 
-async def test_cancel_stops_the_pull_and_a_new_pull_resumes(
-    services: Services, qtbot: Any
-) -> None:
+async def test_cancel_stops_the_pull_and_a_new_pull_resumes(services: Services, qtbot: Any) -> None:
     with FakeOllama(models=()) as server:
         gate = threading.Event()
         server.pull.pause_after, server.pull.gate = 10, gate

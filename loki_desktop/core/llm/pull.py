@@ -171,14 +171,14 @@ def pull_error_sentence(error: str, model: str) -> str:
 
 
 def human_bytes(count: float) -> str:
-    """1536 -> "1,5 Ko"; French units (o for octet), decimal comma."""
+    """1_500_000 -> "1,5 Mo": decimal units, as Ollama and its library show sizes."""
     units = (_("o"), _("Ko"), _("Mo"), _("Go"), _("To"))
     value = float(count)
     for unit in units:
-        if value < 1024 or unit == units[-1]:
+        if value < 1000 or unit == units[-1]:
             text = f"{value:.0f}" if unit == units[0] or value >= 100 else f"{value:.1f}"
             return f"{text.replace('.', ',')}\u00a0{unit}"
-        value /= 1024
+        value /= 1000
     raise AssertionError("unreachable")
 
 
