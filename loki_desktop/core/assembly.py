@@ -22,6 +22,7 @@ class TurnOptions:
     """What a caller may override for its turns (CLI flags, the window's pickers)."""
 
     model: str = ""
+    think: str | None = None  # the Réflexion mode for these turns (None: the settings')
     skills: bool = True
     user_skills_dir: Path | None = None  # the user's own skills, besides the built-in ones
     extra_sources: list[OwningSource] = field(default_factory=list)
@@ -51,6 +52,8 @@ def build_agent(
         num_ctx=settings.num_ctx,
         skills_enabled=settings.skills_enabled and options.skills,
         auto_checks=settings.auto_checks,
+        think=options.think or settings.think,
+        tool_modes=dict(settings.tool_modes),
     )
     pick_skill: SkillPicker | None = None
     skill_notices: tuple[str, ...] = ()

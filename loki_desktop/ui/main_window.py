@@ -132,6 +132,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.welcome)
 
         self.composer = Composer()
+        self.conversations.type_target = self.composer.input  # what the list gets typed
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop_current)
 
@@ -255,7 +256,8 @@ class MainWindow(QMainWindow):
         self.conversations.select(session.id)
         self.title.set_full_text(self._title_of(session.id))
         self.composer.set_busy(session.runner.busy)
-        self.composer.input.setFocus()
+        if not self.conversations.list.hasFocus():  # opened from the list: Up/Down go on there
+            self.composer.input.setFocus()
 
     def _leave_current(self) -> None:
         """Forget the view being left, unless its turn still runs (it finishes off screen)."""
