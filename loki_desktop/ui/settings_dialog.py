@@ -23,12 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.ports import BackendError, ModelInfo
+from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
 from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.settings_mcp import McpPage
+from loki_desktop.ui.settings_model import ModelBehaviour
 from loki_desktop.ui.theme import Theme
 
 MAX_ROUNDS_LIMIT = 50
@@ -43,10 +44,12 @@ class GeneralPage(QWidget):
         theme: Theme,
         tasks: OwnedTasks,
         probe: Callable[[str], Awaitable[list[ModelInfo]]],
+        profile_of: Callable[[str], ModelProfile | None] = lambda _name: None,
     ) -> None:
         super().__init__()
         self.tasks = tasks
         self.probe = probe  # lists a host's models (Runtime.probe_host)
+        self.profile_of = profile_of  # what a model of the current server can do, if known
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(10)
@@ -84,6 +87,9 @@ class GeneralPage(QWidget):
         assert model_edit is not None
         model_edit.setPlaceholderText(self.tr("le premier modèle du serveur"))
         form.addRow(label(self.tr("Modèle par défaut"), "CardTitle"), self.model)
+        self.behaviour = ModelBehaviour(settings, form)
+        self.model.currentTextChanged.connect(self._on_model_text)
+        self._on_model_text(self.model.currentText())
 
         self.max_rounds = QSpinBox()
         self.max_rounds.setRange(1, MAX_ROUNDS_LIMIT)
@@ -130,7 +136,12 @@ class GeneralPage(QWidget):
         layout.addLayout(form)
         layout.addStretch(1)
 
+    def _on_model_text(self, text: str) -> None:
+        name = text.strip()
+        self.behaviour.show_for(name, self.profile_of(name) if name else None)
+
     def apply(self, settings: Settings) -> None:
+        self.behaviour.apply(settings)
         settings.host = self.host.text().strip()
         settings.model = self.model.currentText().strip()
         settings.max_rounds = self.max_rounds.value()
@@ -276,7 +287,9 @@ class SettingsDialog(QDialog):
         self.nav.addItems([self.tr("Général"), self.tr("Serveurs MCP"), self.tr("Intelligence")])
         body.addWidget(self.nav)
         self.pages = QStackedWidget()
-        self.general = GeneralPage(runtime.settings, theme, self.tasks, runtime.probe_host)
+        self.general = GeneralPage(
+            runtime.settings, theme, self.tasks, runtime.probe_host, runtime.profile_of
+        )
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
         for page in (self.general, self.mcp, self.intelligence):
