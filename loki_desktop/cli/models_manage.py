@@ -1,4 +1,4 @@
-"""`loki-desktop models pull NAME` and `models rm NAME`: getting and removing models.
+"""`loki-desktop models pull|rm|show NAME`: getting, removing and describing models.
 
 Exit codes: 0 done, 1 the server failed (or is absent), 2 bad input (a name Ollama would
 refuse, a model to remove that is not there), 130 interrupted (the pull resumes next time).
@@ -20,7 +20,7 @@ from loki_desktop.core.llm.pull import (
     describe,
     followed,
 )
-from loki_desktop.core.ports import BackendError, ModelNotFound
+from loki_desktop.core.ports import BackendError, ModelNotFound, ModelProfile
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
 
@@ -39,6 +39,10 @@ def register_actions(parser: argparse.ArgumentParser) -> None:
     remove.add_argument("name", metavar="NOM")
     _common(remove)
     remove.set_defaults(run=run_remove)
+    show = actions.add_parser("show", help="ce que sait faire un modèle installé (/api/show)")
+    show.add_argument("name", metavar="NOM")
+    _common(show)
+    show.set_defaults(run=run_show)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -107,6 +111,59 @@ def run_remove(args: argparse.Namespace, services: Services) -> int:
     else:
         print(_("« {name} » est supprimé.").format(name=name))
     return 0
+
+
+def run_show(args: argparse.Namespace, services: Services) -> int:
+    as_json = getattr(args, "json", False)
+    try:
+        name = check_model_name(args.name)
+    except BadModelName as exc:
+        return _fail(str(exc), 2, as_json)
+    host = resolve_host(getattr(args, "host", None), services.settings.load())
+    try:
+        profile = asyncio.run(_profile(host, name))
+    except ModelNotFound as exc:
+        return _fail(str(exc), 2, as_json)
+    except BackendError as exc:
+        return _fail(str(exc), 1, as_json)
+    from loki_desktop.core.llm.profiles import capability_marks, profile_json
+
+    if as_json:
+        print(json.dumps(profile_json(profile), ensure_ascii=False))
+        return 0
+    unknown = _("inconnu")
+    rows = [
+        (_("Modèle"), profile.name),
+        (_("Capacités"), ", ".join(capability_marks(profile))),
+        (_("Famille"), profile.family or unknown),
+        (_("Paramètres"), profile.parameter_size or unknown),
+        (_("Quantification"), profile.quantization or unknown),
+        (_("Contexte max"), str(profile.context_length or unknown)),
+    ]
+    if profile.think_values:
+        levels = ", ".join(str(value).lower() for value in profile.think_values)
+        rows.append((_("Réflexion"), levels))
+    width = max(len(title) for title, _value in rows)
+    for title, value in rows:
+        print(f"{title.ljust(width)}  {value}")
+    return 0
+
+
+async def _profile(host: str, name: str) -> ModelProfile:
+    from loki_desktop.core.llm.ollama import OllamaBackend
+
+    backend = OllamaBackend(host)
+    try:
+        installed = [model.name for model in await backend.list_models()]
+        if name not in installed:
+            raise ModelNotFound(
+                _("Le modèle « {model} » n'est pas installé sur {host}.").format(
+                    model=name, host=host
+                )
+            )
+        return await backend.model_profile(name)
+    finally:
+        await backend.close()
 
 
 async def _remove(host: str, name: str) -> None:

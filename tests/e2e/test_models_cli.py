@@ -72,3 +72,23 @@ def test_rm_removes_then_says_it_is_not_there(ollama: FakeOllama, loki_home: Pat
     run = run_cli("models", "rm", "llama3.1:8b", "--host", ollama.url, home=loki_home)
     assert run.code == 2
     assert "n'est pas installé" in run.stderr
+
+
+def test_show_describes_an_installed_model(ollama: FakeOllama, loki_home: Path) -> None:
+    run = run_cli("models", "show", "qwen2.5-coder:7b", "--host", ollama.url, home=loki_home)
+    assert run.code == 0, run.stderr
+    rows = dict(line.split(None, 1) for line in run.stdout.splitlines() if line.strip())
+    assert rows["Modèle"].strip() == "qwen2.5-coder:7b"
+    assert "outils" in rows["Capacités"]
+    run = run_cli(
+        "models", "show", "qwen2.5-coder:7b", "--json", "--host", ollama.url, home=loki_home
+    )
+    (profile,) = run.events
+    assert (profile["name"], profile["tools"], profile["context_length"]) == (
+        "qwen2.5-coder:7b",
+        True,
+        ollama.context_length,
+    )
+    run = run_cli("models", "show", "absent:1b", "--host", ollama.url, home=loki_home)
+    assert run.code == 2
+    assert "n'est pas installé" in run.stderr
