@@ -1,4 +1,5 @@
-"""`loki-desktop models`: the models the Ollama server has, and what each can do."""
+"""`loki-desktop models`: the models the Ollama server has, and what each can do
+(`models pull` and `models rm`: cli/models_manage.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import json
 import sys
 
+from loki_desktop.cli.models_manage import register_actions
 from loki_desktop.core.ports import BackendError
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
@@ -19,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--host", help="adresse du serveur Ollama")
     parser.add_argument("--json", action="store_true", help="un objet JSON par modèle et ligne")
     parser.set_defaults(run=run)
+    register_actions(parser)  # models pull | rm
 
 
 def run(args: argparse.Namespace, services: Services) -> int:

@@ -65,8 +65,8 @@ class OllamaBanner(QFrame):
         self.title.setText(self.tr("Ollama répond, mais n'a aucun modèle"))
         self.body.setText(
             self.tr(
-                "Téléchargez un modèle qui sait utiliser des outils, par exemple "
-                "« ollama pull {model} », puis réessayez. (Serveur : {host})"
+                "Choisissez-en un ci-dessous pour le télécharger, ou lancez "
+                "« ollama pull {model} » dans un terminal. (Serveur : {host})"
             ).format(model=SUGGESTED_MODEL, host=host)
         )
         self.show()

@@ -33,6 +33,7 @@ from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
 from loki_desktop.ui.composer import Composer
 from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.model_downloads import ModelDownloads
 from loki_desktop.ui.model_marks import MarksRow
 from loki_desktop.ui.notice_bar import NoticeBar
 from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
 
         self.welcome = WelcomePage()
         self.welcome.suggestion_chosen.connect(self._use_suggestion)
+        self.downloads = ModelDownloads(self)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.welcome)
 
@@ -182,6 +184,7 @@ class MainWindow(QMainWindow):
         banner_box.setContentsMargins(16, 12, 16, 0)
         banner_box.addWidget(self.banner)
         banner_box.addWidget(self.notice_bar)
+        banner_box.addWidget(self.downloads.panel)
         right_layout.addLayout(banner_box)
         right_layout.addWidget(self.right_splitter, 1)
 
@@ -387,6 +390,7 @@ class MainWindow(QMainWindow):
         """Ask Ollama for its models and start watching the workspace (neither waits for the
         other: a server that does not answer must not hold the watcher back)."""
         await self.runtime.load()  # the agent's modules, off the GUI thread
+        self.downloads.offer_interrupted()
         await asyncio.wait([self.watch_workspace(), self.check_backend()])
 
     # --- model server -------------------------------------------------------------------
@@ -429,8 +433,10 @@ class MainWindow(QMainWindow):
         if not self._server_models:
             self.banner.show_no_model(host)
             self.model_picker.set_models([], model)
-            self._recheck.start()
+            self._recheck.start()  # a model pulled from a terminal shows up by itself
+            await self.downloads.offer_first_model()
             return
+        self.downloads.models_present()
         self.model_picker.set_models(self._server_models, model, profiles)
         self._show_model_state()
 
@@ -551,4 +557,5 @@ class MainWindow(QMainWindow):
         for session in list(self.sessions.values()):
             await session.runner.wait()
         await self.tasks.cancel_all()
+        await self.downloads.panel.aclose()
         await self.problems_feed.stop()

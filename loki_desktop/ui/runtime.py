@@ -29,9 +29,12 @@ from loki_desktop.core.services import Services
 from loki_desktop.core.settings import Settings, resolve_host
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator
+
     from loki_desktop.core.agent import Agent
     from loki_desktop.core.llm.budget import ContextBudget
     from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.llm.pull import PullProgress
     from loki_desktop.core.mcp.service import McpService
 
 log = logging.getLogger(__name__)
@@ -142,6 +145,16 @@ class Runtime:
     async def list_models(self) -> list[ModelInfo]:
         """The models of the current server."""
         return await self._list_models(self.backend, self.host)
+
+    def pull_model(self, name: str) -> AsyncGenerator[PullProgress, None]:
+        """The throttled progress (<= 10 a second) of pulling `name` on the current server;
+        closing the iterator cancels the pull (Ollama resumes it next time)."""
+        from loki_desktop.core.llm.pull import followed
+
+        return followed(self.backend.pull(name))
+
+    async def delete_model(self, name: str) -> None:
+        await self.backend.delete(name)
 
     async def model_profiles(self, names: list[str]) -> dict[str, ModelProfile]:
         """What each model can do (/api/show, asked once per model, together). A model the

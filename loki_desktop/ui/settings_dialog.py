@@ -1,4 +1,4 @@
-"""The settings dialog: General (Ollama, model, rounds, look), MCP servers, Intelligence."""
+"""The settings dialog: General (Ollama, model, rounds, look), Models, MCP servers, Intelligence."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.settings_installed_models import ModelsPage
 from loki_desktop.ui.settings_mcp import McpPage
 from loki_desktop.ui.settings_model import ModelBehaviour
 from loki_desktop.ui.theme import Theme
@@ -265,7 +266,7 @@ class SettingsDialog(QDialog):
 
     applied = Signal()
 
-    PAGES = ("general", "mcp", "intelligence")
+    PAGES = ("general", "models", "mcp", "intelligence")
 
     def __init__(self, runtime: Runtime, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -284,15 +285,23 @@ class SettingsDialog(QDialog):
         self.nav = QListWidget()
         self.nav.setObjectName("SettingsNav")
         self.nav.setFixedWidth(210)
-        self.nav.addItems([self.tr("Général"), self.tr("Serveurs MCP"), self.tr("Intelligence")])
+        self.nav.addItems(
+            [
+                self.tr("Général"),
+                self.tr("Modèles"),
+                self.tr("Serveurs MCP"),
+                self.tr("Intelligence"),
+            ]
+        )
         body.addWidget(self.nav)
         self.pages = QStackedWidget()
         self.general = GeneralPage(
             runtime.settings, theme, self.tasks, runtime.probe_host, runtime.profile_of
         )
+        self.models = ModelsPage(runtime, self._default_model_set)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
-        for page in (self.general, self.mcp, self.intelligence):
+        for page in (self.general, self.models, self.mcp, self.intelligence):
             holder = QWidget()
             holder_layout = QVBoxLayout(holder)
             holder_layout.setContentsMargins(24, 20, 24, 12)
@@ -311,10 +320,18 @@ class SettingsDialog(QDialog):
         bar_layout.addWidget(self.save_button)
         outer.addWidget(bar)
         self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.nav.currentRowChanged.connect(self._page_shown)
         self.nav.setCurrentRow(0)
         self.cancel_button.clicked.connect(self.reject)
         self.save_button.clicked.connect(self.save)
         self.finished.connect(self._closed)
+
+    def _page_shown(self, row: int) -> None:
+        if self.PAGES[row] == "models" and not self.models.names:
+            self.models.refresh()  # asked when first looked at, not at every opening
+
+    def _default_model_set(self, name: str) -> None:
+        self.general.model.setCurrentText(name)  # so that Save keeps it
 
     def show_page(self, name: str) -> None:
         self.nav.setCurrentRow(self.PAGES.index(name))
@@ -343,5 +360,7 @@ class SettingsDialog(QDialog):
 
     async def _dispose(self) -> None:
         """Deleted once its tasks have ended, so none resumes on a deleted widget."""
-        await asyncio.gather(self.tasks.cancel_all(), self.mcp.tasks.cancel_all())
+        await asyncio.gather(
+            self.tasks.cancel_all(), self.mcp.tasks.cancel_all(), self.models.aclose()
+        )
         self.deleteLater()

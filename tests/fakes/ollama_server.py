@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes.ollama_pull import PullPlan, serve_delete, serve_pull
+
 DEFAULT_MODELS = ("qwen2.5-coder:7b", "llama3.1:8b")
 _UNSET: Any = object()
 
@@ -146,6 +148,8 @@ class FakeOllama:
         # Models in memory and the context each was loaded with, as /api/ps reports them.
         self.loaded: dict[str, int] = {}
         self.default = default or Reply.text("(pas de réponse scriptée)")
+        # how /api/pull behaves (tests.fakes.ollama_pull); a successful pull adds the model
+        self.pull = PullPlan()
         self.requests: list[tuple[str, str, Any]] = []
         self._scripts: list[Script] = []
         self._lock = threading.Lock()
@@ -278,6 +282,16 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self._show(body)
             elif self.path == "/api/chat":
                 self._chat(body)
+            elif self.path == "/api/pull":
+                serve_pull(self, fake.pull, fake.models, body)
+            else:
+                self._json(404, {"error": "not found"})
+
+        def do_DELETE(self) -> None:
+            body = self._read_json()
+            fake._record("DELETE", self.path, body)
+            if self.path == "/api/delete":
+                serve_delete(self, fake.models, body)
             else:
                 self._json(404, {"error": "not found"})
 

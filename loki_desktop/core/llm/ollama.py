@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 import httpx
@@ -21,6 +21,7 @@ import httpx
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.profiles import parse_profile
+from loki_desktop.core.llm.pull import pull_error_sentence
 from loki_desktop.core.llm.server_errors import answered_error, error_text, error_value
 from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog
 from loki_desktop.core.ports import (
@@ -232,6 +233,54 @@ class OllamaBackend:
             "Le modèle « {model} » est introuvable sur {host}. Modèles disponibles : "
             "{available}. Téléchargez-le avec « ollama pull {model} »."
         ).format(model=model, host=self.host, available=available)
+
+    # --- managing models (Réglages → Modèles, `models pull|rm`) -------------------------
+
+    async def pull(self, model: str) -> AsyncGenerator[dict[str, Any], None]:
+        """The progress lines of `/api/pull` (see core.llm.pull); BackendError with a
+        sentence on a failure. Closing the iterator cancels the pull; Ollama keeps what
+        it downloaded and a later pull of the same name resumes from there."""
+        try:
+            async for part in self._stream("/api/pull", {"model": model, "stream": True}):
+                yield part
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            raise BackendUnreachable(unreachable_message(self.host)) from None
+        except OllamaResponseError as exc:
+            raise BackendError(pull_error_sentence(error_text(exc.error), model)) from None
+        except SilenceExpired:
+            raise BackendError(
+                _("Ollama ne donne plus de nouvelles du téléchargement de « {model} ».").format(
+                    model=model
+                )
+            ) from None
+        except (httpx.TransportError, ValueError) as exc:
+            raise StreamCut(
+                _("Le téléchargement a été coupé en cours de route ({error}).").format(
+                    error=type(exc).__name__
+                )
+            ) from None
+
+    async def delete(self, model: str) -> None:
+        """Remove a model from the server; ModelNotFound when it has no such model."""
+        try:
+            with self._watchdog.watch():
+                response = await self._client.request(
+                    "DELETE", "/api/delete", json={"model": model}
+                )
+        except (httpx.TransportError, SilenceExpired):
+            raise BackendUnreachable(unreachable_message(self.host)) from None
+        if response.status_code == 404:
+            raise ModelNotFound(
+                _("Le modèle « {model} » n'est pas installé sur {host}.").format(
+                    model=model, host=self.host
+                )
+            )
+        if response.is_error:
+            raise BackendError(
+                _answered_error(
+                    OllamaResponseError(response.status_code, error_value(response.text))
+                )
+            )
 
 
 def _answered_error(exc: OllamaResponseError) -> str:
