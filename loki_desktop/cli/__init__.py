@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "loki_desktop.cli.mcp",
     "loki_desktop.cli.skills",
     "loki_desktop.cli.check",
+    "loki_desktop.cli.eval",
     "loki_desktop.cli.fetch_server",
 ]
 

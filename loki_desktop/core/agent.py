@@ -24,7 +24,7 @@ from loki_desktop.core.events import (
 )
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.budget import ContextBudget
-from loki_desktop.core.llm.textcalls import TextCallWatch, recovered_notice
+from loki_desktop.core.llm.textcalls import PlainReply, TextCallWatch, recovered_notice
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.ports import (
     BackendError,
@@ -64,6 +64,8 @@ class AgentConfig:
     num_ctx: int = DEFAULT_NUM_CTX
     skills_enabled: bool = True
     auto_checks: bool = True
+    # read tool calls a model writes as text (off: `eval --harness off`, a plain chat's view)
+    text_calls: bool = True
 
 
 class NoModel(BackendError):
@@ -292,7 +294,11 @@ class _Turn:
             if self._once(notice):
                 yield Notice(notice)
         # Small models often write a tool call as text: hold back what could be one.
-        watch = TextCallWatch([spec.name for spec in specs])
+        watch: TextCallWatch | PlainReply = (
+            TextCallWatch([spec.name for spec in specs])
+            if self.agent.config.text_calls
+            else PlainReply()
+        )
         stream = self.agent.backend.chat(
             model=model,
             messages=request.messages,

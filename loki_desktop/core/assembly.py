@@ -28,6 +28,8 @@ class TurnOptions:
     # Shared by a long-lived caller (the window builds an agent per turn) so each model's
     # context window is asked once and the token-estimate calibration is kept.
     budget: ContextBudget | None = None
+    # what the evaluation's "harness off" turns off besides skills and checks
+    text_calls: bool = True
 
 
 def build_agent(
@@ -51,6 +53,7 @@ def build_agent(
         num_ctx=settings.num_ctx,
         skills_enabled=settings.skills_enabled and options.skills,
         auto_checks=settings.auto_checks,
+        text_calls=options.text_calls,
     )
     pick_skill: SkillPicker | None = None
     skill_notices: tuple[str, ...] = ()

@@ -96,6 +96,20 @@ class _Mode(Enum):
 _DECIDE_AT_END = (_Mode.WHOLE_JSON, _Mode.FENCE_JSON, _Mode.FENCE_AFTER, _Mode.MARKER)
 
 
+class PlainReply:
+    """TextCallWatch's interface with no recovery: every character is answer text at once
+    (`eval --harness off`: what a plain chat shows of a call written as text)."""
+
+    def feed(self, text: str) -> str:
+        return text
+
+    def finish(self) -> tuple[str, Recovery | None]:
+        return "", None
+
+    def abandon(self) -> str:
+        return ""
+
+
 class TextCallWatch:
     """Streams a reply, holding back what could still be a text-form tool call.
 
