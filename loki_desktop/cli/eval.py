@@ -70,7 +70,12 @@ def run(args: argparse.Namespace, services: Services) -> int:
 
 
 async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTask]) -> int:
-    from loki_desktop.core.evaluation.report import markdown_table, summarize, summary_event
+    from loki_desktop.core.evaluation.report import (
+        keep_results,
+        markdown_table,
+        summarize,
+        summary_event,
+    )
     from loki_desktop.core.evaluation.runner import Runner
     from loki_desktop.core.ports import BackendError
 
@@ -95,7 +100,7 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
         await backends.close()
     summaries = summarize(results)
     table = markdown_table(summaries, results)
-    _keep(services.data_home / "eval", summary_event(summaries), results, table)
+    keep_results(services.data_home / "eval", results)
     if args.json:
         print(json.dumps(summary_event(summaries), ensure_ascii=False), flush=True)
     else:
@@ -173,13 +178,6 @@ def _print_task(result: TaskResult, as_json: bool, done: int, total: int) -> Non
         file=sys.stderr,
         flush=True,
     )
-
-
-def _keep(folder: Path, summary: dict[str, Any], results: list[TaskResult], table: str) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    data = {**summary, "tasks": [r.to_json() for r in results]}
-    (folder / "last.json").write_text(json.dumps(data, ensure_ascii=False, indent=1), "utf-8")
-    (folder / "last.md").write_text(table, "utf-8")
 
 
 def _slug(model: str) -> str:

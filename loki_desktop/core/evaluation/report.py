@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from loki_desktop.core.evaluation.runner import Harness, TaskResult
@@ -86,3 +88,22 @@ def markdown_table(summaries: list[Summary], results: list[TaskResult]) -> str:
                 cells.append(f"{sum(r.passed for r in of_kind)}/{len(of_kind)}")
             lines.append(f"| {s.model} | {s.harness} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def keep_results(folder: Path, results: list[TaskResult]) -> None:
+    """Write last.json (the summary and every task) and last.md (the table) in `folder`."""
+    summaries = summarize(results)
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {**summary_event(summaries), "tasks": [r.to_json() for r in results]}
+    (folder / "last.json").write_text(json.dumps(data, ensure_ascii=False, indent=1), "utf-8")
+    (folder / "last.md").write_text(markdown_table(summaries, results), "utf-8")
+
+
+def load_last(folder: Path) -> list[dict[str, Any]]:
+    """The summary results of the last run kept in `folder` (empty when none or unreadable)."""
+    try:
+        data = json.loads((folder / "last.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    results = data.get("results") if isinstance(data, dict) else None
+    return [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []

@@ -12,7 +12,7 @@ import contextlib
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -81,7 +81,7 @@ class Runner:
 
     async def run(
         self, models: list[str], modes: list[Harness], tasks: list[EvalTask]
-    ) -> AsyncIterator[TaskResult]:
+    ) -> AsyncGenerator[TaskResult, None]:
         """Every task for every model and mode, one result as each finishes."""
         with serve_pages(tasks) as urls:
             for model in models:
