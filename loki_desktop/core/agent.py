@@ -90,6 +90,8 @@ class AgentConfig:
     auto_checks: bool = True
     think: str = "auto"
     tool_modes: dict[str, str] = field(default_factory=dict)
+    # read tool calls a model writes as text (off: `eval --harness off`, a plain chat's view)
+    text_calls: bool = True
 
 
 class NoModel(BackendError):
@@ -466,7 +468,8 @@ class _Turn:
         if self.mode.tools == "prompted":
             messages, tools = prompted_request(messages, tools, offered), []
         # Small models often write a tool call as text: hold back what could be one.
-        reader = ReplyReader([spec.name for spec in offered] if offered else None)
+        recover = offered and self.agent.config.text_calls
+        reader = ReplyReader([spec.name for spec in offered] if recover else None)
         stream = self.agent.backend.chat(
             model=model,
             messages=messages,

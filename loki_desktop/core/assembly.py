@@ -29,6 +29,8 @@ class TurnOptions:
     # Shared by a long-lived caller (the window builds an agent per turn) so each model's
     # context window is asked once and the token-estimate calibration is kept.
     budget: ContextBudget | None = None
+    # what the evaluation's "harness off" turns off besides skills and checks
+    text_calls: bool = True
 
 
 def build_agent(
@@ -54,6 +56,7 @@ def build_agent(
         auto_checks=settings.auto_checks,
         think=options.think or settings.think,
         tool_modes=dict(settings.tool_modes),
+        text_calls=options.text_calls,
     )
     pick_skill: SkillPicker | None = None
     skill_notices: tuple[str, ...] = ()

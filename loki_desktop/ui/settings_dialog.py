@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
 from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
+from loki_desktop.ui.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.settings_installed_models import ModelsPage
@@ -211,6 +212,8 @@ class IntelligencePage(QWidget):
         )
         self.auto_checks.setChecked(settings.auto_checks)
         layout.addWidget(self.auto_checks)
+        self.evaluation = EvaluationPanel(runtime)
+        layout.addWidget(self.evaluation)
 
         head = QHBoxLayout()
         head.addWidget(label(self.tr("MÉTHODES TROUVÉES"), "SidebarCaption"))
@@ -361,6 +364,9 @@ class SettingsDialog(QDialog):
     async def _dispose(self) -> None:
         """Deleted once its tasks have ended, so none resumes on a deleted widget."""
         await asyncio.gather(
-            self.tasks.cancel_all(), self.mcp.tasks.cancel_all(), self.models.aclose()
+            self.tasks.cancel_all(),
+            self.mcp.tasks.cancel_all(),
+            self.models.aclose(),
+            self.intelligence.evaluation.tasks.cancel_all(),
         )
         self.deleteLater()
