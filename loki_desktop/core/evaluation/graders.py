@@ -75,7 +75,8 @@ async def _tests_pass(workspace: Path, pattern: str) -> Verdict:
         return Verdict(False, "tests cannot run from the bundle (no Python)")
     process = await asyncio.create_subprocess_exec(
         sys.executable,
-        "-I",
+        "-I",  # isolated: no user site, no PYTHON* variables
+        "-B",  # no .pyc: a file rewritten within the same second is never judged stale
         "-m",
         "unittest",
         "discover",
