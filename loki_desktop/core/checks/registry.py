@@ -13,7 +13,7 @@ from loki_desktop.core.checks.js_check import check_javascript
 from loki_desktop.core.checks.json_check import check_json
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.python_check import check_python, find_ruff
-from loki_desktop.core.checks.source import read_source
+from loki_desktop.core.checks.source import Reader, read_source
 from loki_desktop.core.checks.toml_check import check_toml
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,8 @@ class Checkers:
     The programs are looked up once: `node` on PATH, ruff from its wheel.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, read: Reader | None = None) -> None:
+        self._read = read  # None: by path (the CLI, the watcher)
         self.node = shutil.which("node")
         self.ruff = find_ruff()
 
@@ -59,7 +60,7 @@ class Checkers:
         kind = self.kind(path)
         if kind is None:
             return CheckResult(skipped=f"no check exists for {path.suffix or 'these'} files")
-        source = await asyncio.to_thread(read_source, path)
+        source = await asyncio.to_thread(read_source, path, self._read)
         if isinstance(source, CheckResult):
             return source
         try:
