@@ -27,6 +27,7 @@ MODULES = [
     "bench.watcher",
     "bench.startup",
     "bench.chat",
+    "bench.jail_race",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -96,9 +96,7 @@ class Search:
         if self.stop.is_set():
             raise _Stop("\n[... search stopped ...]")
         if self.clock() > self._deadline:
-            raise _Stop(
-                f"\n[... search stopped after {self.budget_s:g} s: narrow the path ...]"
-            )
+            raise _Stop(f"\n[... search stopped after {self.budget_s:g} s: narrow the path ...]")
 
     def _walk(self, folder: Dir, rel: str, depth: int) -> None:
         self._check()

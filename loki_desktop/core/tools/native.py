@@ -13,6 +13,7 @@ from pydantic import Field
 from loki_desktop.core.checks.source import NotRegularFile
 from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
+from loki_desktop.core.tools.debris import sweep_once
 from loki_desktop.core.tools.grep import (
     GREP_MAX_FILE_BYTES,
     GREP_TIME_BUDGET_S,
@@ -141,6 +142,9 @@ class NativeTools:
     # --- ToolSource -------------------------------------------------------------
 
     async def prepare(self) -> list[str]:
+        if self.workspace is not None:
+            # debris of writes killed midway, once per workspace and process, in the background
+            sweep_once(self.workspace)
         return []
 
     def specs(self) -> list[ToolSpec]:
@@ -308,7 +312,6 @@ class NativeTools:
             )
         ok = not result.timed_out and result.exit_code == 0
         return ToolOutcome(ok, cap(f"{status}\n{body}"), status)
-
 
 
 def grep_outcome(pattern: str, result: GrepResult) -> ToolOutcome:
