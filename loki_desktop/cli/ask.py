@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.core.events import Done, Error, Event
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.core.services import Services
@@ -38,12 +40,13 @@ def run(args: argparse.Namespace, services: Services) -> int:
     if not workspace.is_dir():
         print(f"Le dossier de travail n'existe pas : {workspace}", file=sys.stderr)
         return 2
+    from loki_desktop.cli import interrupt
+
     printer: Callable[[Event], None] = JsonPrinter() if args.json else PlainPrinter()
-    try:
-        return asyncio.run(_ask(args, services, workspace, printer))
-    except KeyboardInterrupt:
+    code = interrupt.run(lambda stop: _ask(args, services, workspace, printer, stop))
+    if code > 128 and not args.json:
         print("\nInterrompu.", file=sys.stderr)
-        return 130
+    return code
 
 
 async def _ask(
@@ -51,6 +54,7 @@ async def _ask(
     services: Services,
     workspace: Path,
     emit: Callable[[Event], None],
+    interruption: Interruption,
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.core.assembly import TurnOptions, build_agent
@@ -94,7 +98,18 @@ async def _ask(
                 print(event.message, file=sys.stderr)
             if isinstance(event, Done):
                 failed = event.reason == "error"
+    except asyncio.CancelledError:
+        if interruption.signum is not None and args.json:
+            # the promised last line, before the clean-up (the turn has stored what it said)
+            _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
+        raise
     finally:
         await mcp.aclose()
         await backend.close()
     return 1 if failed else 0
+
+
+def _emit_last(emit: Callable[[Event], None], event: Event) -> None:
+    """Written whenever it still can be: a closed stdout (the reader went away) is no error."""
+    with contextlib.suppress(OSError, ValueError):
+        emit(event)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-DoneReason = Literal["completed", "max_rounds", "error"]
+# "interrupted": written by `ask` itself when a signal (SIGINT, SIGTERM, SIGHUP) stopped it
+DoneReason = Literal["completed", "max_rounds", "error", "interrupted"]
 
 
 @dataclass(frozen=True, slots=True)

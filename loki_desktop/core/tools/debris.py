@@ -13,8 +13,13 @@ import os
 import stat
 import threading
 
+try:
+    import fcntl
+except ImportError:  # Windows: an open file cannot be deleted there anyway
+    fcntl = None  # type: ignore[assignment]  # a module or nothing, tested where used
+
 from loki_desktop.core.checks.tree import is_ignored_dir
-from loki_desktop.core.tools.dirfd import TEMP_NAME, Dir, fcntl
+from loki_desktop.core.tools.dirfd import TEMP_NAME, Dir
 from loki_desktop.core.tools.jail import Workspace, is_forbidden_part
 
 log = logging.getLogger(__name__)
