@@ -78,6 +78,8 @@ class Search:
                 self._search_entry(raw, entry)
         except _Stop as stop:
             self.result.note = stop.note
+        finally:
+            self.ws.hook("done", raw)
         return self.result
 
     def _search_entry(self, raw: str, entry: Entry) -> None:
