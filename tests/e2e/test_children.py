@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import PYTHON, cli_env
+from tests.conftest import PYTHON, REPO, cli_env
 from tests.fakes.mcp_servers import TAG_VARIABLE, processes_tagged, script
 from tests.fakes.ollama_server import FakeOllama, Reply
 
@@ -170,3 +170,33 @@ def test_a_background_child_of_a_finished_command_ends_with_ask(
     assert ask.finish() == 0
     assert [line["ok"] for line in ask.lines if line["type"] == "tool_result"] == [True]
     assert _eventually(lambda: _left(tag, ask) == [], GONE_WITHIN_S), _left(tag, ask)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "kill -9"])
+def test_the_window_killed_during_a_busy_mcp_call_leaves_no_process(
+    loki_home: Path, ollama: FakeOllama, workspace: Path, tmp_path: Path, how: str
+) -> None:
+    tag = uuid.uuid4().hex
+    _servers(loki_home, tag)
+    settings = json.loads((loki_home / "settings.json").read_text())
+    settings |= {"host": ollama.url, "workspace": str(workspace)}
+    (loki_home / "settings.json").write_text(json.dumps(settings))
+    marker = tmp_path / "busy"
+    ollama.script(Reply.tool("mcp_helper_busy", {"marker": str(marker)}), Reply.text("?"))
+    env = cli_env(loki_home, QT_QPA_PLATFORM="offscreen")
+    env.pop("DISPLAY", None)
+    with subprocess.Popen(
+        [PYTHON, "-m", "loki_desktop", "--quick", "Vas-y"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as window:
+        try:
+            assert _eventually(marker.exists), "the window never called the busy tool"
+            assert len(processes_tagged(tag)) == 3  # supervisor, server, helper
+            window.send_signal(SIGNALS[how][0])
+            window.wait(timeout=60)
+        finally:
+            window.kill()
+    assert _eventually(lambda: processes_tagged(tag) == [], GONE_WITHIN_S), processes_tagged(tag)
