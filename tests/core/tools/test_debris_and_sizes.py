@@ -39,7 +39,7 @@ def test_stale_temporary_files_are_removed_and_live_ones_kept(workspace: Path) -
         removed = sweep(Workspace(workspace))
     assert removed == ["src/.big.txt.k3j9_x0a.tmp"]
     assert not stale.exists()
-    assert live.exists() and mine.exists() and vendored.exists()
+    assert [p.exists() for p in (live, mine, vendored)] == [True, True, True]
 
 
 async def test_the_sweep_runs_once_when_the_workspace_is_first_used(workspace: Path) -> None:
