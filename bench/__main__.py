@@ -31,6 +31,7 @@ MODULES = [
     "bench.chat",
     "bench.thinking_view",
     "bench.soak",
+    "bench.jail_race",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 

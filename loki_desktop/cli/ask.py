@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.core.events import Done, Error, Event
 from loki_desktop.core.ports import BackendError, StoreUnavailable
 from loki_desktop.core.services import Services
@@ -70,14 +72,15 @@ def run(args: argparse.Namespace, services: Services) -> int:
     if isinstance(images, str):  # unreadable, too big, not an image: nothing is sent
         print(images, file=sys.stderr)
         return 2
+    from loki_desktop.cli import interrupt
+
     printer: Callable[[Event], None] = (
         JsonPrinter() if args.json else PlainPrinter(show_thinking=args.show_thinking)
     )
-    try:
-        return asyncio.run(_ask(args, services, workspace, printer, images))
-    except KeyboardInterrupt:
+    code = interrupt.run(lambda stop: _ask(args, services, workspace, printer, images, stop))
+    if code > 128 and not args.json:
         print("\nInterrompu.", file=sys.stderr)
-        return 130
+    return code
 
 
 async def _ask(
@@ -86,6 +89,7 @@ async def _ask(
     workspace: Path,
     emit: Callable[[Event], None],
     images: list[ImageAttachment],
+    interruption: Interruption,
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.core.assembly import TurnOptions, build_agent
@@ -135,6 +139,11 @@ async def _ask(
                 print(event.message, file=sys.stderr)
             if isinstance(event, Done):
                 failed = event.reason == "error"
+    except asyncio.CancelledError:
+        if interruption.signum is not None and args.json:
+            # the promised last line, before the clean-up (the turn has stored what it said)
+            _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
+        raise
     finally:
         await mcp.aclose()
         await backend.close()
@@ -162,3 +171,9 @@ async def _refuse_images(agent: Agent) -> str | None:
     except BackendError:
         return None  # unreachable, no model: the turn says so in its own words
     return None if profile.vision else no_vision_message(profile.name)
+
+
+def _emit_last(emit: Callable[[Event], None], event: Event) -> None:
+    """Written whenever it still can be: a closed stdout (the reader went away) is no error."""
+    with contextlib.suppress(OSError, ValueError):
+        emit(event)

@@ -114,6 +114,9 @@ class Agent:
     pending_notices: list[str] = field(default_factory=list)
     # Each model's context window and token-estimate calibration, kept across turns.
     budget: ContextBudget = field(default_factory=ContextBudget)
+    # The conversation of the turn running or last run: a consumer that cancels a turn
+    # (a signal in `ask`) still says where it was stored.
+    last_conversation: str | None = None
 
     def run_turn(
         self,
@@ -248,6 +251,7 @@ class _Turn:
             )
             self.history = self.store.messages(self.conversation_id)
 
+        self.agent.last_conversation = self.conversation_id
         self.turn_start = len(self.history)
         if self.images:
             # a model that cannot see gets nothing, and nothing is stored

@@ -44,7 +44,8 @@ def build_agent(
 ) -> Agent:
     options = options or TurnOptions()
     jail = Workspace(workspace) if workspace is not None else None
-    checker = Checkers()
+    # the agent's checks read through the jail, as every tool does
+    checker = Checkers(read=jail.read_for_check if jail is not None else None)
     check_tools = [run_check_tool(jail, checker)] if jail is not None else []
     native = NativeTools(jail, approver, extra_tools=check_tools)
     toolbox = Toolbox([native, *options.extra_sources])

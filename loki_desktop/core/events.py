@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from loki_desktop.core.messages import ImageAttachment
 
-DoneReason = Literal["completed", "max_rounds", "error"]
+# "interrupted": written by `ask` itself when a signal (SIGINT, SIGTERM, SIGHUP) stopped it
+DoneReason = Literal["completed", "max_rounds", "error", "interrupted"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from loki_desktop.core.mcp.convert import (
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
+from loki_desktop.core.procs.spawn import supervised
 
 log = logging.getLogger(__name__)
 # The SDK logs parse errors and teardown noise with tracebacks; with no logging set up they
@@ -148,9 +149,9 @@ class Connection:
     async def _run(self) -> None:
         target = self.launch.target
         if isinstance(target, StdioLaunch):
-            params = StdioServerParameters(
-                command=target.command, args=list(target.args), env=dict(target.env)
-            )
+            # under the supervisor: the server and what it starts end with it, or with Loki
+            command, args = supervised(target.command, list(target.args), dict(target.env))
+            params = StdioServerParameters(command=command, args=args, env=dict(target.env))
             errlog = self._stderr.open(self.launch.server_id)
             try:
                 async with stdio_client(params, errlog=errlog) as (read, write):
