@@ -14,6 +14,13 @@ from urllib.parse import urlsplit
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MAX_ROUNDS = 8
 DEFAULT_NUM_CTX = 8192
+# Réflexion: "auto" (the model's default: `think` is not sent), "off", "on", or a level
+# name the model lists in /api/show ("low", "medium", "high"). See core.llm.thinking.
+THINK_MODES = ("auto", "off", "on")
+# How tools reach one model: "auto" (native when /api/show lists `tools`, else prompted),
+# "native" (the request's `tools`), "prompted" (described in the system prompt, calls read
+# from the text) or "none" (no tools at all).
+TOOL_MODES = ("auto", "native", "prompted", "none")
 # The window's spin box offers the same bounds.
 MAX_ROUNDS_RANGE = (1, 50)
 # Below 2048 the answer reserve (core.llm.budget) leaves almost nothing for the request;
@@ -56,6 +63,24 @@ def _host_check(value: str) -> str | None:
     return _("« {value} » n'est pas une adresse de serveur").format(value=value)
 
 
+def _think_check(value: str) -> str | None:
+    """A mode, or a level name as /api/show lists them (a word)."""
+    if value in THINK_MODES or (value.isascii() and value.isalpha() and len(value) <= 20):
+        return None
+    return _("« {value} » n'est ni {modes} ni un niveau").format(
+        value=value, modes=", ".join(THINK_MODES)
+    )
+
+
+def _modes_check(value: dict[str, str]) -> str | None:
+    wrong = sorted(mode for mode in value.values() if mode not in TOOL_MODES)
+    if not wrong:
+        return None
+    return _("« {mode} » n'est pas l'un de {modes}").format(
+        mode=wrong[0], modes=", ".join(TOOL_MODES)
+    )
+
+
 @dataclass
 class Settings:
     """Everything the user can set. Secrets are never here (they live in the keyring).
@@ -63,6 +88,9 @@ class Settings:
     `mcp_servers` maps a server id to its plain JSON entry (enabled flag, parameters,
     and for custom servers their command or URL); `core.mcp.config` gives it types.
     `ui` holds window state the core never reads (geometry, splitter sizes).
+    `think` is the Réflexion setting (see THINK_MODES; a level name is sent only to a
+    model that lists it). `tool_modes` maps a model name to how tools reach it (see
+    TOOL_MODES); a model not in it is "auto".
     Each field's annotation is its type, checked when the file is read (see `from_json`);
     a `check` in its metadata bounds it further.
     """
@@ -73,6 +101,8 @@ class Settings:
     num_ctx: int = field(default=DEFAULT_NUM_CTX, metadata=_between(*NUM_CTX_RANGE))
     skills_enabled: bool = True
     auto_checks: bool = True
+    think: str = field(default="auto", metadata={"check": _think_check})
+    tool_modes: dict[str, str] = field(default_factory=dict, metadata={"check": _modes_check})
     workspace: str = ""
     recent_workspaces: list[str] = field(default_factory=list)
     # each entry is checked on its own by core.mcp.config (one bad server never drops the others)

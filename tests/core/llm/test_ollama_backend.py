@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -179,3 +180,37 @@ async def test_a_cancel_during_a_wait_stays_a_cancel(ollama: FakeOllama) -> None
     with pytest.raises(asyncio.CancelledError):
         await task
     await backend.close()
+
+
+async def test_a_backlog_of_lines_leaves_the_loop_turns(
+    backend: OllamaBackend, ollama: FakeOllama
+) -> None:
+    """Lines read ahead are handed out without a real wait; when the consumer is slower than
+    the server, the backlog must not run in one step of the loop (the window would freeze)."""
+    ollama.script(Reply.text(*[f"t{i} " for i in range(400)]))
+    turns = 0
+    stop = asyncio.Event()
+
+    async def other_work() -> None:
+        nonlocal turns
+        while not stop.is_set():
+            turns += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(other_work())
+    await asyncio.sleep(0)
+    seen = 0
+    run = longest_run = 0  # chunks handed out in a row while the other task never ran
+    last_turns = turns
+    async for _chunk in backend.chat(model="qwen2.5-coder:7b", messages=[], tools=[], options={}):
+        seen += 1
+        run = run + 1 if turns == last_turns else 1
+        longest_run, last_turns = max(longest_run, run), turns
+        busy_until = time.monotonic() + 0.001  # a consumer slower than the server
+        while time.monotonic() < busy_until:
+            pass
+    stop.set()
+    await other
+    assert seen == 401
+    # a turn every 20 ms of handling (~20 chunks here), not the whole backlog in one step
+    assert longest_run < 100
