@@ -2,6 +2,8 @@
 #   make run    set up .venv/ when missing, then start the app
 #   make test   set up .venv/ when missing, then run lint, types, import contracts and every test
 #   make bench  print the performance figures against their budgets
+#   make reference  install esbuild and TypeScript (npm, tests only): the check corpus is
+#               compared with them (make test does it when npm is there)
 #   make bundle build the standalone one-folder application (PyInstaller)
 
 PYTHON ?= python3
@@ -9,7 +11,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench bundle clean
+REFERENCE := tests/reference/node_modules/.package-lock.json
+
+.PHONY: run test lint bench bundle clean reference
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -28,7 +32,14 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint
+reference: $(REFERENCE)
+
+$(REFERENCE): tests/reference/package.json tests/reference/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix tests/reference --ignore-scripts --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the check corpus is not compared with esbuild and TypeScript"; fi
+
+test: lint reference
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
