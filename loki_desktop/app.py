@@ -22,6 +22,7 @@ def build_services() -> Services:
         open_history=lambda: History(paths.history_path()),
         user_skills_dir=paths.user_skills_dir(),
         data_home=paths.data_home(),
+        open_history_at=History,
     )
 
 

@@ -19,6 +19,7 @@ COMMANDS = {
     "mcp": "loki_desktop.cli.mcp",
     "skills": "loki_desktop.cli.skills",
     "check": "loki_desktop.cli.check",
+    "eval": "loki_desktop.cli.eval",
     "mcp-fetch-server": "loki_desktop.cli.fetch_server",
 }
 COMMAND_MODULES = list(COMMANDS.values())

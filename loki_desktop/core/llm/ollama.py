@@ -13,13 +13,16 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 import httpx
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.profiles import parse_profile
+from loki_desktop.core.llm.pull import pull_error_sentence
+from loki_desktop.core.llm.server_errors import answered_error, error_text, error_value
 from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog
 from loki_desktop.core.ports import (
     BackendError,
@@ -27,8 +30,10 @@ from loki_desktop.core.ports import (
     ChatChunk,
     ModelInfo,
     ModelNotFound,
+    ModelProfile,
     NativeToolCall,
     StreamCut,
+    ThinkValue,
 )
 
 # Connecting is instant on a machine with Ollama; a black-holed host must not hang the
@@ -66,10 +71,11 @@ def http_client(host: str) -> httpx.AsyncClient:
 
 
 class OllamaResponseError(Exception):
-    """The server answered with an error: an HTTP status, or an `{"error": ...}` line."""
+    """The server answered with an error: an HTTP status, or an `{"error": ...}` line.
+    `error` is the body's `error` as sent (a string, or an object from some fronts)."""
 
-    def __init__(self, status: int, error: str) -> None:
-        super().__init__(error)
+    def __init__(self, status: int, error: Any) -> None:
+        super().__init__(error_text(error))
         self.status = status
         self.error = error
 
@@ -92,7 +98,7 @@ class OllamaBackend:
         with self._watchdog.watch():
             response = await self._client.request(method, path, json=body)
         if response.is_error:
-            raise OllamaResponseError(response.status_code, _error_text(response.text))
+            raise OllamaResponseError(response.status_code, error_value(response.text))
         return response.json()
 
     async def _stream(self, path: str, body: Any) -> AsyncIterator[dict[str, Any]]:
@@ -102,7 +108,7 @@ class OllamaBackend:
             async with self._client.stream("POST", path, json=body) as response:
                 if response.is_error:
                     await response.aread()
-                    raise OllamaResponseError(response.status_code, _error_text(response.text))
+                    raise OllamaResponseError(response.status_code, error_value(response.text))
                 lines = response.aiter_lines()
                 slice_began = loop.time()
                 while True:
@@ -124,7 +130,7 @@ class OllamaBackend:
                     if not isinstance(part, dict):
                         raise ValueError("not a JSON object")
                     if error := part.get("error"):
-                        raise OllamaResponseError(-1, str(error))
+                        raise OllamaResponseError(-1, error)
                     yield part
 
     # --- the API ------------------------------------------------------------------------
@@ -157,17 +163,18 @@ class OllamaBackend:
         Not /api/ps: that reports the context the model is currently *loaded* with, which
         may be another client's smaller setting; we send our own `num_ctx` anyway.
         """
+        return (await self.model_profile(model)).context_length
+
+    async def model_profile(self, model: str) -> ModelProfile:
+        """What the model can do (/api/show); `ModelProfile.assumed` when the server cannot
+        describe it. Raises BackendUnreachable when nothing answers."""
         try:
             shown = await self._request("POST", "/api/show", {"model": model})
         except (httpx.TransportError, SilenceExpired):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except (OllamaResponseError, ValueError):
-            return None
-        info = shown.get("model_info") if isinstance(shown, dict) else None
-        for key, value in (info if isinstance(info, dict) else {}).items():
-            if key.endswith(".context_length") and isinstance(value, int):
-                return value
-        return None
+            return ModelProfile.assumed(model)
+        return parse_profile(model, shown)
 
     async def chat(
         self,
@@ -176,6 +183,7 @@ class OllamaBackend:
         messages: Sequence[dict[str, Any]],
         tools: Sequence[dict[str, Any]],
         options: dict[str, Any],
+        think: ThinkValue | None = None,
     ) -> AsyncIterator[ChatChunk]:
         payload: dict[str, Any] = {
             "model": model,
@@ -185,6 +193,8 @@ class OllamaBackend:
         }
         if tools:
             payload["tools"] = list(tools)
+        if think is not None:
+            payload["think"] = think
         seen_done = False
         try:
             async for part in self._stream("/api/chat", payload):
@@ -194,9 +204,9 @@ class OllamaBackend:
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except OllamaResponseError as exc:
-            if exc.status == 404 or "not found" in exc.error.lower():
+            if exc.status == 404 or "not found" in error_text(exc.error).lower():
                 raise ModelNotFound(await self._model_not_found_message(model)) from None
-            raise BackendError(_answered_error(exc)) from None
+            raise answered_error(exc.status, exc.error) from None
         except SilenceExpired:
             raise StreamCut(
                 _("Ollama n'a rien envoyé pendant {n} s : la réponse est abandonnée.").format(
@@ -224,19 +234,58 @@ class OllamaBackend:
             "{available}. Téléchargez-le avec « ollama pull {model} »."
         ).format(model=model, host=self.host, available=available)
 
+    # --- managing models (Réglages → Modèles, `models pull|rm`) -------------------------
 
-def _error_text(body: str) -> str:
-    """The `error` of an error body (Ollama answers `{"error": "..."}`), else the raw text."""
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        return body
-    return str(parsed.get("error", body)) if isinstance(parsed, dict) else body
+    async def pull(self, model: str) -> AsyncGenerator[dict[str, Any], None]:
+        """The progress lines of `/api/pull` (see core.llm.pull); BackendError with a
+        sentence on a failure. Closing the iterator cancels the pull; Ollama keeps what
+        it downloaded and a later pull of the same name resumes from there."""
+        try:
+            async for part in self._stream("/api/pull", {"model": model, "stream": True}):
+                yield part
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            raise BackendUnreachable(unreachable_message(self.host)) from None
+        except OllamaResponseError as exc:
+            raise BackendError(pull_error_sentence(error_text(exc.error), model)) from None
+        except SilenceExpired:
+            raise BackendError(
+                _("Ollama ne donne plus de nouvelles du téléchargement de « {model} ».").format(
+                    model=model
+                )
+            ) from None
+        except (httpx.TransportError, ValueError) as exc:
+            raise StreamCut(
+                _("Le téléchargement a été coupé en cours de route ({error}).").format(
+                    error=type(exc).__name__
+                )
+            ) from None
+
+    async def delete(self, model: str) -> None:
+        """Remove a model from the server; ModelNotFound when it has no such model."""
+        try:
+            with self._watchdog.watch():
+                response = await self._client.request(
+                    "DELETE", "/api/delete", json={"model": model}
+                )
+        except (httpx.TransportError, SilenceExpired):
+            raise BackendUnreachable(unreachable_message(self.host)) from None
+        if response.status_code == 404:
+            raise ModelNotFound(
+                _("Le modèle « {model} » n'est pas installé sur {host}.").format(
+                    model=model, host=self.host
+                )
+            )
+        if response.is_error:
+            raise BackendError(
+                _answered_error(
+                    OllamaResponseError(response.status_code, error_value(response.text))
+                )
+            )
 
 
 def _answered_error(exc: OllamaResponseError) -> str:
     return _("Ollama a répondu par une erreur ({status}) : {error}").format(
-        status=exc.status, error=exc.error
+        status=exc.status, error=error_text(exc.error)
     )
 
 

@@ -35,10 +35,17 @@ from mcp.types import (
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
-from loki_desktop.core.mcp.convert import CallResult, McpTool, looks_failed, result_text
+from loki_desktop.core.mcp.convert import (
+    CallResult,
+    McpTool,
+    looks_failed,
+    result_images,
+    result_text,
+)
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
+from loki_desktop.core.procs.spawn import supervised
 
 log = logging.getLogger(__name__)
 # The SDK logs parse errors and teardown noise with tracebacks; with no logging set up they
@@ -142,9 +149,9 @@ class Connection:
     async def _run(self) -> None:
         target = self.launch.target
         if isinstance(target, StdioLaunch):
-            params = StdioServerParameters(
-                command=target.command, args=list(target.args), env=dict(target.env)
-            )
+            # under the supervisor: the server and what it starts end with it, or with Loki
+            command, args = supervised(target.command, list(target.args), dict(target.env))
+            params = StdioServerParameters(command=command, args=args, env=dict(target.env))
             errlog = self._stderr.open(self.launch.server_id)
             try:
                 async with stdio_client(params, errlog=errlog) as (read, write):
@@ -251,7 +258,7 @@ class Connection:
         if not ok and not text.strip():
             text = f"{tool} failed without saying why."
         # not cut here: the Toolbox caps every tool's result for the model
-        return CallResult(ok, self.launch.redact(text))
+        return CallResult(ok, self.launch.redact(text), result_images(result.content))
 
     def _call_error(self, tool: str, exc: MCPError, timeout: float) -> CallResult:
         server = self.launch.server_id
