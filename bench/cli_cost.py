@@ -11,6 +11,7 @@ Both children use a bytecode cache of the bench's own (see bench/startup.py).
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 import tempfile
@@ -54,18 +55,19 @@ def measure() -> list[Figure]:
         plain = [sys.executable, "-c", PLAIN, server.url, MODEL, PROMPT]
         _run(ask, home, workspace)  # creates the history; fills the bytecode cache
         _run(plain, home, workspace)
-        loki: list[float] = []
-        floor: list[float] = []
+        loki: list[tuple[float, float]] = []
+        floor: list[tuple[float, float]] = []
         for index in range(RUNS):
             print(f"  ask / plain script {index + 1}/{RUNS}", file=sys.stderr, flush=True)
             floor.append(_run(plain, home, workspace))
             loki.append(_run(ask, home, workspace))
-    ratios = [a / b for a, b in zip(loki, floor, strict=True)]
+    ratios = [a[0] / b[0] for a, b in zip(loki, floor, strict=True)]
+    cpu_ratios = [a[1] / b[1] for a, b in zip(loki, floor, strict=True)]
     return [
         Figure(
             "CLI",
             "plain script streaming with the ollama client",
-            median_of(floor) * 1000,
+            median_of(f[0] for f in floor) * 1000,
             "ms",
             None,
             runs=RUNS,
@@ -74,7 +76,7 @@ def measure() -> list[Figure]:
         Figure(
             "CLI",
             "`loki-desktop ask`, whole process",
-            median_of(loki) * 1000,
+            median_of(a[0] for a in loki) * 1000,
             "ms",
             None,
             runs=RUNS,
@@ -87,17 +89,38 @@ def measure() -> list[Figure]:
             "x",
             1.5,
             runs=RUNS,
-            note="median of the per-pair ratios, runs alternating",
+            note="wall time: median of the per-pair ratios, runs alternating",
+        ),
+        Figure(
+            "CLI",
+            "`ask` / plain script, CPU time",
+            median_of(cpu_ratios),
+            "x",
+            None,
+            runs=RUNS,
+            note=f"user + system; {median_of(a[1] for a in loki) * 1000:.0f} ms against "
+            f"{median_of(f[1] for f in floor) * 1000:.0f} ms (steadier than wall time "
+            "on a loaded machine)",
         ),
     ]
 
 
-def _run(command: list[str], home: Path, workspace: Path) -> float:
+def _run(command: list[str], home: Path, workspace: Path) -> tuple[float, float]:
+    """Wall time from spawn to exit, and the CPU time the process used (user + system)."""
     env = _env(home)
     env.pop("QT_QPA_PLATFORM", None)
     began = time.perf_counter()
-    done = subprocess.run(command, cwd=workspace, env=env, capture_output=True, timeout=60)
+    child = subprocess.Popen(
+        command, cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    out, err = child.communicate(timeout=60)
     elapsed = time.perf_counter() - began
-    if done.returncode != 0 or b"mot39" not in done.stdout:
-        raise RuntimeError(f"{command[:4]} failed: {done.stderr.decode()[-2000:]}")
-    return elapsed
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime - _run.cpu_so_far  # type: ignore[attr-defined]
+    _run.cpu_so_far += cpu  # type: ignore[attr-defined]
+    if child.returncode != 0 or b"mot39" not in out:
+        raise RuntimeError(f"{command[:4]} failed: {err.decode()[-2000:]}")
+    return elapsed, cpu
+
+
+_run.cpu_so_far = 0.0  # type: ignore[attr-defined]
