@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint bench bundle clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Loki Desktop needs Python 3.11 or newer (found: $$($(PYTHON) --version))."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
