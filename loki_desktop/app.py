@@ -13,6 +13,7 @@ from loki_desktop.core.services import Services
 def build_services() -> Services:
     from loki_desktop.persistence import paths
     from loki_desktop.persistence.history import History
+    from loki_desktop.persistence.history_writer import BackgroundHistory
     from loki_desktop.persistence.secrets import KeyringSecrets
     from loki_desktop.persistence.settings_file import SettingsFile
 
@@ -20,6 +21,7 @@ def build_services() -> Services:
         settings=SettingsFile(paths.settings_path()),
         secrets=KeyringSecrets(),
         open_history=lambda: History(paths.history_path()),
+        open_window_history=lambda: BackgroundHistory(paths.history_path()),
         user_skills_dir=paths.user_skills_dir(),
         data_home=paths.data_home(),
     )

@@ -97,4 +97,5 @@ async def _ask(
     finally:
         await mcp.aclose()
         await backend.close()
+        store.close()
     return 1 if failed else 0

@@ -45,7 +45,7 @@ class Runtime:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.settings: Settings = services.settings.load()
-        self.store: ConversationStore = services.open_history()
+        self.store: ConversationStore = services.open_window_history()
         self.host = resolve_host(None, self.settings)
         self._backend: OllamaBackend | None = None
         self._budget: ContextBudget | None = None  # per server: reset with the host
@@ -186,9 +186,8 @@ class Runtime:
                 await backend.close()
             except Exception:
                 log.exception("closing the Ollama client of %s failed", backend.host)
-        close = getattr(self.store, "close", None)
-        if callable(close):
-            close()
+        # in a thread: the writer may still be writing the last batch of an answer
+        await asyncio.to_thread(self.store.close)
 
 
 # What the first model list, turn, rendered answer and the workspace watcher import (~300 ms).

@@ -39,6 +39,9 @@ class Reply:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     token_delay: float = 0.0  # seconds between streamed lines
     cut_after: int | None = None  # close the connection after this many tokens, no `done`
+    # stall after this many tokens (the connection stays open) until `resume` is set
+    pause_after: int | None = None
+    resume: threading.Event = field(default_factory=threading.Event)
     status: int = 200  # an HTTP error instead of a stream
     error: str = ""  # body of the HTTP error, or an {"error": ...} line mid-stream
     prompt_eval_count: int | None = None
@@ -267,6 +270,8 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 if reply.cut_after is not None and index >= reply.cut_after:
                     self._cut()
                     return
+                if index == reply.pause_after:
+                    reply.resume.wait(timeout=120)
                 self._line(
                     {
                         "model": model,
