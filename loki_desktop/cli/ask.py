@@ -53,10 +53,10 @@ async def _ask(
     emit: Callable[[Event], None],
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
+    from loki_desktop.cli.approval import FixedApprover
     from loki_desktop.core.assembly import TurnOptions, build_agent
     from loki_desktop.core.llm.ollama import OllamaBackend
     from loki_desktop.core.mcp.manager import McpManager
-    from loki_desktop.core.tools.toolbox import FixedApprover
 
     settings = services.settings.load()
     try:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.assembly import build_agent
 from loki_desktop.core.events import Done, Token
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.settings import Settings
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.persistence.history import History
 from tests.conftest import PYTHON, REPO, cli_env
 from tests.e2e.cli_runner import ask_json

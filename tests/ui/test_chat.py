@@ -7,9 +7,9 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.services import Services
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
     CheckCard,

@@ -12,8 +12,8 @@ import keyring
 import shiboken6
 from PySide6.QtWidgets import QLineEdit
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.services import Services
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.settings_dialog import SettingsDialog
 from tests.fakes.mcp_servers import script
