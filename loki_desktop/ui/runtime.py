@@ -4,8 +4,8 @@ Only core objects live here; widgets get agents from `make_agent` and never talk
 Ollama or an MCP server themselves.
 
 The Ollama client, the agent and the MCP service are imported and built on first use, after
-the window is on screen: together they cost ~250 ms of imports (ollama, httpx, pydantic),
-which would otherwise delay the first frame (see bench/, the Start figure).
+the window is on screen: their imports (AGENT_MODULES below says what and how long) would
+otherwise delay the first frame (see bench/, the Start figure).
 """
 
 from __future__ import annotations
