@@ -9,8 +9,7 @@ from loki_desktop.core.events import CheckReport
 from loki_desktop.core.ports import ToolOutcome
 from loki_desktop.core.tools.args import ToolArgs
 from loki_desktop.core.tools.jail import Workspace
-from loki_desktop.core.tools.native import NativeTool
-from loki_desktop.core.tools.text import fail
+from loki_desktop.core.tools.native import NativeTool, fail
 
 
 class RunCheckArgs(ToolArgs):

@@ -21,14 +21,7 @@ from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
 from loki_desktop.core.tools.jail import JailError, Workspace, is_forbidden_part
 from loki_desktop.core.tools.shell import SHELL_TIMEOUT_S, run_command
-from loki_desktop.core.tools.text import (
-    TOOL_RESULT_CAP,
-    NotText,
-    cap,
-    fail,
-    looks_binary,
-    read_text,
-)
+from loki_desktop.core.tools.text import TOOL_RESULT_CAP, NotText, cap, looks_binary, read_text
 
 GREP_MAX_MATCHES = 200
 GREP_MAX_FILE_BYTES = 2_000_000
@@ -76,6 +69,10 @@ class NativeTool:
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, schema_of(self.args_model), "native")
+
+
+def fail(message: str, summary: str | None = None) -> ToolOutcome:
+    return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary or message)
 
 
 class _PatternTooSlow(Exception):

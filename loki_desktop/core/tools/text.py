@@ -1,11 +1,10 @@
-"""Reading workspace files as text for the model, capping what goes back to it, failures."""
+"""Reading workspace files as text for the model, and capping what goes back to it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from loki_desktop.core.checks.source import NotRegularFile, read_regular_file
-from loki_desktop.core.ports import ToolOutcome
 
 TOOL_RESULT_CAP = 8_000
 # Reading more than this is pointless: the result is cut at TOOL_RESULT_CAP anyway.
@@ -16,11 +15,6 @@ BINARY_SNIFF_BYTES = 8_192
 class NotText(Exception):
     """The file is binary, not UTF-8, or no file at all (a pipe, a device); the message says
     which, for the model."""
-
-
-def fail(message: str, summary: str | None = None) -> ToolOutcome:
-    """A failed tool call as the model reads it (an error result, never an exception)."""
-    return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary or message)
 
 
 def cap(text: str, limit: int = TOOL_RESULT_CAP) -> str:

@@ -8,7 +8,8 @@ from typing import Any, Protocol
 
 from loki_desktop.core.ports import ToolOutcome, ToolSource, ToolSpec
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
-from loki_desktop.core.tools.text import cap, fail
+from loki_desktop.core.tools.native import fail
+from loki_desktop.core.tools.text import cap
 
 log = logging.getLogger(__name__)
 
