@@ -77,6 +77,7 @@ def user_env(tmp_path: Path, venv: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # a build, a venv and an install: minutes on a loaded machine
 def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) -> None:
     # Build from a copy, so the shared working tree gets no build/ or egg-info folders.
     source = tmp_path / "source"
@@ -86,7 +87,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) 
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(source)],
         capture_output=True,
         text=True,
-        timeout=100,
+        timeout=600,
         check=False,
     )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
@@ -109,7 +110,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) 
         [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
         capture_output=True,
         text=True,
-        timeout=100,
+        timeout=600,
         check=False,
     )
     assert installed.returncode == 0, installed.stderr[-3000:]
