@@ -14,10 +14,10 @@ PASSES = 20  # over every message of the corpus
 
 def corpus_messages() -> list[str]:
     messages = []
-    for name in ("labelled.tsv", "heldout.tsv"):
+    for name in ("labelled.tsv", "heldout.tsv", "tuning.tsv", "fresh.tsv"):
         for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.startswith("#"):
-                messages.append(line.split("\t", 1)[1].replace("\\n", "\n"))
+                messages.append(line.split("\t")[-1].replace("\\n", "\n"))
     return messages
 
 

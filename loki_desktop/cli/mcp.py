@@ -69,12 +69,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace, services: Services) -> int:
     from loki_desktop.core.mcp.config import McpConfigError
+    from loki_desktop.core.mcp.secret_values import mask
     from loki_desktop.core.mcp.service import McpService
     from loki_desktop.core.ports import SecretStoreUnavailable
 
     service = McpService(services.settings, services.secrets)
     for notice in services.settings.take_notices() + service.notices:
-        print(f"note : {notice}", file=sys.stderr)
+        print(f"note : {mask(notice)}", file=sys.stderr)
     action = {
         "list": _list,
         "enable": _enable,
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
     try:
         return action(args, service)
     except (McpConfigError, SecretStoreUnavailable) as exc:
-        print(exc, file=sys.stderr)
+        print(mask(str(exc)), file=sys.stderr)  # a sentence may quote what was typed
         return 1
 
 
@@ -133,7 +134,7 @@ def _disable(args: argparse.Namespace, service: McpService) -> int:
 
 
 def _set(args: argparse.Namespace, service: McpService) -> int:
-    from loki_desktop.core.mcp.config import is_secret_name
+    from loki_desktop.core.mcp.config import is_secret_param
 
     values: dict[str, str | None] = {}
     for assignment in args.assignments:
@@ -143,7 +144,7 @@ def _set(args: argparse.Namespace, service: McpService) -> int:
     for name, value in values.items():
         if not value:
             print(f"{args.id} : {name} effacé.")
-        elif is_secret_name(name):
+        elif is_secret_param(name, value):
             print(f"{args.id} : {name} enregistré dans le trousseau système.")
         else:
             print(f"{args.id} : {name}={value}")
@@ -220,7 +221,9 @@ def _test(args: argparse.Namespace, service: McpService) -> int:
             f"jetons ({result.schema_chars} caractères) de schémas par requête."
         )
     else:
-        print(f"✗ {args.id} : {result.message}", file=sys.stderr)
+        from loki_desktop.core.mcp.secret_values import mask
+
+        print(f"✗ {args.id} : {mask(result.message)}", file=sys.stderr)
     return 0 if result.ok else 1
 
 
@@ -231,8 +234,10 @@ def _import(args: argparse.Namespace, service: McpService) -> int:
         print(f"{config.id} ajouté ({state}) — {config.label}")
     if report.secrets_stored:
         print(f"{report.secrets_stored} secret(s) rangé(s) dans le trousseau système.")
+    from loki_desktop.core.mcp.secret_values import mask
+
     for line in report.skipped:
-        print(f"ignoré : {line}", file=sys.stderr)
+        print(f"ignoré : {mask(line)}", file=sys.stderr)
     if not report.added:
         print("Aucun serveur ajouté.", file=sys.stderr)
         return 1
@@ -290,11 +295,14 @@ def _split_command(command: str) -> list[str]:
     import shlex
 
     from loki_desktop.core.mcp.config import McpConfigError
+    from loki_desktop.core.mcp.secret_values import mask
 
     try:
         return shlex.split(command, posix=sys.platform != "win32")
     except ValueError as exc:
-        raise McpConfigError(f"Commande illisible ({exc}) : {command}") from None
+        # not the command itself: unreadable, it cannot be told where a secret sits in it
+        first = command.split()[0] if command.split() else ""
+        raise McpConfigError(f"Commande illisible ({exc}) : « {mask(first)} … ».") from None
 
 
 def _pairs(items: list[str], separator: str) -> dict[str, str]:
@@ -304,7 +312,9 @@ def _pairs(items: list[str], separator: str) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition(separator)
         if not sep or not name.strip():
-            raise McpConfigError(f"Attendu NOM{separator}valeur : « {item} ».")
+            # the value may be a secret typed without its separator: only its first word
+            first = item.split()[0] if item.split() else ""
+            raise McpConfigError(f"Attendu NOM{separator}valeur : « {first} … ».")
         pairs[name.strip()] = value.strip() if separator == ":" else value
     return pairs
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.mcp import secret_values
 from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
 from loki_desktop.core.mcp.service import ImportReport, McpService, ServerView
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
@@ -74,15 +75,17 @@ class ServerCard(QFrame):
         for param in view.params:
             caption = param.label + (" *" if param.required else "")
             grid.addWidget(label(caption, "CardTitle"), row, 0)
-            value = "" if param.secret else view.config.params.get(param.name, "")
-            field = self._field(param.name, value, secret=param.secret)
+            hidden = param.secret or param.name in view.secrets_set or param.name in view.masked
+            value = "" if hidden else view.config.params.get(param.name, "")
+            field = self._field(param.name, value, secret=hidden)
             field.setToolTip(param.description)
             grid.addWidget(field, row, 1)
             row += 1
         if view.custom:
             for name, value in view.config.params.items():
+                hidden = name in view.masked  # a secret written in clear by hand: masked
                 grid.addWidget(label(name, "CardMono"), row, 0)
-                grid.addWidget(self._field(name, value, secret=False), row, 1)
+                grid.addWidget(self._field(name, "" if hidden else value, secret=hidden), row, 1)
                 row += 1
             for name in view.config.secrets:
                 grid.addWidget(label(name, "CardMono"), row, 0)
@@ -121,12 +124,13 @@ class ServerCard(QFrame):
         field.setObjectName(f"param-{name}")
         if secret or is_secret_name(name):
             field.setEchoMode(QLineEdit.EchoMode.Password)
-            stored = name in self.view.secrets_set
-            field.setPlaceholderText(
-                self.tr("•••• enregistré dans le trousseau")
-                if stored
-                else self.tr("secret : gardé dans le trousseau système")
-            )
+            if name in self.view.masked:
+                text = self.tr("•••• écrit en clair dans les réglages : saisissez-le à nouveau")
+            elif name in self.view.secrets_set:
+                text = self.tr("•••• enregistré dans le trousseau")
+            else:
+                text = self.tr("secret : gardé dans le trousseau système")
+            field.setPlaceholderText(text)
         self.fields[name] = field
         return field
 
@@ -155,7 +159,7 @@ class ServerCard(QFrame):
             self.tools_chip.show()
         else:
             self.tools_chip.hide()
-        self.error.setText(status.message if status.state == "error" else "")
+        self.error.setText(secret_values.mask(status.message) if status.state == "error" else "")
         self.error.setVisible(status.state == "error" and bool(status.message))
 
     def _cost_text(self, tools: int, tokens: int) -> str:
@@ -163,7 +167,8 @@ class ServerCard(QFrame):
         return self.tr("{tools} · ≈ {tokens} jetons de contexte").format(tools=count, tokens=tokens)
 
     def show_message(self, text: str, *, error: bool) -> None:
-        self.result.setText(text)
+        # a sentence may quote what was typed or printed
+        self.result.setText(secret_values.mask(text))
         set_state(self.result, "state", "error" if error else "ok")
         self.result.show()
 
@@ -466,6 +471,6 @@ class McpPage(QWidget):
         self.reload()
 
     def show_report(self, text: str, *, error: bool = False) -> None:
-        self.report.setText(text)
+        self.report.setText(secret_values.mask(text))
         set_state(self.report, "state", "error" if error else "ok")
         self.report.show()

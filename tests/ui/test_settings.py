@@ -222,6 +222,42 @@ async def test_mcp_secret_parameters_are_masked_and_kept_in_the_keyring(
         await close(again)
 
 
+async def test_mcp_cards_never_show_a_secret_written_in_clear(
+    services: Services, qtbot: Any, ollama: FakeOllama
+) -> None:
+    # as an older version saved them, or as a hand edit leaves them
+    (services.data_home / "settings.json").write_text(
+        json.dumps(
+            {
+                "mcp_servers": {
+                    "searxng": {"params": {"SEARXNG_URL": "http://me:ui-pw-1234@h:8888"}},
+                    "old": {
+                        "label": "old",
+                        "command": ["srv", "--auth", "sk-uiversion-5678", "-p", "uipass-9012"],
+                        "params": {"DB_URL": "postgres://u:ui-dsn-3456@h/db"},
+                    },
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        page = dialog.mcp
+        shown = [
+            widget.text()
+            for card in (page.cards["searxng"], page.cards["old"])
+            for widget in [*card.findChildren(QLineEdit), card.description, card.error]
+        ]
+        for secret in ("ui-pw-1234", "sk-uiversion-5678", "uipass-9012", "ui-dsn-3456"):
+            assert not [text for text in shown if secret in text], secret
+        assert "--auth ••••" in page.cards["old"].description.text()
+        field = page.cards["searxng"].fields["SEARXNG_URL"]
+        assert field.echoMode() == QLineEdit.EchoMode.Password
+        assert field.text() == ""  # saving the card keeps the value instead of a mask
+        await close(dialog)
+
+
 async def test_mcp_import_of_a_claude_style_file(
     services: Services,
     memory_keyring: MemoryKeyring,

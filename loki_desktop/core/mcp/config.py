@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.mcp.secret_values import holds_secret, mask
+from loki_desktop.core.mcp.secret_values import (  # re-exported: one rule for names and values
+    is_secret_name as is_secret_name,
+)
 
 ServerKind = Literal["catalogue", "stdio", "http"]
 
@@ -32,10 +36,6 @@ ServerKind = Literal["catalogue", "stdio", "http"]
 SERVER_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
 TOOL_PREFIX = "mcp_"
 
-# Words that make a parameter secret (matched in the upper-cased name), plus the HTTP headers
-# that carry credentials without saying so.
-SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
-SECRET_HEADERS = frozenset({"AUTHORIZATION", "PROXY-AUTHORIZATION", "COOKIE"})
 PARAM_NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,127}")
 
 
@@ -43,10 +43,11 @@ class McpConfigError(ValueError):
     """A server setting cannot be used; the message is one French sentence for the user."""
 
 
-def is_secret_name(name: str) -> bool:
-    """Whether a parameter (environment variable or HTTP header) must live in the keyring."""
-    upper = name.upper()
-    return upper in SECRET_HEADERS or any(word in upper for word in SECRET_WORDS)
+def is_secret_param(name: str, value: str) -> bool:
+    """Whether a parameter (environment variable or HTTP header) must live in the keyring:
+    by its name (`API_KEY`, `GH_PAT`, `X-Auth`) or by its value (a URL with a password, a
+    token shape such as `ghp_…`, a `Bearer …` credential). A `${NAME}` reference is not one."""
+    return is_secret_name(name) or holds_secret(value)
 
 
 def secret_key(server_id: str, name: str) -> str:
@@ -218,7 +219,9 @@ def parse_entry(
 def check_url(url: Any) -> str:
     if not isinstance(url, str) or not re.match(r"https?://[^\s/]+", url.strip()):
         raise McpConfigError(
-            _("URL invalide : « {url} » (attendu : http://… ou https://…).").format(url=url)
+            _("URL invalide : « {url} » (attendu : http://… ou https://…).").format(
+                url=mask(str(url))
+            )
         )
     return url.strip()
 

@@ -13,6 +13,7 @@ import collections
 import contextlib
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.convert import CallResult, McpTool, looks_failed, result_text
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,8 @@ MAX_TOOL_PAGES = 20
 STDERR_LINES = 40
 STDERR_SHOWN = 3
 CLIENT_INFO = Implementation(name="loki-desktop", version=__version__)
+# RFC 6750's error_description in a WWW-Authenticate header
+_AUTH_DESCRIPTION = re.compile(r'error_description="([^"]{1,200})"')
 
 
 class _JunkOutput(Exception):
@@ -96,6 +100,8 @@ class Connection:
         self._scope: anyio.CancelScope | None = None
         self._stderr = _StderrTail()
         self._task: asyncio.Task[None] | None = None
+        # an HTTP server's last 401/403 (status, what it said): the SDK reports it as -32603
+        self._refused: tuple[int, str] | None = None
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -152,6 +158,9 @@ class Connection:
                 _http_client(target.headers) as http,
                 streamable_http_client(target.url, http_client=http) as (read, write),
             ):
+                # sees the HTTP status the SDK turns into a bare -32603 (a 401 or 403 among
+                # them); set before the first request, which `_serve` sends
+                http.event_hooks = {"response": [self._on_http_response]}
                 await self._serve(read, write)
 
     async def _serve(self, read: Any, write: Any) -> None:
@@ -222,18 +231,21 @@ class Connection:
             return CallResult(
                 False, f"Error: the MCP server '{self.launch.server_id}' is not ready."
             )
+        self._refused = None
         try:
             result = await session.call_tool(tool, args, read_timeout_seconds=limit_s)
         except MCPError as exc:
+            if self._refused is not None:
+                return self._refused_call(tool)
             return self._call_error(tool, exc, limit_s)
         except Exception as exc:  # a transport failure (HTTP), or a result the SDK refused
             log.info(
                 "MCP call %s/%s failed: %s",
                 self.launch.server_id,
                 tool,
-                self.launch.redact(repr(exc)),
+                mask(self.launch.redact(repr(exc))),
             )
-            return CallResult(False, f"Error: {tool} failed: {self.launch.redact(str(exc))}")
+            return CallResult(False, f"Error: {tool} failed: {mask(self.launch.redact(str(exc)))}")
         text = result_text(result.content, result.structured_content)
         ok = not result.is_error and not looks_failed(text, self.launch.error_markers)
         if not ok and not text.strip():
@@ -260,9 +272,23 @@ class Connection:
                 f"Error: the MCP server '{server}' stopped during the call to {tool}. "
                 "Its tools are unavailable for now.",
             )
-        return CallResult(False, f"Error: {self.launch.redact(exc.message)}")
+        return CallResult(False, f"Error: {mask(self.launch.redact(exc.message))}")
+
+    def _refused_call(self, tool: str) -> CallResult:
+        status, _said = self._refused or (0, "")
+        return CallResult(
+            False,
+            f"Error: the MCP server '{self.launch.server_id}' refused the credentials for "
+            f"{tool} (HTTP {status}). Only the user can fix its key in Loki's settings: "
+            "do not call it again.",
+        )
 
     # --- events from the read stream ----------------------------------------------------
+
+    async def _on_http_response(self, response: httpx2.Response) -> None:
+        if response.status_code in (401, 403):
+            said = _AUTH_DESCRIPTION.search(response.headers.get("www-authenticate", ""))
+            self._refused = (response.status_code, said[1] if said else "")
 
     def _on_junk(self, exc: Exception) -> None:
         if self.state != "connecting":
@@ -290,6 +316,8 @@ class Connection:
         leaf = _leaf(exc)
         target = self.launch.target
         command = target.command if isinstance(target, StdioLaunch) else ""
+        if isinstance(target, HttpLaunch) and self._refused is not None:
+            return self._finish(self._refusal(target, *self._refused))
         match leaf:
             case FileNotFoundError():
                 text = _("commande introuvable : « {command} ».").format(command=command)
@@ -324,7 +352,35 @@ class Connection:
         tail = self._stderr.tail(STDERR_SHOWN)
         if tail:
             text += " " + _("Sa sortie d'erreur : « {lines} ».").format(lines=" | ".join(tail))
-        return self.launch.redact(text[:1].upper() + text[1:])
+        return self._finish(text)
+
+    def _finish(self, text: str) -> str:
+        """One sentence for people: capitalised, known secrets and secret shapes masked."""
+        return mask(self.launch.redact(text[:1].upper() + text[1:]))
+
+    def _refusal(self, target: HttpLaunch, status: int, said: str) -> str:
+        """A 401/403: which server, and what to check in its settings."""
+        name, server_id = self.launch.label, self.launch.server_id
+        quoted = f", « {said} »" if said else ""
+        if status == 403:
+            text = _(
+                "accès refusé (HTTP 403{said}) : la clé est reconnue mais n'a pas les droits "
+                "demandés."
+            ).format(said=quoted)
+        else:
+            text = _("authentification refusée (HTTP 401{said}).").format(said=quoted)
+        sent = [header for header in target.headers if is_secret_name(header)]
+        if sent:
+            text += " " + _(
+                "Vérifiez la clé d'authentification de « {name} » ({headers}) dans ses "
+                "réglages : loki-desktop mcp set {id} {header}=…"
+            ).format(name=name, headers=", ".join(sent), id=server_id, header=sent[0])
+        else:
+            text += " " + _(
+                "« {name} » n'envoie aucune clé d'authentification : ajoutez l'en-tête dans "
+                'ses réglages, par exemple loki-desktop mcp set {id} Authorization="Bearer …"'
+            ).format(name=name, id=server_id)
+        return text
 
 
 def _http_client(headers: dict[str, str]) -> httpx2.AsyncClient:

@@ -12,7 +12,7 @@ from loki_desktop.core.mcp.config import (
     ServerConfig,
     check_param_name,
     check_url,
-    is_secret_name,
+    is_secret_param,
     slugify,
 )
 from loki_desktop.core.mcp.placeholders import lift_command, lift_url
@@ -125,7 +125,7 @@ def _split(values: Any, what: str) -> tuple[dict[str, str], dict[str, str]]:
             if isinstance(value, bool)
             else str(value)
         )
-        (secret if is_secret_name(str(key)) else plain)[str(key)] = text
+        (secret if is_secret_param(str(key), text) else plain)[str(key)] = text
     return plain, secret
 
 

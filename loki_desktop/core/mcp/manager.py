@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -78,6 +79,9 @@ class McpManager:
         self._closing: set[asyncio.Task[None]] = set()
         self._starting: set[asyncio.Task[None]] = set()
         self._routes: dict[str, tuple[str, str]] = {}  # model name -> (server id, tool name)
+        # the routes of servers that went down (failure, call timeout) and will be restarted:
+        # a later call of the same turn is told so, not "unknown tool"
+        self._down: dict[str, tuple[str, str]] = {}
         self._specs: dict[str, list[ToolSpec]] = {}
         self._closed = False
         self.reload(servers)
@@ -158,12 +162,14 @@ class McpManager:
         return [spec for specs in self._specs.values() for spec in specs]
 
     def owns(self, name: str) -> bool:
-        return name in self._routes
+        return name in self._routes or name in self._down
 
     async def call(self, name: str, args: dict[str, Any]) -> ToolOutcome:
-        server_id, tool = self._routes[name]
+        server_id, tool = self._routes.get(name) or self._down[name]
         slot = self._slots.get(server_id)
         conn = slot.connection if slot else None
+        if slot is not None and (conn is None or conn.state != "connected"):
+            return self._restarting(slot)
         if conn is None or conn.state != "connected":
             return ToolOutcome(
                 False,
@@ -179,6 +185,32 @@ class McpManager:
             _first_line(result.text),
             extra={"mcp_server": server_id, "mcp_tool": tool, "seconds": round(elapsed, 3)},
         )
+
+    def _restarting(self, slot: _Slot) -> ToolOutcome:
+        """A call to a server that is down until its restart: what happens, and when to retry.
+
+        A server restarts at the first message sent once its backoff is over (never in the
+        middle of a turn, whose tools are fixed when it starts).
+        """
+        server_id = slot.config.id
+        wait = max(0, math.ceil(slot.retry_at - time.monotonic())) if slot.error else 0
+        when = f", sent in {wait} s or later" if wait else ""
+        output = (
+            f"Error: the MCP server '{server_id}' is restarting after a failure; its tools are "
+            f"unavailable for the rest of this turn and come back at the user's next "
+            f"message{when}. Do not call them again now: answer with what you have, and say "
+            "what could not be done."
+        )
+        if wait:
+            summary = _(
+                "serveur « {name} » : il redémarre ; réessayez au prochain message, dans {n} s "
+                "ou plus"
+            ).format(name=_label(slot.config), n=wait)
+        else:
+            summary = _("serveur « {name} » : il redémarre ; réessayez au prochain message").format(
+                name=_label(slot.config)
+            )
+        return ToolOutcome(False, output, summary, extra={"mcp_server": server_id})
 
     # --- status -------------------------------------------------------------------------------
 
@@ -334,6 +366,7 @@ class McpManager:
             )
         elif conn.state == "error":
             slot.connection = None
+            self._keep_down(server_id)
             self._specs.pop(server_id, None)
             self._reroute()
             self._close_in_background(conn)
@@ -341,6 +374,7 @@ class McpManager:
             return
         elif conn.closed.is_set():
             slot.connection = None
+            self._keep_down(server_id)
             self._specs.pop(server_id, None)
             self._reroute()
         self._notify(server_id)
@@ -356,8 +390,15 @@ class McpManager:
         self._notify(slot.config.id)
 
     def _publish(self, server_id: str, launch: Launch, conn: Connection) -> None:
+        self._forget_down(server_id)
         self._specs[server_id] = [to_spec(server_id, t) for t in exposed(conn.tools, launch.expose)]
         self._reroute()
+
+    def _keep_down(self, server_id: str) -> None:
+        self._down.update({n: r for n, r in self._routes.items() if r[0] == server_id})
+
+    def _forget_down(self, server_id: str) -> None:
+        self._down = {n: r for n, r in self._down.items() if r[0] != server_id}
 
     def _reroute(self) -> None:
         self._routes = {}
@@ -376,6 +417,7 @@ class McpManager:
         if slot is None:
             return
         conn, slot.connection = slot.connection, None
+        self._forget_down(server_id)  # turned off or changed: not restarting
         if slot.starting is not None:
             slot.starting.cancel()
             slot.starting = None

@@ -37,10 +37,12 @@ Agent
                                                      servers, tests): the loop must run meanwhile
     await service.aclose()                           at exit: stops every server, waits for them
 
-Secret parameters (names with KEY, TOKEN, SECRET, PASSWORD... see config.is_secret_name) go
-to the SecretStore under "mcp/<id>/<NAME>"; the settings file only lists their names. Secrets
-typed in a command line or URL (`--api-key sk-…`, `TOKEN=…`, `?api_key=…`) go there too, the
-command or URL keeping a `${NAME}` placeholder that the launch fills (core.mcp.placeholders).
+Secret parameters (names with KEY, TOKEN, SECRET, PASSWORD, AUTH, PAT... or values holding a
+URL password, a token shape, a credential: see config.is_secret_param) go to the SecretStore
+under "mcp/<id>/<NAME>"; the settings file only lists their names. Secrets typed in a command
+line or URL (`--api-key sk-…`, `-p pw`, `TOKEN=…`, `?api_key=…`, `postgres://u:pw@h`) go there
+too, the command or URL keeping a `${NAME}` placeholder that the launch fills
+(core.mcp.placeholders). Every view, problem and error is masked (core.mcp.secret_values).
 Reading never touches the keyring (it may block on an unlock prompt): a secret counts as set
 when the settings list its name, since the service lists a name only once its value is stored.
 Starting and testing a server read the keyring in a thread.
@@ -67,22 +69,24 @@ from loki_desktop.core.mcp.config import (
     check_param_name,
     check_server_id,
     check_url,
-    is_secret_name,
+    is_secret_param,
     parse_servers,
     secret_key,
 )
 from loki_desktop.core.mcp.importer import plan_import
 from loki_desktop.core.mcp.launch import build_launch
 from loki_desktop.core.mcp.manager import McpManager
-from loki_desktop.core.mcp.placeholders import lift_command, lift_url
+from loki_desktop.core.mcp.placeholders import lift_command, lift_url, mask_command, mask_url
+from loki_desktop.core.mcp.secret_values import mask
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
-from loki_desktop.core.ports import SecretStore, SettingsStore
+from loki_desktop.core.ports import SecretStore, SecretStoreUnavailable, SettingsStore
 from loki_desktop.core.settings import Settings
 
 
 @dataclass(frozen=True)
 class ServerView:
-    """A server as the settings dialog shows it. Secret values are never here."""
+    """A server as the settings dialog and `mcp list` show it. Secret values are never here:
+    its config is masked (see `masked_config`)."""
 
     config: ServerConfig
     status: ServerStatus
@@ -91,6 +95,9 @@ class ServerView:
     params: tuple[Param, ...] = ()  # the catalogue's declared parameters (custom: none)
     # secret names stored in the keyring, as the settings list them (the keyring is not read)
     secrets_set: tuple[str, ...] = ()
+    # parameters whose value, written in the settings by hand or by an older version, holds a
+    # secret: shown masked in `config.params` (a form must not save the mask back)
+    masked: frozenset[str] = frozenset()
 
     @property
     def id(self) -> str:
@@ -149,7 +156,7 @@ class McpService:
         try:
             build_launch(config, _ListedSecrets())
         except McpConfigError as exc:
-            return _sentence(str(exc))
+            return _sentence(mask(str(exc)))
         return None
 
     # --- editing -------------------------------------------------------------------------------
@@ -161,7 +168,11 @@ class McpService:
         self._update(server_id, lambda config: replace(config, enabled=False))
 
     def set_params(self, server_id: str, values: Mapping[str, str | None]) -> None:
-        """Set (or with None/"" remove) parameters; secret ones go to the keyring only."""
+        """Set (or with None/"" remove) parameters; secret ones go to the keyring only.
+
+        A parameter is secret by its name or by its value (config.is_secret_param): the same
+        name moves between the settings and the keyring as its value changes.
+        """
         settings = self.settings.load()
         config = self._config(settings, server_id)
         for name in values:
@@ -171,16 +182,17 @@ class McpService:
         stored: list[str] = []
         try:
             for name, value in values.items():
-                if is_secret_name(name):
-                    if value:
-                        self.secrets.set(secret_key(server_id, name), value)
-                        stored.append(name)
-                        if name not in secret_names:
-                            secret_names.append(name)
-                    elif name in secret_names:
-                        self.secrets.delete(secret_key(server_id, name))
-                        secret_names.remove(name)
-                elif value:
+                if value and is_secret_param(name, value):
+                    self.secrets.set(secret_key(server_id, name), value)
+                    stored.append(name)
+                    params.pop(name, None)
+                    if name not in secret_names:
+                        secret_names.append(name)
+                    continue
+                if name in secret_names:
+                    self.secrets.delete(secret_key(server_id, name))
+                    secret_names.remove(name)
+                if value:
                     params[name] = value
                 else:
                     params.pop(name, None)
@@ -240,25 +252,28 @@ class McpService:
         self._reload(self._servers(settings))
 
     def import_config(self, data: Any) -> ImportReport:
-        """Add the servers of a Claude-Desktop-style object; secrets go to the keyring."""
+        """Add the servers of a Claude-Desktop-style object; secrets go to the keyring.
+
+        A server whose secrets the keyring refuses (none usable) is left out and listed in
+        `skipped`; the others, those holding no secret among them, are added.
+        """
         settings = self.settings.load()
         taken = set(self._servers(settings)) | set(CATALOGUE_IDS)
         plan = plan_import(data, taken)
         report = ImportReport(skipped=list(plan.skipped))
-        stored: list[tuple[str, str]] = []
-        try:
-            for imported in plan.servers:
-                for name, value in imported.secrets.items():
-                    self.secrets.set(secret_key(imported.config.id, name), value)
-                    stored.append((imported.config.id, name))
-        except Exception:
-            for server_id, name in stored:
-                self._forget_secret(server_id, name)
-            raise
         for imported in plan.servers:
+            try:
+                self._store_all(imported.config.id, imported.secrets)
+            except SecretStoreUnavailable as exc:
+                report.skipped.append(
+                    _("« {name} » : {n} secret(s) à ranger, mais {reason}").format(
+                        name=imported.name, n=len(imported.secrets), reason=_lower_first(str(exc))
+                    )
+                )
+                continue
             settings.mcp_servers[imported.config.id] = imported.config.to_json()
             report.added.append(imported.config)
-        report.secrets_stored = len(stored)
+            report.secrets_stored += len(imported.secrets)
         if report.added:
             self.settings.save(settings)
             self._reload(self._servers(settings))
@@ -340,8 +355,10 @@ class McpService:
         entry = CATALOGUE.get(config.id) if config.kind == "catalogue" else None
         declared = [p.name for p in entry.params if p.secret] if entry else []
         names = list(dict.fromkeys([*declared, *config.secrets]))
+        config, masked = masked_config(config)
         return ServerView(
             config=config,
+            masked=masked,
             status=self.manager.status(config.id),
             label=entry.label if entry else config.display_name,
             description=entry.description if entry else _describe_custom(config),
@@ -378,8 +395,8 @@ class McpService:
     def _add(self, config: ServerConfig, values: Mapping[str, str]) -> ServerConfig:
         for name in values:
             check_param_name(name)
-        plain = {k: v for k, v in values.items() if not is_secret_name(k)}
-        secret = {k: v for k, v in values.items() if is_secret_name(k)}
+        plain = {k: v for k, v in values.items() if not is_secret_param(k, v)}
+        secret = {k: v for k, v in values.items() if is_secret_param(k, v)}
         # secrets typed in the command line or URL move to the keyring too (placeholders)
         if config.kind == "stdio":
             command, lifted = lift_command(config.command, secret)
@@ -388,19 +405,23 @@ class McpService:
             url, lifted = lift_url(config.url, secret)
             config = replace(config, url=url)
         secret |= lifted
-        stored: list[str] = []
-        try:
-            for name, value in secret.items():
-                self.secrets.set(secret_key(config.id, name), value)
-                stored.append(name)
-        except Exception:
-            for name in stored:
-                self._forget_secret(config.id, name)
-            raise
+        self._store_all(config.id, secret)
         config = replace(config, params=plain, secrets=tuple(secret))
         settings = self.settings.load()
         self._save(settings, config)
         return config
+
+    def _store_all(self, server_id: str, values: Mapping[str, str]) -> None:
+        """Store every secret of one server, or none of them (and raise)."""
+        stored: list[str] = []
+        try:
+            for name, value in values.items():
+                self.secrets.set(secret_key(server_id, name), value)
+                stored.append(name)
+        except Exception:
+            for name in stored:
+                self._forget_secret(server_id, name)
+            raise
 
     def _forget_secret(self, server_id: str, name: str) -> None:
         # no usable keyring to delete from: nothing was stored there either
@@ -415,10 +436,25 @@ class _ListedSecrets:
         return "(set)"
 
 
+def masked_config(config: ServerConfig) -> tuple[ServerConfig, frozenset[str]]:
+    """`config` with every secret value in its parameters, command and URL shown as ••••,
+    and the names of the parameters that were masked."""
+    params = {name: mask(value) for name, value in config.params.items()}
+    changed = frozenset(name for name, value in params.items() if value != config.params[name])
+    masked = replace(
+        config, params=params, command=mask_command(config.command), url=mask_url(config.url)
+    )
+    return masked, changed
+
+
 def _describe_custom(config: ServerConfig) -> str:
     if config.kind == "http":
-        return _("Serveur HTTP : {url}").format(url=config.url)
-    return _("Commande : {command}").format(command=" ".join(config.command))
+        return _("Serveur HTTP : {url}").format(url=mask_url(config.url))
+    return _("Commande : {command}").format(command=" ".join(mask_command(config.command)))
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
 
 
 def _sentence(text: str) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from loki_desktop.core.skills.model import Skill
+from loki_desktop.core.skills.stems import stems, term_stems
 from loki_desktop.core.skills.terms import (
     MIN_STEM,
     Extension,
@@ -133,7 +134,15 @@ class Router:
         self._suffixes: list[tuple[str, _Target]] = []
         self._extensions: dict[str, list[_Signal]] = defaultdict(list)
         self._pairs: list[_Signal] = []
+        # the same words and phrases by stem: "regroupées" finds the term "regrouper"
+        self._stemmed: dict[str, list[_Target]] = defaultdict(list)
+        self._stemmed_phrases: dict[str, list[tuple[tuple[_Keys, ...], _Signal]]] = defaultdict(
+            list
+        )
         self._signals = 0
+        # one signal per skill, kind and stems: "erreur" and "erreurs" count once, and so do
+        # "renders twice" and "rendered twice"
+        self._by_stem: dict[tuple[int, HitKind, tuple[str, ...]], _Signal] = {}
         for index, skill in enumerate(self.skills):
             self._add(index, "name", parse_term(skill.name))
             weighted: tuple[tuple[HitKind, tuple[str, ...]], ...] = (
@@ -184,6 +193,15 @@ class Router:
             for rest, signal in self._phrases.get(token, ()):
                 if tuple(tokens[position + 1 : position + 1 + len(rest)]) == rest:
                     found(signal, position, " ".join((token, *rest)))
+            token_stems = stems(token)
+            for stem in token_stems:
+                for target in self._stemmed.get(stem, ()):
+                    found(target, position, f"{token} ({stem}*)")
+            for stem in token_stems or (token,):
+                for keys, signal in self._stemmed_phrases.get(stem, ()):
+                    if _keys_follow(tokens, position + 1, keys):
+                        matched = tokens[position : position + 1 + len(keys)]
+                        found(signal, position, " ".join(matched) + f" ({stem}*)")
             for stem, target in self._prefixes.get(token[:MIN_STEM], ()):
                 if token.startswith(stem):
                     found(target, position, token)
@@ -229,13 +247,19 @@ class Router:
 
     def _add(self, skill: int, kind: HitKind, term: Term) -> None:
         signal = self._new_signal(skill, kind)
+        if isinstance(term, Phrase):
+            signal = self._by_stem.setdefault((skill, kind, _phrase_key(term)), signal)
         match term:
             case Extension(dotted=dotted):
                 self._extensions[dotted].append(signal)
             case Phrase(words=(word,)):
                 self._exact[word].append(signal)
+                self._add_stems(word, signal)
             case Phrase(words=(first, *rest)):
                 self._phrases[first].append((tuple(rest), signal))
+                keys = tuple(_keys(word) for word in rest)
+                for key in term_stems(first) or (first,):
+                    self._stemmed_phrases[key].append((keys, signal))
             case _:
                 self._add_word(term, signal)
 
@@ -250,12 +274,41 @@ class Router:
         match term:
             case Phrase(words=(word,)):
                 self._exact[word].append(target)
+                self._add_stems(word, target)
             case Prefix(stem=stem):
                 self._prefixes[stem[:MIN_STEM]].append((stem, target))
             case Suffix(tail=tail):
                 self._suffixes.append((tail, target))
             case _:  # the loader refuses anything else in a pair
                 raise ValueError(f"not a one-word term: {term!r}")
+
+    def _add_stems(self, word: str, target: _Target) -> None:
+        for stem in term_stems(word):
+            self._stemmed[stem].append(target)
+
+
+_Keys = frozenset[str]
+
+
+def _phrase_key(phrase: Phrase) -> tuple[str, ...]:
+    """What makes two terms the same signal: each word's shortest stem (or the word when
+    short), so "renders" (render) and "rendered" (render, rendered) are one."""
+    return tuple(
+        min(term_stems(word), key=lambda stem: (len(stem), stem), default=word)
+        for word in phrase.words
+    )
+
+
+def _keys(word: str) -> _Keys:
+    """What a phrase word is compared by: its stems, or itself when too short to stem."""
+    return frozenset(stems(word) or (word,))
+
+
+def _keys_follow(tokens: list[str], start: int, keys: tuple[_Keys, ...]) -> bool:
+    """True when the words from `start` on match `keys` one by one (by stem or as is)."""
+    if start + len(keys) > len(tokens):
+        return False
+    return all(keys[i] & _keys(tokens[start + i]) for i in range(len(keys)))
 
 
 def _phrase_at(tokens: list[str], position: int, rests: list[tuple[str, ...]]) -> str | None:

@@ -109,3 +109,10 @@ def launch_echo_http() -> Iterator[str]:
     """The launch_echo server over streamable HTTP on a free loopback port; yields its URL."""
     with _http_server("launch_echo") as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def auth_echo_http() -> Iterator[str]:
+    """The echo server behind the SDK's bearer-token check (401 / 403); yields its URL."""
+    with _http_server("auth_echo") as url:
+        yield url

@@ -163,8 +163,11 @@ def test_import_without_keyring_writes_nothing(
     keyring.set_keyring(fail.Keyring())
     source = tmp_path / "c.json"
     source.write_text(json.dumps({"mcpServers": {"a": {"command": "x", "env": {"API_KEY": "v"}}}}))
-    with pytest.raises(SecretStoreUnavailable):
-        service.import_file(source)
+    report = service.import_file(source)  # the server with a secret is left out, and said so
+    assert report.added == []
+    (skipped,) = report.skipped
+    assert "« a »" in skipped
+    assert "trousseau" in skipped
     assert not (loki_home / "settings.json").exists()
     bad = tmp_path / "bad.json"
     bad.write_text("{nope")
@@ -244,8 +247,10 @@ def test_secrets_in_arguments_without_a_keyring_write_nothing(
     service: McpService, loki_home: Path
 ) -> None:
     keyring.set_keyring(fail.Keyring())
-    with pytest.raises(SecretStoreUnavailable, match="trousseau"):
-        service.import_config(IN_COMMANDS)
+    report = service.import_config(IN_COMMANDS)
+    assert report.added == []
+    assert len(report.skipped) == 3
+    assert all("trousseau" in line for line in report.skipped)
     with pytest.raises(SecretStoreUnavailable):
         service.add_stdio("mine", ["srv", "--token", "tok-nowhere"])
     with pytest.raises(SecretStoreUnavailable):

@@ -1,7 +1,8 @@
 """The labelled routing corpus: accuracy printed, at least 95 %, no skill where none is needed.
 
-tests/corpus/skills/labelled.tsv is the development set the keywords were tuned on;
-heldout.tsv was written before tuning and is only measured (see its header).
+tests/corpus/skills/labelled.tsv and tuning.tsv are the development sets the terms were tuned
+on; heldout.tsv was written before the first tuning and fresh.tsv before the stems and the
+second tuning: both are only measured (see their headers). fresh.tsv is scored per language.
 """
 
 from __future__ import annotations
@@ -15,7 +16,11 @@ from loki_desktop.core.skills.loader import load_builtin_skills
 from loki_desktop.core.skills.router import Router
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "skills"
-FILES = ("labelled.tsv", "heldout.tsv")
+FILES = ("labelled.tsv", "heldout.tsv", "tuning.tsv")
+FRESH = "fresh.tsv"
+# The fresh set's accuracy as measured when it was last scored (fr 68.9 %, en 85.7 %, then
+# 0 false positives): a floor against regressions, below the issue's 95 % goal (not reached).
+FRESH_FLOOR = {"fr": 0.66, "en": 0.82}
 MIN_MESSAGES = 100
 MIN_ACCURACY = 0.95
 
@@ -26,6 +31,7 @@ class Example:
     line: int
     expected: str
     message: str
+    language: str = ""
 
 
 def read_corpus(name: str) -> list[Example]:
@@ -33,8 +39,9 @@ def read_corpus(name: str) -> list[Example]:
     for number, line in enumerate((CORPUS / name).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
-        expected, message = line.split("\t", 1)
-        examples.append(Example(name, number, expected, message.replace("\\n", "\n")))
+        expected, *language, message = line.split("\t")
+        text = message.replace("\\n", "\n")
+        examples.append(Example(name, number, expected, text, "".join(language)))
     return examples
 
 
@@ -84,3 +91,28 @@ def test_routing_accuracy_on_the_corpus(
             print(f"  misrouted {line}")
     assert not false_positives, "\n".join(false_positives)
     assert accuracy >= MIN_ACCURACY, "\n".join(wrong)
+
+
+def test_fresh_requests_never_get_a_skill_they_do_not_need_and_stay_above_the_floor(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    router = Router(load_builtin_skills().skills)
+    examples = read_corpus(FRESH)
+    assert len(examples) >= 150
+    assert {example.language for example in examples} == {"fr", "en"}
+    right = dict.fromkeys(FRESH_FLOOR, 0)
+    total = dict.fromkeys(FRESH_FLOOR, 0)
+    false_positives = []
+    for example in examples:
+        chosen = router.pick(example.message)
+        got = chosen.name if chosen else "none"
+        total[example.language] += 1
+        right[example.language] += got == example.expected
+        if example.expected == "none" and got != "none":
+            false_positives.append(f"{FRESH}:{example.line}: {got}: {example.message!r}")
+    with capsys.disabled():
+        scores = ", ".join(f"{lang} {right[lang]}/{total[lang]}" for lang in FRESH_FLOOR)
+        print(f"\nfresh routing set: {scores}; false positives {len(false_positives)}")
+    assert not false_positives, "\n".join(false_positives)
+    for language, floor in FRESH_FLOOR.items():
+        assert right[language] / total[language] >= floor, language

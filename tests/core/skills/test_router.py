@@ -157,3 +157,44 @@ def test_explain_data_lists_the_words_that_scored(builtin: Router) -> None:
     assert ("strong", "typeerror", 3) in [(h.kind, h.words, h.points) for h in best.hits]
     assert ("pair", "corrige … bug", 3) in [(h.kind, h.words, h.points) for h in best.hits]
     assert [h.points for h in best.hits] == sorted((h.points for h in best.hits), reverse=True)
+
+
+def test_a_term_covers_its_inflections_in_both_languages() -> None:
+    router = Router(
+        [
+            skill("data", strong=("regrouper",)),
+            skill("debug", strong=("renders twice",)),
+            skill("web", strong=("formulaire",)),
+        ]
+    )
+    assert picked(router, "Les ventes regroupées par mois") == "data"
+    assert picked(router, "regroupement des ventes") == "data"
+    assert picked(router, "The header rendered twice") == "debug"
+    assert picked(router, "Deux formulaires à faire") == "web"
+
+
+def test_inflections_of_one_term_count_once() -> None:
+    # "erreur" and "erreurs" share a stem: one weak signal, never two
+    router = Router([skill("debug", keywords=("erreur", "erreurs", "console"))])
+    routing = router.route("erreurs, erreurs et encore des erreur")
+    assert routing.scores[0].points == 1
+
+
+def test_short_words_match_only_as_written() -> None:
+    # a short term would join words of the other language by stem: "null" and "nulle",
+    # "none" and "non"
+    router = Router([skill("debug", strong=("null", "none"))])
+    assert picked(router, "La série était nulle") == "none"
+    assert picked(router, "Non, merci") == "none"
+    assert picked(router, "la valeur est None") == "debug"
+
+
+def test_explain_shows_the_stem_that_matched() -> None:
+    router = Router([skill("data", strong=("regrouper",))])
+    hit = router.route("données regroupées").scores[0].hits[0]
+    assert hit.words == "regroupees (regroup*)"
+
+
+def test_inflected_phrases_count_once() -> None:
+    router = Router([skill("debug", strong=("renders twice", "rendered twice"))])
+    assert router.route("the list rendered twice").scores[0].points == 3
