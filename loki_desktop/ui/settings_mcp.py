@@ -440,7 +440,10 @@ class McpPage(QWidget):
             self.reload()
             self.show_report(self.tr("Serveur « {name} » ajouté (éteint).").format(name=name))
 
-        return self.run(add, then=added, failed=self.add_error.setText)
+        # the error may quote the command typed, secrets and all: masked like every message
+        return self.run(
+            add, then=added, failed=lambda text: self.add_error.setText(secret_values.mask(text))
+        )
 
     def open_import(self) -> QFileDialog:
         dialog = QFileDialog(self, self.tr("Importer des serveurs MCP"))
