@@ -6,6 +6,8 @@
 #   make test-stress the whole suite with the CPU saturated by two busy processes (RUNS=5
 #                    runs it five times): a test waiting on a fixed sleep fails here first
 #   make bench  print the performance figures against their budgets
+#   make reference  install esbuild and TypeScript (npm, tests only): the check corpus is
+#               compared with them (make test does it when npm is there)
 #   make bundle build the standalone one-folder application (PyInstaller)
 
 PYTHON ?= python3
@@ -13,7 +15,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-stress lint bench bundle clean
+REFERENCE := tests/reference/node_modules/.package-lock.json
+
+.PHONY: run test test-fast test-stress lint bench bundle clean reference
 
 # The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
 # servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
@@ -39,7 +43,14 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint
+reference: $(REFERENCE)
+
+$(REFERENCE): tests/reference/package.json tests/reference/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix tests/reference --ignore-scripts --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the check corpus is not compared with esbuild and TypeScript"; fi
+
+test: lint reference
 	$(BIN)/python -m pytest
 
 test-fast: $(STAMP)

@@ -8,14 +8,22 @@ from pathlib import Path
 from bench.figures import Figure, median_of
 from loki_desktop.core.skills.loader import load_router
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "skills"
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = (
+    ROOT / "skills" / "examples" / "labelled.tsv",
+    ROOT / "skills" / "examples" / "tuning.tsv",
+    *(
+        ROOT / "tests" / "corpus" / "skills" / name
+        for name in ("heldout.tsv", "fresh.tsv", "fresh2.tsv")
+    ),
+)
 PASSES = 20  # over every message of the corpus
 
 
 def corpus_messages() -> list[str]:
     messages = []
-    for name in ("labelled.tsv", "heldout.tsv", "tuning.tsv", "fresh.tsv"):
-        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+    for path in CORPORA:
+        for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.startswith("#"):
                 messages.append(line.split("\t")[-1].replace("\\n", "\n"))
     return messages

@@ -232,6 +232,23 @@ def smoke(bundle: Path, expected_version: str) -> list[str]:
         steps.append(
             ("Python check (bundled ruff)", ["check", "broken.py"], lambda r: "F821" in r.stdout)
         )
+        # the parsers imported on first use, and the bundled shellcheck
+        broken = {
+            "broken.ts": "enum E { A = 1 B = 2 }\n",
+            "broken.tsx": "export const A = () => <div></span>;\n",
+            "broken.css": ".a {\n  color red;\n}\n",
+            "broken.yaml": "a: 1\na: 2\n",
+            "broken.sh": "#!/bin/bash\nif [$x -gt 1]; then echo; fi\n",
+        }
+        for name, text in broken.items():
+            (test.cwd / name).write_text(text)
+        steps.append(
+            (
+                "TypeScript, TSX, CSS, YAML and shell checks",
+                ["check", *broken],
+                lambda r: all(f"{name}:" in r.stdout for name in broken) and "SC1035" in r.stdout,
+            )
+        )
         for label, args, passed in steps:
             result = test.run(*args)
             test.check(label, passed(result), result.stdout + result.stderr)

@@ -20,7 +20,8 @@ EXIT_CLEAN, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="vérifie des fichiers sans les exécuter (Python, JavaScript, HTML, JSON, TOML)",
+        help="vérifie des fichiers sans les exécuter (Python, JavaScript, TypeScript, HTML, "
+        "CSS, JSON, TOML, YAML, shell)",
         description="Vérifie des fichiers sans jamais les exécuter. Affiche une ligne "
         "« chemin:ligne:colonne: message » par problème. Code de sortie : 0 sans problème, "
         "1 si des problèmes sont trouvés, 2 si un fichier ne peut pas être lu.",

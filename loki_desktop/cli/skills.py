@@ -95,3 +95,9 @@ def _print_explanation(routing: Routing) -> None:
             f"-{routing.penalty} points pour chaque méthode"
         )
     print(f"  seuil : {routing.threshold} points")
+    if routing.resemblance is not None and routing.skill is not None:
+        stems = ", ".join(f"« {stem} »" for stem in routing.resemblance.stems)
+        print(
+            f"  aucune règle n'atteint le seuil ; le message ressemble aux exemples de "
+            f"{routing.skill.name} (mots : {stems})"
+        )

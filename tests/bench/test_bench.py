@@ -87,6 +87,18 @@ def test_the_checks_file_has_the_lines_it_claims_and_one_undefined_name() -> Non
     assert source.rstrip().endswith("print(undefined_total)")
 
 
+def test_the_typescript_file_has_the_lines_it_claims_and_one_syntax_error() -> None:
+    from loki_desktop.core.checks.syntax_tree import syntax_problems
+
+    source = checks.typescript_source(5_000)
+
+    assert len(source.splitlines()) == 5_000
+    problems = syntax_problems("typescript", source)
+    assert [(p.line, p.message) for p in problems] == [
+        (5_000, "erreur de syntaxe : « ) » manquant")
+    ]
+
+
 def test_the_runner_measures_a_module_and_writes_its_table(tmp_path: Path) -> None:
     done = subprocess.run(
         [PYTHON, "-m", "bench", "--only", "skills", "--output", str(tmp_path)],

@@ -261,3 +261,26 @@ async def test_a_missing_workspace_is_refused_and_the_watcher_stays_stopped(
     with pytest.raises(NotADirectoryError):
         await watcher.start()
     await watcher.stop()  # nothing to stop, no error
+
+
+@pytest.mark.parametrize(
+    ("name", "broken", "message"),
+    [
+        ("src/app.ts", "enum E { A = 1 B = 2 }\n", "erreur de syntaxe"),
+        ("src/App.tsx", "export const A = () => <p></b>;\n", "</b> ferme <p>"),
+        ("site.css", ".a {\n  color red;\n}\n", "il manque « : »"),
+        ("ci.yml", "on: push\non: pull_request\n", "clé « on » en double"),
+        ("run.sh", "#!/bin/bash\nif true; then\n  echo\n", "erreur de syntaxe (bash -n)"),
+    ],
+)
+async def test_the_new_kinds_are_checked_on_save(
+    watched: tuple[WorkspaceWatcher, Updates], workspace: Path, name: str, broken: str, message: str
+) -> None:
+    _watcher, updates = watched
+    path = workspace / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    path.write_text(broken)
+
+    found = messages(await updates.for_file(name))
+    assert any(message in text for text in found), found

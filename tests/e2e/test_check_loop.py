@@ -251,3 +251,20 @@ def test_ask_json_prints_the_check_events(
         {"type": "check", "path": "shop.py", "ok": True, "problems": []},
     ]
     assert "run_check" in {t["function"]["name"] for t in ollama.chat_requests[0]["tools"]}
+
+
+async def test_a_broken_yaml_write_is_checked_and_fixed(
+    ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path
+) -> None:
+    broken = "jobs:\n  test:\n    runs-on: ubuntu-latest\n     steps: []\n"
+    fixed = "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps: []\n"
+    ollama.script(write(broken, "ci.yml"), write(fixed, "ci.yml"), Reply.text("Corrigé."))
+
+    events = await turn(make_agent(backend, store, workspace, skills=False), "Écris ci.yml")
+
+    assert [(report.path, report.ok) for report in checks(events)] == [
+        ("ci.yml", False),
+        ("ci.yml", True),
+    ]
+    feedback = last_message(ollama.chat_requests[1])["content"]
+    assert "ci.yml:4:11: YAML invalide" in feedback

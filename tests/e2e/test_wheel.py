@@ -45,7 +45,7 @@ for module in pkgutil.walk_packages(loki_desktop.__path__, "loki_desktop."):
 def package_data_files(source: Path) -> set[str]:
     """The files the installed app reads from the top-level skills/ and resources/ folders,
     as wheel names (mapped into the package: loki_desktop/skills, loki_desktop/resources)."""
-    files = {*source.glob("skills/*.md"), *source.glob("resources/**/*")}
+    files = {*source.glob("skills/**/*"), *source.glob("resources/**/*")}
     return {
         f"loki_desktop/{path.relative_to(source).as_posix()}"
         for path in files
@@ -96,6 +96,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) 
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = package_data_files(source)
     assert "loki_desktop/skills/debogage-systematique.md" in expected
+    assert "loki_desktop/skills/examples/labelled.tsv" in expected
     assert f"loki_desktop/resources/desktop/{ENTRY_NAME}" in expected
     assert not expected - names, f"package data missing from the wheel: {expected - names}"
     missing = {f"{package}/__init__.py" for package in source_packages(source)} - names

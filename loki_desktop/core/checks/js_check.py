@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from typing import Literal
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.process import run_tool
 from loki_desktop.core.checks.source import Source, decode_utf8
+from loki_desktop.core.checks.syntax_tree import code_problems
 from loki_desktop.core.events import Problem
 
 Mode = Literal["commonjs", "module", "detect"]
@@ -52,7 +54,8 @@ async def check_javascript(source: Source, node: str | None) -> CheckResult:
         return CheckResult(skipped=NODE_MISSING)
     verdict = await check_code(node, text, mode_for(source.path.suffix))
     if verdict.problem is not None and _looks_like_jsx(text, verdict.problem):
-        return CheckResult(skipped="JSX syntax: node cannot check it")
+        # node cannot parse JSX: the JSX grammar judges the file instead
+        return CheckResult(tuple(await asyncio.to_thread(code_problems, "javascript", text)))
     problems = (verdict.problem,) if verdict.problem else ()
     return CheckResult(problems, verdict.skipped)
 

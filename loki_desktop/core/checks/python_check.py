@@ -1,31 +1,49 @@
-"""The Python check: compile() for syntax (never run), ruff's fatal rules for undefined names."""
+"""The Python check: the project's grammar (ruff's parser), compile() (never run), fatal rules."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tokenize
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.process import run_tool
+from loki_desktop.core.checks.python_version import PythonTarget, python_target
 from loki_desktop.core.checks.source import Source, position
 from loki_desktop.core.events import Problem
+from loki_desktop.core.i18n import _
 
 # The errors that break at run time, as aider's linter selects them (ruff has no F831):
 # syntax and IO errors, undefined names (also in __all__ and before assignment),
 # misplaced star imports and __future__, break/continue/yield/return out of place.
 # Unused imports and style are deliberately not problems.
 RUFF_RULES = "E9,F821,F822,F823,F406,F407,F701,F702,F704,F706"
-# Which builtins exist depends on the target version: the newest one every supported ruff
-# (>= 0.6) knows, so a file written for 3.13 may use PythonFinalizationError. Syntax is
-# compile()'s business, with the Python that runs here.
-RUFF_TARGET = f"py3{max(sys.version_info.minor, 13)}"
+# ruff's parser says when syntax is newer (or older) than the target version.
+_VERSION_SYNTAX = re.compile(
+    r"^(?P<what>.+?) on Python 3\.\d+ "
+    r"\(syntax was (?P<how>added|removed) in Python (?P<version>3\.\d+)\)$"
+)
+_RUNNING = sys.version_info[:2]
+_RUNNING_TARGET = PythonTarget(_RUNNING)
+
+
+@dataclass(frozen=True, slots=True)
+class _RuffFindings:
+    """What ruff said: syntax errors for a grammar version, and the fatal rules."""
+
+    syntax: list[Problem] = field(default_factory=list)  # the first one is the real one
+    versions: list[Problem] = field(default_factory=list)  # syntax of another Python
+    rules: list[Problem] = field(default_factory=list)
+    skipped: str | None = None
 
 
 def find_ruff() -> str | None:
@@ -43,25 +61,79 @@ def find_ruff() -> str | None:
 
 
 async def check_python(source: Source, ruff: str | None) -> CheckResult:
+    """Syntax with the grammar of the project's Python (ruff's parser), compile() where
+    Loki's own Python knows that grammar, and ruff's fatal rules."""
     text = decode_python(source.data)
     if isinstance(text, Problem):
         return CheckResult((text,))
-    problems: list[Problem] = []
+    target = await asyncio.to_thread(python_target, source.path)
+    if ruff is None:
+        return _without_ruff(text, source.path.name, target)
+    found = await _ruff_problems(ruff, text, source.path.name, target)
     syntax = compile_problem(text, source.path.name)
+    judged = True  # compile()'s verdict stands: Loki's Python knows the file's grammar
+    if syntax is not None:
+        # compile() sees what ruff does not ('await' outside async function...), but
+        # only a file with no syntax newer than Loki's own Python may be judged so.
+        if target.version == _RUNNING:
+            newer = bool(found.versions)
+        else:
+            at_running = await _ruff_problems(ruff, text, source.path.name, _RUNNING_TARGET)
+            newer = bool(at_running.versions or at_running.skipped)
+        if newer:
+            syntax, judged = None, False
+    if syntax is None and found.syntax and (target.version != _RUNNING or not judged):
+        syntax = found.syntax[0]  # the next ones are mostly the parser recovering
+    problems = [_versioned(problem, target) for problem in found.versions]
     if syntax is not None:
         problems.append(syntax)
-    skipped = None
-    if ruff is None:
-        skipped = "ruff was not found: undefined names were not checked"
+    # compile() already said "'break' outside loop" on that line: F701 would repeat it
+    problems += [
+        rule
+        for rule in found.rules
+        if syntax is None or rule.line != syntax.line or _is_undefined_name(rule)
+    ]
+    return CheckResult(tuple(sorted(problems, key=lambda p: (p.line, p.col))), found.skipped)
+
+
+def _without_ruff(text: str, name: str, target: PythonTarget) -> CheckResult:
+    if target.version > _RUNNING:
+        return CheckResult(
+            skipped=_(
+                "ruff introuvable : ni la syntaxe de Python {version} ni les noms non "
+                "définis n'ont été vérifiés"
+            ).format(version=target.shown)
+        )
+    syntax = compile_problem(text, name)
+    note = _("ruff introuvable : les noms non définis n'ont pas été vérifiés")
+    return CheckResult((syntax,) if syntax else (), note)
+
+
+def _versioned(problem: Problem, target: PythonTarget) -> Problem:
+    """ruff's "Cannot use X on Python 3.11 (syntax was added in Python 3.12)", said with
+    the version the project declares, and where it declares it."""
+    match = _VERSION_SYNTAX.match(problem.message)
+    if match is None:
+        return problem
+    what = match["what"]
+    declared = (
+        _("le projet déclare Python {version} ({origin})").format(
+            version=target.shown, origin=target.origin
+        )
+        if target.origin
+        else _("aucune version n'est déclarée (grammaire de Python {version})").format(
+            version=target.shown
+        )
+    )
+    if match["how"] == "added":
+        message = _("SyntaxError: {what} : syntaxe de Python {version} et plus, mais {declared}")
     else:
-        found, skipped = await _ruff_problems(ruff, text, source.path.name)
-        # compile() already said "'break' outside loop" on that line: F701 would repeat it
-        problems += [
-            problem
-            for problem in found
-            if syntax is None or problem.line != syntax.line or _is_undefined_name(problem)
-        ]
-    return CheckResult(tuple(sorted(problems, key=lambda p: (p.line, p.col))), skipped)
+        message = _("SyntaxError: {what} : syntaxe retirée en Python {version}, mais {declared}")
+    return Problem(
+        problem.line,
+        problem.col,
+        message.format(what=what, version=match["version"], declared=declared),
+    )
 
 
 def decode_python(data: bytes) -> str | Problem:
@@ -108,50 +180,40 @@ def compile_problem(text: str, filename: str) -> Problem | None:
     return None
 
 
-async def _ruff_problems(ruff: str, text: str, name: str) -> tuple[list[Problem], str | None]:
+async def _ruff_problems(ruff: str, text: str, name: str, target: PythonTarget) -> _RuffFindings:
     # ruff reads UTF-8 only: the text is already decoded per PEP 263, so pipe it in.
-    argv = [
-        ruff,
-        "check",
-        "--isolated",
-        "--no-cache",
-        "--select",
-        RUFF_RULES,
-        "--target-version",
-        RUFF_TARGET,
-        "--output-format",
-        "json",
-        "--stdin-filename",
-        name,
-        "-",
-    ]
+    argv = [ruff, "check", "--isolated", "--no-cache", "--select", RUFF_RULES]
+    argv += ["--target-version", target.ruff_name, "--output-format", "json"]
+    argv += ["--stdin-filename", name, "-"]
     try:
         done = await run_tool(argv, text.encode("utf-8"))
     except OSError as exc:
-        return [], f"ruff could not run ({exc.strerror or exc}): undefined names were not checked"
+        reason = exc.strerror or str(exc)
+        note = _("ruff n'a pas pu démarrer ({reason}) : Python n'a pas été vérifié")
+        return _RuffFindings(skipped=note.format(reason=reason))
     if done is None:
-        return [], "ruff took too long: undefined names were not checked"
+        return _RuffFindings(skipped=_("ruff a pris trop de temps : Python n'a pas été vérifié"))
     try:
         diagnostics: list[dict[str, Any]] = json.loads(done.stdout)
     except ValueError:
         first = (done.stderr.strip().splitlines() or ["no output"])[0]
-        return [], f"ruff failed ({first}): undefined names were not checked"
-    problems = []
+        note = _("ruff a échoué ({first}) : Python n'a pas été vérifié")
+        return _RuffFindings(skipped=note.format(first=first))
+    found = _RuffFindings()
     for item in diagnostics:
         code = item.get("code")
-        # compile() is the judge of syntax (the Python that will run the file);
-        # ruff's parser reports syntax errors with code None or "invalid-syntax".
-        if not code or not code[0].isupper() or code == "E999":
-            continue
         location = item.get("location") or {}
-        problems.append(
-            Problem(
-                int(location.get("row") or 1),
-                int(location.get("column") or 1),
-                f"{code} {item.get('message', '')}",
-            )
-        )
-    return problems, None
+        line, col = int(location.get("row") or 1), int(location.get("column") or 1)
+        # ruff < 0.13 reports syntax errors with code None and a "SyntaxError: " prefix
+        message = str(item.get("message", "")).removeprefix("SyntaxError: ")
+        if not code or code in ("invalid-syntax", "E999"):
+            if _VERSION_SYNTAX.match(message):
+                found.versions.append(Problem(line, col, message))
+            else:
+                found.syntax.append(Problem(line, col, f"SyntaxError: {message}"))
+        elif code[0].isupper():
+            found.rules.append(Problem(line, col, f"{code} {message}"))
+    return found
 
 
 def _is_undefined_name(problem: Problem) -> bool:

@@ -8,17 +8,21 @@ import shutil
 from pathlib import Path
 from typing import Literal
 
+from loki_desktop.core.checks.css_check import check_css
 from loki_desktop.core.checks.html_check import check_html
 from loki_desktop.core.checks.js_check import check_javascript
 from loki_desktop.core.checks.json_check import check_json
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.python_check import check_python, find_ruff
+from loki_desktop.core.checks.shell_check import check_shell, find_shell_tools
 from loki_desktop.core.checks.source import read_source
 from loki_desktop.core.checks.toml_check import check_toml
+from loki_desktop.core.checks.typescript_check import check_typescript
+from loki_desktop.core.checks.yaml_check import check_yaml
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["python", "javascript", "html", "json", "toml"]
+Kind = Literal["python", "javascript", "typescript", "html", "css", "json", "toml", "yaml", "shell"]
 
 KINDS: dict[str, Kind] = {
     ".py": "python",
@@ -27,6 +31,18 @@ KINDS: dict[str, Kind] = {
     ".js": "javascript",
     ".mjs": "javascript",
     ".cjs": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "typescript",
+    ".jsx": "typescript",  # JSX: the same tree-sitter check, JavaScript grammar
+    ".css": "css",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".ksh": "shell",
+    ".zsh": "shell",
     ".html": "html",
     ".htm": "html",
     ".json": "json",
@@ -40,12 +56,15 @@ MAX_PROBLEMS = 50
 class Checkers:
     """Static checks of files. Nothing is ever run, and nothing is written anywhere.
 
-    The programs are looked up once: `node` on PATH, ruff from its wheel.
+    The programs are looked up once: `node` and the shells on PATH, ruff and shellcheck
+    from their wheels. TypeScript, CSS and YAML are parsed in-process (tree-sitter,
+    tinycss2, PyYAML), imported on first use.
     """
 
     def __init__(self) -> None:
         self.node = shutil.which("node")
         self.ruff = find_ruff()
+        self.shell_tools = find_shell_tools()
 
     @staticmethod
     def kind(path: Path) -> Kind | None:
@@ -68,12 +87,20 @@ class Checkers:
                     result = await check_python(source, self.ruff)
                 case "javascript":
                     result = await check_javascript(source, self.node)
+                case "typescript":
+                    result = await check_typescript(source)
                 case "html":
                     result = await check_html(source, root, self.node)
                 case "json":
                     result = await check_json(source)
                 case "toml":
                     result = await check_toml(source)
+                case "css":
+                    result = await check_css(source)
+                case "yaml":
+                    result = await check_yaml(source)
+                case "shell":
+                    result = await check_shell(source, self.shell_tools)
         except Exception as exc:  # a checker bug must not end a turn or stop the watcher
             log.exception("the %s check of %s failed", kind, path)
             return CheckResult(skipped=f"the {kind} check failed: {type(exc).__name__}: {exc}")

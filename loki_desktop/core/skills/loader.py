@@ -27,6 +27,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.skills.examples import ExampleModel
 from loki_desktop.core.skills.frontmatter import NESTED, FrontMatterError, split_front_matter
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.router import Router
@@ -34,6 +35,7 @@ from loki_desktop.core.skills.terms import TermError, parse_pair, parse_term
 
 # The top-level skills/ folder, installed as this package (see setup.py).
 BUILTIN_PACKAGE = "loki_desktop.skills"
+EXAMPLES_FOLDER = "examples"
 MAX_FILE_BYTES = 64_000  # a skill is a short method; anything bigger is a mistake
 MAX_BODY_CHARS = 12_000  # the body goes into every matching request: keep the context for work
 MAX_NAME = 64  # SKILL.md convention
@@ -164,7 +166,23 @@ def load_router(user_folder: Path | None) -> tuple[Router, tuple[str, ...]]:
 def _router(skills: tuple[Skill, ...]) -> Router:
     """The window builds an agent per message: the same skills reuse one router (~1 ms to
     build). The user's files are still read each time, so an edit applies at once."""
-    return Router(skills)
+    return Router(skills, load_examples())
+
+
+@functools.cache  # package files: they do not change while the app runs
+def load_examples() -> ExampleModel:
+    """The labelled requests the router learns resemblances from (skills/examples/*.tsv:
+    `skill-or-none<TAB>message`, an optional language column between them)."""
+    folder = resources.files(BUILTIN_PACKAGE).joinpath(EXAMPLES_FOLDER)
+    pairs = []
+    for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):
+        if not entry.name.endswith(".tsv"):
+            continue
+        for line in entry.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                label, *_language, message = line.split("\t")
+                pairs.append((label, message.replace("\\n", "\n")))
+    return ExampleModel(pairs)
 
 
 def _load_all(files: list[tuple[Traversable, str]], *, builtin: bool) -> SkillCatalogue:

@@ -20,9 +20,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from loki_desktop.core.skills.examples import NONE, ExampleModel, Resemblance
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.stems import stems, term_stems
 from loki_desktop.core.skills.terms import (
@@ -102,6 +103,8 @@ class Routing:
     damped_by: str | None = None  # the definitional phrase that lowered every score...
     penalty: int = 0  # ...by this many points
     threshold: int = THRESHOLD
+    # when the rules found nothing: the skill whose examples the message resembles
+    resemblance: Resemblance | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,10 +126,15 @@ _Target = _Signal | _PairSide
 
 
 class Router:
-    """Routes messages to skills. Built once per skill list; `pick` and `route` are pure."""
+    """Routes messages to skills. Built once per skill list; `pick` and `route` are pure.
 
-    def __init__(self, skills: Sequence[Skill]) -> None:
+    `examples` (core.skills.examples) is consulted only when the rules pick nothing and the
+    message is not a definitional question."""
+
+    def __init__(self, skills: Sequence[Skill], examples: ExampleModel | None = None) -> None:
         self.skills = tuple(skills)
+        self.examples = examples
+        self._by_name = {skill.name: skill for skill in self.skills}
         self._exact: dict[str, list[_Target]] = defaultdict(list)
         self._phrases: dict[str, list[tuple[tuple[str, ...], _Signal]]] = defaultdict(list)
         # keyed by the first MIN_STEM letters, so a word looks at a handful of stems
@@ -216,7 +224,17 @@ class Router:
             near = _nearest(left, right)
             if near is not None:
                 found(self._pairs[pair_id], 0, near)
-        return self._decide(hits.values(), damped_by)
+        routing = self._decide(hits.values(), damped_by)
+        if routing.skill is None and damped_by is None and self.examples is not None:
+            return self._by_resemblance(routing, message)
+        return routing
+
+    def _by_resemblance(self, routing: Routing, message: str) -> Routing:
+        assert self.examples is not None
+        vote = self.examples.resemble(message, frozenset(self._by_name))
+        if vote.label == NONE:
+            return routing
+        return replace(routing, skill=self._by_name[vote.label], resemblance=vote)
 
     def _decide(self, found: Iterable[tuple[int, Hit]], damped_by: str | None) -> Routing:
         per_skill: dict[int, list[Hit]] = defaultdict(list)

@@ -31,7 +31,8 @@ def run_check_tool(workspace: Workspace, checker: Checker) -> NativeTool:
             return ToolOutcome(
                 True,
                 f"No automatic check exists for {path.suffix or 'extensionless'} files; "
-                "only Python, JavaScript, HTML, JSON and TOML files are checked.",
+                "only Python, JavaScript, TypeScript (.ts/.tsx/.jsx), HTML, CSS, JSON, TOML, "
+                "YAML and shell files are checked.",
                 f"{rel} : pas de vérification pour ce type de fichier",
             )
         result = await checker.check(path, workspace.root)
@@ -45,7 +46,7 @@ def run_check_tool(workspace: Workspace, checker: Checker) -> NativeTool:
     return NativeTool(
         "run_check",
         "Check a workspace file for syntax errors and undefined names without running it "
-        "(Python, JavaScript, HTML, JSON, TOML).",
+        "(Python, JavaScript, TypeScript/TSX/JSX, HTML, CSS, JSON, TOML, YAML, shell).",
         RunCheckArgs,
         run_check,
     )

@@ -78,7 +78,12 @@ def test_kinds_are_chosen_by_extension_whatever_the_case(checkers: Checkers) -> 
     assert checkers.kind(Path("page.HTM")) == "html"
     assert checkers.kind(Path("settings.jsonc")) == "json"
     assert checkers.kind(Path("Cargo.toml")) == "toml"
-    assert checkers.kind(Path("app.ts")) is None
+    assert checkers.kind(Path("app.TS")) == "typescript"
+    assert checkers.kind(Path("App.tsx")) == "typescript"
+    assert checkers.kind(Path("Button.jsx")) == "typescript"
+    assert checkers.kind(Path("site.CSS")) == "css"
+    assert checkers.kind(Path("ci.yml")) == "yaml"
+    assert checkers.kind(Path("run.sh")) == "shell"
     assert checkers.kind(Path("Makefile")) is None
 
 

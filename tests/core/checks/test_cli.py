@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.conftest import PYTHON, REPO, cli_env
 from tests.core.checks.corpus import snapshot
+from tests.core.checks.references import REFERENCE_CORPUS, corpus_files
 
 
 def run_check(home: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -83,3 +84,20 @@ def test_without_node_javascript_is_reported_as_skipped(loki_home: Path, corpus:
     assert done.returncode == 0
     assert done.stdout == ""
     assert "vérification incomplète (node was not found" in done.stderr
+
+
+def test_the_new_kinds_and_modern_python_are_checked(loki_home: Path, corpus: Path) -> None:
+    reference = corpus / "reference"
+
+    clean = run_check(loki_home, reference, "valid")
+    broken = run_check(loki_home, reference, "broken")
+
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
+    assert broken.returncode == 1, broken.stderr
+    assert broken.stderr == ""
+    named = {line.split(":")[0] for line in broken.stdout.splitlines()}
+    every = {p.relative_to(REFERENCE_CORPUS).as_posix() for p in corpus_files("broken")}
+    assert named == every
+    assert "broken/py311/type_alias.py:6:1: SyntaxError: Cannot use `type` alias statement" in (
+        broken.stdout
+    )

@@ -65,13 +65,19 @@ async def test_columns_follow_tabs_and_non_ascii_text(tmp_path: Path, checkers: 
     assert [(p.line, p.col) for p in result.problems] == [(1, 25)]  # the ";"
 
 
-async def test_jsx_in_a_js_file_is_skipped_not_flagged(tmp_path: Path, checkers: Checkers) -> None:
+async def test_jsx_in_a_js_file_is_judged_by_the_jsx_grammar(
+    tmp_path: Path, checkers: Checkers
+) -> None:
     source = "import React from 'react';\nexport const App = () => <div>hi</div>;\n"
+    broken = "import React from 'react';\nexport const App = () => <div>hi</span>;\n"
 
     result = await check(tmp_path, checkers, source)
+    wrong = await check(tmp_path, checkers, broken, "wrong.js")
 
     assert result.problems == ()
-    assert result.skipped == "JSX syntax: node cannot check it"
+    assert result.skipped is None
+    assert [(p.line, p.col) for p in wrong.problems] == [(2, 33)]
+    assert wrong.problems[0].message == "</span> ferme <div> : il faut </div>"
 
 
 async def test_without_node_the_check_says_it_was_skipped(

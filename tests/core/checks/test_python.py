@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,13 +104,29 @@ async def test_syntax_warnings_are_not_problems_even_as_errors(
 
 
 async def test_without_ruff_syntax_is_still_checked_and_the_gap_is_said(tmp_path: Path) -> None:
+    """Without ruff, compile() judges a project declaring Loki's own Python (or older)."""
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nrequires-python = ">={running}"\n')
     path = tmp_path / "m.py"
     path.write_text("print(undefined)\ndef f(:\n")
 
     result = await check_python(Source(path, path.read_bytes()), ruff=None)
 
     assert [p.line for p in result.problems] == [2]
-    assert result.skipped == "ruff was not found: undefined names were not checked"
+    assert result.skipped == "ruff introuvable : les noms non définis n'ont pas été vérifiés"
+
+
+async def test_without_ruff_a_newer_grammar_is_not_judged_by_an_older_python(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("type Pair[T] = tuple[T, T]\n")
+
+    result = await check_python(Source(path, path.read_bytes()), ruff=None)
+
+    assert result.problems == ()
+    assert result.skipped is not None
+    assert "ruff introuvable" in result.skipped
 
 
 async def test_a_stub_file_is_checked_as_python(tmp_path: Path, checkers: Checkers) -> None:

@@ -88,3 +88,25 @@ async def test_a_fifo_is_refused_not_waited_on(workspace: Path) -> None:
     outcome = await asyncio.wait_for(toolbox(workspace).call("run_check", {"path": "pipe.py"}), 10)
     assert not outcome.ok
     assert "not a regular file" in outcome.output
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        (
+            "web/app.ts",
+            "const total = add(1, 2;\n",
+            Problem(1, 23, "erreur de syntaxe : « ) » manquant"),
+        ),
+        ("compose.yaml", "a: 1\na: 2\n", Problem(2, 1, "clé « a » en double (déjà ligne 1)")),
+    ],
+)
+async def test_the_new_kinds_are_checked_by_the_tool(
+    workspace: Path, name: str, text: str, problem: Problem
+) -> None:
+    (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+    (workspace / name).write_text(text)
+
+    outcome = await toolbox(workspace).call("run_check", {"path": name})
+
+    assert outcome.extra["check_report"] == CheckReport(name, False, (problem,))

@@ -198,3 +198,26 @@ def test_explain_shows_the_stem_that_matched() -> None:
 def test_inflected_phrases_count_once() -> None:
     router = Router([skill("debug", strong=("renders twice", "rendered twice"))])
     assert router.route("the list rendered twice").scores[0].points == 3
+
+
+def test_the_examples_answer_only_when_the_rules_find_nothing() -> None:
+    from loki_desktop.core.skills.examples import ExampleModel
+
+    examples = ExampleModel(
+        [("debug", f"le serveur renvoie une erreur {n}") for n in range(20)]
+        + [("none", f"bonjour comment vas tu {n}") for n in range(20)]
+    )
+    router = Router(
+        [skill("debug", strong=("stack trace",)), skill("web", strong=("html",))], examples
+    )
+    routing = router.route("mon serveur renvoie une erreur bizarre")
+    assert routing.skill is not None
+    assert routing.skill.name == "debug"
+    assert routing.resemblance is not None
+    assert "serveur" in routing.resemblance.stems or "serveur" in " ".join(
+        routing.resemblance.stems
+    )
+    assert router.route("une page html").resemblance is None  # the rules decided
+    assert router.pick("bonjour, comment vas-tu ?") is None
+    # a definitional question wants an answer, not a method: no fallback
+    assert router.route("qu'est-ce qu'un serveur qui renvoie une erreur ?").skill is None

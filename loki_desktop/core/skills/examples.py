@@ -1,0 +1,98 @@
+"""The router's second opinion: which skill a message resembles, from labelled examples.
+
+The lexical rules (router.py) are precise but only know the words someone wrote into a
+skill file. When they pick nothing, a multinomial naive Bayes over the message's stems,
+learned from the requests in `skills/examples/*.tsv` (each labelled with its skill or
+`none`), says which skill's examples the message is most like. It is lexical and instant
+like the rules (no model call): a table of log-probabilities read once per word.
+
+`none` is favoured by NONE_BONUS (in log-odds) so that a weak resemblance never injects a
+method: 7 is the smallest bonus that gave no false positive in a 5-fold cross-validation on
+the examples themselves (367 requests: 359 right), chosen before the held-out sets were
+scored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from loki_desktop.core.skills.stems import stems
+from loki_desktop.core.skills.text import bounded, normalize, words
+
+NONE = "none"
+NONE_BONUS = 7.0
+SMOOTHING = 0.5  # additive (Lidstone) smoothing of each class's stem counts
+SHOWN_STEMS = 4  # the stems `skills --explain` names
+
+
+@dataclass(frozen=True, slots=True)
+class Resemblance:
+    """What the examples say: the label, and the stems that weighed most for it."""
+
+    label: str
+    stems: tuple[str, ...]
+
+
+def features(message: str) -> set[str]:
+    """The message's words, each as its shortest stem (the word itself when too short)."""
+    return {
+        min(stems(word) or (word,), key=lambda stem: (len(stem), stem))
+        for word in words(normalize(bounded(message)))
+    }
+
+
+class ExampleModel:
+    """Naive Bayes over stem presence, built once from (label, message) pairs."""
+
+    def __init__(self, examples: Iterable[tuple[str, str]]) -> None:
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        sizes: Counter[str] = Counter()
+        for label, message in examples:
+            sizes[label] += 1
+            counts[label].update(features(message))
+        vocabulary = set().union(*counts.values()) if counts else set()
+        total = sum(sizes.values())
+        self.labels = tuple(sorted(sizes))
+        self._prior = {
+            label: math.log(sizes[label] / total) + (NONE_BONUS if label == NONE else 0.0)
+            for label in self.labels
+        }
+        self._log: dict[str, dict[str, float]] = {}
+        self._unseen: dict[str, float] = {}
+        for label in self.labels:
+            denominator = sum(counts[label].values()) + SMOOTHING * len(vocabulary)
+            self._log[label] = {
+                stem: math.log((count + SMOOTHING) / denominator)
+                for stem, count in counts[label].items()
+            }
+            self._unseen[label] = math.log(SMOOTHING / denominator)
+        self.vocabulary = frozenset(vocabulary)
+
+    def resemble(self, message: str, allowed: frozenset[str]) -> Resemblance:
+        """The most likely label among `allowed` and `none` (`none` when nothing is known)."""
+        known = features(message) & self.vocabulary
+        best_label, best_score = NONE, -math.inf
+        for label in self.labels:
+            if label != NONE and label not in allowed:
+                continue
+            table, unseen = self._log[label], self._unseen[label]
+            score = self._prior[label] + sum(table.get(stem, unseen) for stem in known)
+            if score > best_score:
+                best_label, best_score = label, score
+        if best_label == NONE or not known:
+            return Resemblance(NONE, ())
+        return Resemblance(best_label, self._telling(best_label, known))
+
+    def _telling(self, label: str, known: set[str]) -> tuple[str, ...]:
+        """The stems that favour `label` most over `none` (what --explain shows)."""
+        none_table = self._log.get(NONE, {})
+        none_unseen = self._unseen.get(NONE, 0.0)
+        table, unseen = self._log[label], self._unseen[label]
+
+        def lift(stem: str) -> float:
+            return table.get(stem, unseen) - none_table.get(stem, none_unseen)
+
+        return tuple(sorted(known, key=lambda stem: (-lift(stem), stem))[:SHOWN_STEMS])

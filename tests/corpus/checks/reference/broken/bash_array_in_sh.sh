@@ -1,0 +1,4 @@
+#!/bin/sh
+set -e
+names=(alice bob)
+echo "${names[0]}"

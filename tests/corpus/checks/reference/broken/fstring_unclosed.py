@@ -1,0 +1,4 @@
+names = ["Ada", "Grace"]
+
+message = f"{", ".join(names)"
+print(message)

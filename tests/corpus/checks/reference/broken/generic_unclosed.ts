@@ -1,0 +1,3 @@
+export function wrap<T(value: T): { value: T } {
+  return { value };
+}

@@ -1,0 +1,3 @@
+names = ["Ada", "Grace"]
+print("names:")
+print(f"{", ".join(names)}")

@@ -1,0 +1,4 @@
+#!/bin/bash
+echo "starting
+name=world
+echo "hello $name"

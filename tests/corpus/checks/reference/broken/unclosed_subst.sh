@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+count=$(ls *.txt | wc -l
+echo "$count files"
