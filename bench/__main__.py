@@ -23,10 +23,15 @@ MODULES = [
     "bench.skills",
     "bench.checks",
     "bench.first_token",
+    "bench.thinking",
     "bench.mcp_calls",
     "bench.watcher",
     "bench.startup",
+    "bench.cli_cost",
     "bench.chat",
+    "bench.thinking_view",
+    "bench.soak",
+    "bench.jail_race",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 

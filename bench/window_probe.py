@@ -78,8 +78,8 @@ def run_app() -> int:
             super().__init__(*args, **kwargs)
             fill = self.model_picker.set_models
 
-            def set_models(names: list[str], current: str) -> str:
-                chosen = fill(names, current)
+            def set_models(names: list[str], current: str, profiles: Any = None) -> str:
+                chosen = fill(names, current, profiles)
                 if names:
                     _report("READY")
                 return chosen

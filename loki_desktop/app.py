@@ -24,17 +24,19 @@ def build_services() -> Services:
         open_window_history=lambda: BackgroundHistory(paths.history_path()),
         user_skills_dir=paths.user_skills_dir(),
         data_home=paths.data_home(),
+        open_history_at=History,
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = cli.build_parser()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = cli.build_parser(arguments)
     parser.add_argument(
         "--quick",
         metavar="QUESTION",
         help="pose une question rapide dans la fenêtre (celle qui tourne déjà, s'il y en a une)",
     )
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    args = parser.parse_args(arguments)
     if args.install_desktop_entry or args.uninstall_desktop_entry:
         from loki_desktop import desktop_integration
 

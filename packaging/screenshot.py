@@ -11,6 +11,11 @@ Starts Xvfb (unless a DISPLAY is given with --display), a scripted Ollama server
     quick-prompt.png          the quick prompt with a streamed answer, over the window
     main-window-reopened.png  the same conversation after a restart (read from history)
     main-window-offline.png   no Ollama at the host: the window says so and how to fix it
+    thinking-live.png         a thinking model reasoning: the Réflexion block open, counting
+    thinking-done.png         its answer: the block folded with its duration; an image sent
+                              to a vision model shown as a thumbnail; one waiting in the composer
+    model-picker.png          the model list open, each model with its capability marks
+    settings-reflexion.png    Réglages › Général: the Réflexion and tool-mode rows
 
 Debian packages: xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libegl1
@@ -35,7 +40,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SCREEN = (1440, 1200)
-SCENES = ("live", "reopen", "offline")
+SCENES = ("live", "reopen", "offline", "models")
 
 
 def main() -> int:
@@ -57,7 +62,7 @@ def main() -> int:
             env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(REPO))
             env.pop("WAYLAND_DISPLAY", None)
             command = [sys.executable, __file__, "--scene", scene, "--out", str(args.out)]
-            command += ["--home", str(home if scene != "offline" else work / "offline")]
+            command += ["--home", str(home if scene in ("live", "reopen") else work / scene)]
             command += ["--theme", args.theme]
             print(f"scene {scene}…", flush=True)
             done = subprocess.run(command, env=env, timeout=180, check=False)
@@ -115,8 +120,10 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
     from tests.fakes.ollama_server import FakeOllama
 
     (workspace / "ventes.csv").write_text(SALES_CSV, encoding="utf-8")
-    server = FakeOllama().start()
-    server.script(*[reply_for] * 40)
+    server = (
+        FakeOllama(models=(), cards=model_cards()) if scene == "models" else FakeOllama()
+    ).start()
+    server.script(*([reply_for] * 40 if scene != "models" else thinking_replies()))
     host = server.url if scene != "offline" else closed_port_url()
     services = build_services()
     settings = services.settings.load()
@@ -128,7 +135,7 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
 
     app = QApplication(sys.argv[:1])
     loki = App(services, socket_name(services.data_home))
-    driver = {"live": live, "reopen": reopen, "offline": offline}[scene]
+    driver = {"live": live, "reopen": reopen, "offline": offline, "models": models}[scene]
 
     async def both() -> None:
         task = asyncio.ensure_future(loki.run())
@@ -176,10 +183,11 @@ async def live(loki: Any, out: Path) -> None:
     dialog.reject()
     await settle()
 
-    loki.quick.ask(QUICK_QUESTION)
-    await wait_for(lambda: not loki.quick.runner.busy and loki.quick.open_button.isEnabled(), 30)
+    quick = loki.quick_prompt()  # built at its first use
+    quick.ask(QUICK_QUESTION)
+    await wait_for(lambda: not quick.runner.busy and quick.open_button.isEnabled(), 30)
     await settle()
-    save(screen_region(window, loki.quick), out / "quick-prompt.png")
+    save(screen_region(window, quick), out / "quick-prompt.png")
 
 
 async def reopen(loki: Any, out: Path) -> None:
@@ -196,6 +204,105 @@ async def offline(loki: Any, out: Path) -> None:
     await wait_for(lambda: window.banner.isVisible(), 20)
     await settle()
     save(screen_region(window), out / "main-window-offline.png")
+
+
+def model_cards() -> dict[str, Any]:
+    from tests.fakes.ollama_server import ModelCard
+
+    return {
+        "qwen3:8b": ModelCard.thinker(parameter_size="8.2B"),
+        "gemma3:4b": ModelCard.no_tools("vision", parameter_size="4.3B"),
+        "gpt-oss:20b": ModelCard.thinker("low", "medium", "high", parameter_size="20.9B"),
+        "qwen2.5-coder:7b": ModelCard(),
+        "nomic-embed-text:latest": ModelCard.embedding(),
+    }
+
+
+THINKING = (
+    "L'utilisateur veut savoir si 1 001 est premier. Je teste les petits diviseurs : "
+    "il n'est pas pair, la somme de ses chiffres vaut 2 donc pas divisible par 3, il ne "
+    "finit ni par 0 ni par 5. Essayons 7 : 7 × 143 = 1 001. Donc 1 001 n'est pas premier. "
+    "Et 143 = 11 × 13, d'où 1 001 = 7 × 11 × 13. Je vérifie : 7 × 11 = 77, 77 × 13 = 1 001. "
+    "C'est juste ; je réponds avec la décomposition."
+)
+ANSWER = (
+    "**Non**, 1 001 n'est pas premier :\n\n1 001 = 7 × 11 × 13\n\n"
+    "C'est d'ailleurs le produit des trois nombres premiers consécutifs 7, 11 et 13."
+)
+
+
+def thinking_replies() -> list[Any]:
+    from tests.fakes.ollama_server import Reply
+
+    words = [word + " " for word in THINKING.split(" ")]
+    return [
+        Reply.thinks(words, *[w + " " for w in ANSWER.split(" ")], token_delay=0.12),
+        Reply.text(
+            "Je vois un **schéma en trois blocs** reliés par des flèches : l'entrée, "
+            "le traitement et la sortie.",
+            token_delay=0.05,
+        ),
+    ]
+
+
+def demo_png(path: Path) -> Path:
+    """A small diagram-like picture to attach (three boxes)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor, QImage, QPainter, QPen
+
+    image = QImage(480, 300, QImage.Format.Format_RGB32)
+    image.fill(QColor("#FBFAF5"))
+    painter = QPainter(image)
+    painter.setPen(QPen(QColor("#16181A"), 6))
+    for index, colour in enumerate(("#1B7F4B", "#F2B705", "#C8102E")):
+        painter.fillRect(30 + index * 150, 100, 120, 100, QColor(colour))
+        painter.drawRect(30 + index * 150, 100, 120, 100)
+    painter.drawLine(150, 150, 180, 150)
+    painter.drawLine(300, 150, 330, 150)
+    painter.setPen(QColor("#16181A"))
+    painter.drawText(image.rect().adjusted(0, 20, 0, 0), Qt.AlignmentFlag.AlignHCenter, "schema")
+    painter.end()
+    image.save(str(path))
+    return path
+
+
+async def models(loki: Any, out: Path) -> None:
+    """A thinking model while it reasons and once it answered; an image to a vision model."""
+    window = loki.window
+    await wait_for(lambda: window.model_picker.count() == 4)
+    picker = window.model_picker
+    picker.setCurrentIndex(picker.findData("qwen3:8b"))
+    window.composer.set_text("1 001 est-il un nombre premier ?")
+    window.composer.submit()
+    await wait_for(lambda: window.current is not None and window.current.view.thinking_block)
+    await settle(3.2)
+    save(screen_region(window), out / "thinking-live.png")
+    await wait_for(lambda: not window.current.runner.busy, 60)
+
+    picker.setCurrentIndex(picker.findData("gemma3:4b"))
+    picture = demo_png(Path(os.environ["LOKI_HOME"]) / "schema.png")
+    await window.composer.attachments.attach_paths([picture])
+    window.composer.set_text("Que montre ce schéma ?")
+    window.composer.submit()
+    await wait_for(lambda: not window.current.runner.busy, 60)
+    await window.composer.attachments.attach_paths([picture])  # one waiting in the composer
+    await settle()
+    window.current.view.scroll_to_bottom()
+    await settle()
+    save(screen_region(window), out / "thinking-done.png")
+
+    picker.showPopup()
+    await settle()
+    save(screen_region(window), out / "model-picker.png")
+    picker.hidePopup()
+
+    picker.setCurrentIndex(picker.findData("gpt-oss:20b"))
+    dialog = window.open_settings()
+    dialog.setGeometry(140, 60, 1000, 780)
+    await settle(0.6)
+    save(screen_region(dialog), out / "settings-reflexion.png")
+    dialog.reject()
+    await settle()
 
 
 async def prepare_mcp(loki: Any) -> None:

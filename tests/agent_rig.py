@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from loki_desktop.core.agent import Agent
 from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import Event
 from loki_desktop.core.llm.ollama import OllamaBackend
+from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.settings import Settings
 from loki_desktop.persistence.history import History
 
@@ -32,6 +34,11 @@ def make_agent(
     )
 
 
-async def turn(agent: Agent, text: str, conversation: str | None = None) -> list[Event]:
+async def turn(
+    agent: Agent,
+    text: str,
+    conversation: str | None = None,
+    images: Sequence[ImageAttachment] = (),
+) -> list[Event]:
     """Every event of one turn."""
-    return [event async for event in agent.run_turn(text, conversation)]
+    return [event async for event in agent.run_turn(text, conversation, images)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from collections.abc import Sequence
 from typing import Protocol
 
 from loki_desktop import __version__
@@ -11,14 +12,17 @@ from loki_desktop.core.services import Services
 
 # Each command lives in its own module with `register(subparsers)` and `run(args, services)`.
 # Modules are imported only to register their arguments: keep their top-level imports light.
-COMMAND_MODULES = [
-    "loki_desktop.cli.ask",
-    "loki_desktop.cli.models",
-    "loki_desktop.cli.mcp",
-    "loki_desktop.cli.skills",
-    "loki_desktop.cli.check",
-    "loki_desktop.cli.fetch_server",
-]
+# Keyed by the command's name (as each module registers it).
+COMMANDS = {
+    "ask": "loki_desktop.cli.ask",
+    "models": "loki_desktop.cli.models",
+    "mcp": "loki_desktop.cli.mcp",
+    "skills": "loki_desktop.cli.skills",
+    "check": "loki_desktop.cli.check",
+    "eval": "loki_desktop.cli.eval",
+    "mcp-fetch-server": "loki_desktop.cli.fetch_server",
+}
+COMMAND_MODULES = list(COMMANDS.values())
 
 
 class CommandModule(Protocol):
@@ -27,7 +31,9 @@ class CommandModule(Protocol):
     def run(self, args: argparse.Namespace, services: Services) -> int: ...
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given the arguments, only the command they name is registered
+    (a one-shot command then imports and builds one module's arguments, not six)."""
     parser = argparse.ArgumentParser(
         prog="loki-desktop",
         description="Loki Desktop : un agent de bureau pour les modèles locaux d'Ollama. "
@@ -46,10 +52,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="retire Loki Desktop du menu des applications de l'utilisateur",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMANDE")
-    for name in COMMAND_MODULES:
+    for name in _needed(argv):
         module: CommandModule = importlib.import_module(name)
         module.register(subparsers)
     return parser
+
+
+def _needed(argv: Sequence[str] | None) -> list[str]:
+    """The modules to register: the named command's; none for the bare window; all for help,
+    an unknown word (argparse then lists the commands) or when the arguments are not given."""
+    if argv is None:
+        return COMMAND_MODULES
+    words = list(argv)
+    first = next((index for index, arg in enumerate(words) if not arg.startswith("-")), None)
+    if {"-h", "--help"} & set(words[:first]):
+        return COMMAND_MODULES
+    if first is None:
+        return []
+    return [COMMANDS[words[first]]] if words[first] in COMMANDS else COMMAND_MODULES
 
 
 def run_command(args: argparse.Namespace, services: Services) -> int:

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.core.events import Done, Error, Event
-from loki_desktop.core.ports import StoreUnavailable
+from loki_desktop.core.ports import BackendError, StoreUnavailable
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
+
+if TYPE_CHECKING:
+    from loki_desktop.core.agent import Agent
+    from loki_desktop.core.messages import ImageAttachment
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,23 +34,53 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="autorise run_shell (sinon toute commande est refusée)",
     )
     parser.add_argument("--no-skills", action="store_true", help="n'injecte aucune méthode")
+    parser.add_argument(
+        "--think",
+        metavar="MODE",
+        help="réflexion : auto (défaut du modèle), on, off, ou un niveau que le modèle "
+        "propose (low, medium, high) ; défaut : les réglages",
+    )
+    parser.add_argument(
+        "--show-thinking",
+        action="store_true",
+        help="affiche la réflexion du modèle (sur stderr, en grisé)",
+    )
+    parser.add_argument(
+        "--image",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FICHIER",
+        help="joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)",
+    )
     parser.add_argument("--json", action="store_true", help="un objet JSON par ligne")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
     from loki_desktop.cli.output import JsonPrinter, PlainPrinter
+    from loki_desktop.core.llm.thinking import valid_mode
 
     workspace = (args.workspace or Path.cwd()).expanduser()
     if not workspace.is_dir():
         print(f"Le dossier de travail n'existe pas : {workspace}", file=sys.stderr)
         return 2
-    printer: Callable[[Event], None] = JsonPrinter() if args.json else PlainPrinter()
-    try:
-        return asyncio.run(_ask(args, services, workspace, printer))
-    except KeyboardInterrupt:
+    if args.think is not None and not valid_mode(args.think):
+        print(f"--think : valeur inconnue « {args.think} » (auto, on, off, low…)", file=sys.stderr)
+        return 2
+    images = _load_images(args.image)
+    if isinstance(images, str):  # unreadable, too big, not an image: nothing is sent
+        print(images, file=sys.stderr)
+        return 2
+    from loki_desktop.cli import interrupt
+
+    printer: Callable[[Event], None] = (
+        JsonPrinter() if args.json else PlainPrinter(show_thinking=args.show_thinking)
+    )
+    code = interrupt.run(lambda stop: _ask(args, services, workspace, printer, images, stop))
+    if code > 128 and not args.json:
         print("\nInterrompu.", file=sys.stderr)
-        return 130
+    return code
 
 
 async def _ask(
@@ -51,6 +88,8 @@ async def _ask(
     services: Services,
     workspace: Path,
     emit: Callable[[Event], None],
+    images: list[ImageAttachment],
+    interruption: Interruption,
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.cli.approval import FixedApprover
@@ -68,6 +107,7 @@ async def _ask(
     backend = OllamaBackend(host)
     options = TurnOptions(
         model=args.model or "",
+        think=args.think,
         skills=not args.no_skills,
         user_skills_dir=services.user_skills_dir,
     )
@@ -87,15 +127,54 @@ async def _ask(
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
     failed = False
     try:
-        async for event in agent.run_turn(args.prompt, args.session):
+        if images and (refusal := await _refuse_images(agent)):
+            emit(Error(refusal))
+            if args.json:
+                print(refusal, file=sys.stderr)
+            return 2
+        async for event in agent.run_turn(args.prompt, args.session, images):
             emit(event)
             if isinstance(event, Error) and args.json:
                 # the JSON goes to programs; the sentence is for the person running it
                 print(event.message, file=sys.stderr)
             if isinstance(event, Done):
                 failed = event.reason == "error"
+    except asyncio.CancelledError:
+        if interruption.signum is not None and args.json:
+            # the promised last line, before the clean-up (the turn has stored what it said)
+            _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
+        raise
     finally:
         await mcp.aclose()
         await backend.close()
         store.close()
     return 1 if failed else 0
+
+
+def _load_images(paths: list[Path]) -> list[ImageAttachment] | str:
+    """The images to attach, or the sentence that says why one cannot be."""
+    if not paths:
+        return []
+    from loki_desktop.core.images import ImageRefused, load_image  # Pillow: only when asked
+
+    try:
+        return [load_image(path.expanduser()) for path in paths]
+    except ImageRefused as exc:
+        return str(exc)
+
+
+async def _refuse_images(agent: Agent) -> str | None:
+    """Why the turn's model cannot take images (None: it can, or the turn will say why not)."""
+    from loki_desktop.core.llm.mode import no_vision_message
+
+    try:
+        profile = await agent.model_profile()
+    except BackendError:
+        return None  # unreachable, no model: the turn says so in its own words
+    return None if profile.vision else no_vision_message(profile.name)
+
+
+def _emit_last(emit: Callable[[Event], None], event: Event) -> None:
+    """Written whenever it still can be: a closed stdout (the reader went away) is no error."""
+    with contextlib.suppress(OSError, ValueError):
+        emit(event)

@@ -1,34 +1,48 @@
-"""`loki-desktop models`: the models the Ollama server has."""
+"""`loki-desktop models`: the models the Ollama server has, and what each can do
+(`models pull` and `models rm`: cli/models_manage.py)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 
+from loki_desktop.cli.models_manage import register_actions
 from loki_desktop.core.ports import BackendError
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("models", help="liste les modèles du serveur Ollama")
+    parser = subparsers.add_parser(
+        "models", help="liste les modèles du serveur Ollama et ce que chacun sait faire"
+    )
     parser.add_argument("--host", help="adresse du serveur Ollama")
+    parser.add_argument("--json", action="store_true", help="un objet JSON par modèle et ligne")
     parser.set_defaults(run=run)
+    register_actions(parser)  # models pull | rm
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
     host = resolve_host(args.host, services.settings.load())
-    return asyncio.run(_list(host))
+    return asyncio.run(_list(host, as_json=args.json))
 
 
-async def _list(host: str) -> int:
+async def _list(host: str, *, as_json: bool) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.llm.profiles import (
+        ModelProfiles,
+        capability_marks,
+        describe,
+        profile_json,
+    )
 
     backend = OllamaBackend(host)
     try:
         models = await backend.list_models()
+        profiles = await describe(backend, ModelProfiles(), [m.name for m in models])
     except BackendError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -40,7 +54,12 @@ async def _list(host: str) -> int:
             file=sys.stderr,
         )
         return 0
-    for model in models:
-        details = f"  {model.parameter_size}" if model.parameter_size else ""
-        print(f"{model.name}{details}")
+    for model, profile in zip(models, profiles, strict=True):
+        if as_json:
+            line = {**profile_json(profile), "size": model.size}
+            print(json.dumps(line, ensure_ascii=False))
+            continue
+        size = model.parameter_size or profile.parameter_size
+        columns = [model.name, *([size] if size else []), ", ".join(capability_marks(profile))]
+        print("  ".join(columns))
     return 0

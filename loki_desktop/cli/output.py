@@ -13,6 +13,7 @@ from loki_desktop.core.events import (
     Event,
     Notice,
     SkillUsed,
+    Thinking,
     Token,
     ToolCall,
     ToolResult,
@@ -29,16 +30,33 @@ class JsonPrinter:
         self.out.flush()
 
 
-class PlainPrinter:
-    """The answer on stdout; tool activity, notices and errors on stderr."""
+# ANSI "faint", only when stderr is a terminal (a file or a pipe gets the plain text)
+DIM, RESET = "\x1b[2m", "\x1b[0m"
 
-    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+
+class PlainPrinter:
+    """The answer on stdout; tool activity, notices and errors on stderr.
+
+    The model's reasoning is printed only with `show_thinking`, dimmed, on stderr.
+    """
+
+    def __init__(
+        self, out: TextIO = sys.stdout, err: TextIO = sys.stderr, *, show_thinking: bool = False
+    ) -> None:
         self.out = out
         self.err = err
+        self.show_thinking = show_thinking
         self._mid_line = False
+        self._thinking = False  # reasoning printed and its line not yet ended
+        self._dim = err.isatty()
 
     def __call__(self, event: Event) -> None:
+        if self._thinking and not isinstance(event, Thinking):
+            self._end_thinking()
         match event:
+            case Thinking(text=text):
+                if self.show_thinking:
+                    self._think(text)
             case Token(text=text):
                 self.out.write(text)
                 self.out.flush()
@@ -70,6 +88,20 @@ class PlainPrinter:
                     self._mid_line = False
                 if session:
                     self._note(f"[session {session}]")
+
+    def _think(self, text: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+        self.err.write(f"{DIM}{text}{RESET}" if self._dim else text)
+        self.err.flush()
+        self._thinking = not text.endswith("\n")
+
+    def _end_thinking(self) -> None:
+        self._thinking = False
+        self.err.write("\n")
+        self.err.flush()
 
     def _note(self, text: str) -> None:
         if self._mid_line:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import secrets
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,22 +20,41 @@ from loki_desktop.core.events import (
     Event,
     Notice,
     SkillUsed,
+    Thinking,
     Token,
     ToolCall,
     ToolResult,
 )
 from loki_desktop.core.i18n import _
-from loki_desktop.core.llm.budget import ContextBudget
-from loki_desktop.core.llm.textcalls import TextCallWatch, recovered_notice
-from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
+from loki_desktop.core.llm.mode import (
+    ModelMode,
+    empty_after_tools_notice,
+    empty_answer_message,
+    no_vision_message,
+    not_for_chat_message,
+    prompted_notice,
+    resolve_mode,
+    thinking_refused_notice,
+    tools_refused_message,
+    unknown_context_notice,
+)
+from loki_desktop.core.llm.prompted import prompted_request
+from loki_desktop.core.llm.reply import ReplyReader
+from loki_desktop.core.llm.textcalls import recovered_notice
+from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
 from loki_desktop.core.ports import (
     BackendError,
     ChatBackend,
+    ContextOverflow,
     ConversationStore,
+    ModelProfile,
     NativeToolCall,
     StoreUnavailable,
+    ThinkingUnsupported,
     ToolOutcome,
     ToolSpec,
+    ToolsUnsupported,
 )
 from loki_desktop.core.prompts import check_feedback, check_followup, system_prompt
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
@@ -59,11 +80,18 @@ SkillPicker = Callable[[str], Skill | None]
 
 @dataclass
 class AgentConfig:
+    """A turn's settings. `think` is the Réflexion mode (core.settings.THINK_MODES or a
+    level name); `tool_modes` maps a model name to "native", "prompted" or "none"."""
+
     model: str = ""
     max_rounds: int = DEFAULT_MAX_ROUNDS
     num_ctx: int = DEFAULT_NUM_CTX
     skills_enabled: bool = True
     auto_checks: bool = True
+    think: str = "auto"
+    tool_modes: dict[str, str] = field(default_factory=dict)
+    # read tool calls a model writes as text (off: `eval --harness off`, a plain chat's view)
+    text_calls: bool = True
 
 
 class NoModel(BackendError):
@@ -86,30 +114,48 @@ class Agent:
     pending_notices: list[str] = field(default_factory=list)
     # Each model's context window and token-estimate calibration, kept across turns.
     budget: ContextBudget = field(default_factory=ContextBudget)
+    # The conversation of the turn running or last run: a consumer that cancels a turn
+    # (a signal in `ask`) still says where it was stored.
+    last_conversation: str | None = None
 
     def run_turn(
-        self, text: str, conversation_id: str | None = None
+        self,
+        text: str,
+        conversation_id: str | None = None,
+        images: Sequence[ImageAttachment] = (),
     ) -> AsyncGenerator[Event, None]:
-        """Answer `text` in a conversation (a new one when `conversation_id` is None)."""
-        return _Turn(self).run(text, conversation_id, resume=False)
+        """Answer `text` in a conversation (a new one when `conversation_id` is None).
+
+        `images` (made by core.images) go with the message to a vision model and are
+        stored with it; for a model without vision the turn ends with an Error, nothing sent.
+        """
+        return _Turn(self).run(text, conversation_id, resume=False, images=tuple(images))
 
     def retry_turn(self, conversation_id: str) -> AsyncGenerator[Event, None]:
         """Answer the last user message of a conversation again (after an error)."""
         return _Turn(self).run("", conversation_id, resume=True)
 
+    async def model_profile(self) -> ModelProfile:
+        """What the turn's model can do (asked once per model and host, then cached).
+        Raises BackendError when no model can be chosen or the server is unreachable."""
+        model = await self.resolve_model()
+        return await self.budget.profiles.get(self.backend, model)
+
     async def resolve_model(self) -> str:
         if self.config.model:
             return self.config.model
         models = await self.backend.list_models()
-        if not models:
-            raise NoModel(
-                _(
-                    "Aucun modèle n'est installé dans Ollama. Téléchargez-en un, par exemple "
-                    "« ollama pull qwen2.5-coder:7b »."
-                )
+        # the first model that can converse (an embedding model cannot)
+        for model in models:
+            if (await self.budget.profiles.get(self.backend, model.name)).for_chat:
+                self.config.model = model.name
+                return model.name
+        raise NoModel(
+            _(
+                "Aucun modèle de conversation n'est installé dans Ollama. Téléchargez-en un, "
+                "par exemple « ollama pull qwen2.5-coder:7b »."
             )
-        self.config.model = models[0].name
-        return self.config.model
+        )
 
 
 @dataclass
@@ -123,6 +169,16 @@ class _Reply:
     done_reason: str = ""  # "length": the model hit its length limit mid-answer
     answer_id: int | None = None  # the stored, streaming assistant message
     text_form: str = ""  # the calls were written as text in this form (core.llm.textcalls)
+    thinking: str = ""  # the reasoning streamed with it
+    thinking_started: float | None = None  # monotonic time of its first piece
+    thinking_ended: float | None = None  # ... and of the first answer (or the end)
+    shown: bool = False  # something (answer or reasoning) reached the consumer
+
+    def thinking_seconds(self) -> float | None:
+        if self.thinking_started is None:
+            return None
+        ended = self.thinking_ended or time.monotonic()
+        return round(ended - self.thinking_started, 1)
 
 
 class _Turn:
@@ -140,10 +196,21 @@ class _Turn:
         self.reply = _Reply()
         self.notices_shown: set[str] = set()  # budget notices repeat each round: show once
         self.unanswered: list[CallRecord] = []  # this round's calls still without a result
+        self.images: tuple[ImageAttachment, ...] = ()  # sent with the user's new message
+        self.mode: ModelMode | None = None  # set once the model is known
+        self.turn_start = 0  # index in `history` of this turn's first message
+        self.tools_ran = False
+        self.sent: FittedRequest | None = None  # the last request, as fitted
 
     async def run(
-        self, text: str, conversation_id: str | None, *, resume: bool
+        self,
+        text: str,
+        conversation_id: str | None,
+        *,
+        resume: bool,
+        images: tuple[ImageAttachment, ...] = (),
     ) -> AsyncGenerator[Event, None]:
+        self.images = images
         try:
             async for event in self._run(text, conversation_id, resume=resume):
                 yield event
@@ -184,6 +251,15 @@ class _Turn:
             )
             self.history = self.store.messages(self.conversation_id)
 
+        self.agent.last_conversation = self.conversation_id
+        self.turn_start = len(self.history)
+        if self.images:
+            # a model that cannot see gets nothing, and nothing is stored
+            refusal = await self._refuse_images()
+            if refusal is not None:
+                yield Error(refusal)
+                yield Done("error", self.conversation_id)
+                return
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(text)
         if not resume:
@@ -192,7 +268,7 @@ class _Turn:
                 if self.skill
                 else {}
             )
-            self._remember(ChatMessage("user", text, extra=extra))
+            self._remember(ChatMessage("user", text, extra=extra, images=self.images))
         if self.skill is not None:
             yield SkillUsed(self.skill.name, self.skill.title)
 
@@ -201,10 +277,13 @@ class _Turn:
             yield Notice(notice)
         try:
             model = await self.agent.resolve_model()
+            self.mode = await self._mode(model)
         except BackendError as exc:
             yield Error(str(exc))
             yield Done("error", self.conversation_id)
             return
+        for notice in self._mode_notices(model):
+            yield Notice(notice)
 
         reason: DoneReason = "completed"
         followup_sent = False
@@ -232,10 +311,20 @@ class _Turn:
                     reason = "max_rounds"
                     break
                 tool_rounds += 1
+                self.tools_ran = True
                 async for event in self._run_tools(reply.calls):
                     yield event
                 continue
 
+            if not reply.content.strip():
+                # a turn that ends with no word (the reasoning, if any, is kept)
+                self._close_answer(cut=True)
+                if not self.tools_ran:
+                    yield Error(empty_answer_message())
+                    yield Done("error", self.conversation_id, dict(self.stats))
+                    return
+                yield Notice(empty_after_tools_notice())
+                break
             cut_by_length = reply.done_reason == "length"
             self._close_answer(cut=cut_by_length)
             if cut_by_length:
@@ -265,10 +354,43 @@ class _Turn:
         self.stats["rounds"] = tool_rounds
         yield Done(reason, self.conversation_id, dict(self.stats))
 
+    # --- the model and how to talk to it ---------------------------------------------
+
+    async def _mode(self, model: str) -> ModelMode:
+        """The turn's mode for `model`. Raises BackendError (unreachable server)."""
+        profile = await self.agent.budget.profiles.get(self.agent.backend, model)
+        if not profile.for_chat:
+            raise BackendError(not_for_chat_message(model))
+        config = self.agent.config
+        return resolve_mode(profile, config.think, config.tool_modes)
+
+    def _mode_notices(self, model: str) -> list[str]:
+        """Said once: prompted tools (per conversation), an unknown context (per session)."""
+        assert self.mode is not None
+        notices = []
+        prompted_before = any(m.extra.get("tools") == "prompted" for m in self.history)
+        if self.mode.tools == "prompted" and self.agent.toolbox.names() and not prompted_before:
+            notices.append(prompted_notice(model))
+        if self.mode.profile.context_length is None and self.agent.budget.tell_unknown_context(
+            model
+        ):
+            notices.append(unknown_context_notice(model, self.agent.config.num_ctx))
+        return notices
+
+    async def _refuse_images(self) -> str | None:
+        """Why the images cannot go to the model (None: they can)."""
+        try:
+            model = await self.agent.resolve_model()
+            profile = await self.agent.budget.profiles.get(self.agent.backend, model)
+        except BackendError as exc:
+            return str(exc)
+        return None if profile.vision else no_vision_message(model)
+
     # --- one model request ---------------------------------------------------------
 
     def _system_texts(self) -> list[str]:
-        specs_names = self.agent.toolbox.names()
+        assert self.mode is not None
+        specs_names = self.agent.toolbox.names() if self.mode.tools != "none" else []
         root = str(self.agent.workspace_root) if self.agent.workspace_root else None
         texts = [system_prompt(root, specs_names)]
         if self.skill is not None:
@@ -276,62 +398,152 @@ class _Turn:
             texts.append(self.skill.body)
         return texts
 
+    def _history_for_request(self) -> list[ChatMessage]:
+        """The history as the model may see it: no cut answers; reasoning only on this
+        turn's tool calls (Ollama's tool-calling docs: send it back with the calls);
+        images only to a vision model."""
+        assert self.mode is not None
+        vision = self.mode.profile.vision
+        sent = []
+        for index, message in enumerate(self.history):
+            if _is_dropped_answer(message):
+                continue
+            keep_thinking = (
+                index >= self.turn_start and message.role == "assistant" and message.tool_calls
+            )
+            if (message.thinking and not keep_thinking) or (message.images and not vision):
+                message = dataclasses.replace(
+                    message,
+                    thinking=message.thinking if keep_thinking else "",
+                    images=message.images if vision else (),
+                )
+            sent.append(message)
+        return sent
+
     async def _stream_reply(self, model: str, specs: list[ToolSpec]) -> AsyncIterator[Event]:
+        """One reply; a refusal the server explains (tools, thinking, a context too small)
+        is answered once by changing the request and sending it again."""
+        assert self.mode is not None
+        mode, overflowed = self.mode, False
+        while True:
+            try:
+                async for event in self._request(model, specs):
+                    yield event
+                return
+            except ToolsUnsupported as exc:
+                if self.reply.shown or mode.tools != "native" or mode.forced:
+                    raise BackendError(tools_refused_message(model, str(exc))) from None
+                self.agent.budget.profiles.strike(self.agent.backend.host, model, "tools")
+                mode.tools = "prompted"
+                for notice in self._mode_notices(model):
+                    yield Notice(notice)
+            except ThinkingUnsupported:
+                if self.reply.shown or mode.think is None:
+                    raise
+                self.agent.budget.profiles.strike(self.agent.backend.host, model, "thinking")
+                mode.think = None
+                yield Notice(thinking_refused_notice(model))
+            except ContextOverflow as exc:
+                if self.reply.shown or overflowed or self.sent is None:
+                    raise
+                overflowed = True
+                yield Notice(
+                    self.agent.budget.learn_overflow(model, self.sent, exc.n_ctx, exc.n_prompt)
+                )
+
+    async def _request(self, model: str, specs: list[ToolSpec]) -> AsyncIterator[Event]:
+        assert self.mode is not None
         self.reply = reply = _Reply()
         budget, num_ctx = self.agent.budget, self.agent.config.num_ctx
+        offered = specs if self.mode.tools != "none" else []
         # Fit the request into the context (oldest history, then costly MCP tools, left out)
         # so that Ollama never silently cuts the system prompt and the tools.
-        request = budget.fit(
+        self.sent = request = budget.fit(
             model=model,
             window=await budget.window(self.agent.backend, model, num_ctx),
             system=self._system_texts(),
-            history=[m for m in self.history if not _is_dropped_answer(m)],
-            tools=specs,
+            history=self._history_for_request(),
+            tools=offered,
         )
         for notice in request.notices:
             if self._once(notice):
                 yield Notice(notice)
+        messages, tools = request.messages, request.tools
+        if self.mode.tools == "prompted":
+            messages, tools = prompted_request(messages, tools, offered), []
         # Small models often write a tool call as text: hold back what could be one.
-        watch = TextCallWatch([spec.name for spec in specs])
+        recover = offered and self.agent.config.text_calls
+        reader = ReplyReader([spec.name for spec in offered] if recover else None)
         stream = self.agent.backend.chat(
             model=model,
-            messages=request.messages,
-            tools=request.tools,
+            messages=messages,
+            tools=tools,
             options={"num_ctx": num_ctx},
+            think=self.mode.think,
         )
         try:
             async for chunk in stream:
-                if chunk.content and (shown := watch.feed(chunk.content)):
-                    yield self._show(shown)
+                if chunk.thinking:
+                    yield self._think(chunk.thinking)
+                for event in self._pieces(reader.feed(chunk.content) if chunk.content else []):
+                    yield event
                 reply.calls += chunk.tool_calls
                 if chunk.done:
                     reply.prompt_eval_count = chunk.prompt_eval_count or 0
                     reply.eval_count = chunk.eval_count or 0
                     reply.done_reason = chunk.done_reason or ""
         except BackendError:
-            if rest := watch.abandon():  # a cut reply is an answer: show what was held
-                yield self._show(rest)
+            for event in self._pieces(reader.abandon()):  # a cut reply is an answer
+                yield event
             raise
-        rest, recovery = watch.finish()
+        async for event in self._finish_reply(model, reader, request):
+            yield event
+
+    async def _finish_reply(
+        self, model: str, reader: ReplyReader, request: FittedRequest
+    ) -> AsyncIterator[Event]:
+        reply = self.reply
+        rest, recovery = reader.finish()
+        for event in self._pieces(rest):
+            yield event
         if recovery is not None and not reply.calls:
             reply.calls = [NativeToolCall(call.name, call.arguments) for call in recovery.calls]
             reply.text_form = recovery.form
-            yield Notice(recovered_notice(recovery))
-        elif recovery is None and rest:
-            yield self._show(rest)
+            if self.mode is None or self.mode.tools != "prompted":  # prompted: the way asked
+                yield Notice(recovered_notice(recovery))
+        if reply.thinking_started is not None and reply.thinking_ended is None:
+            reply.thinking_ended = time.monotonic()
+        budget = self.agent.budget
         warning = budget.observe(model, request, reply.prompt_eval_count)
         if warning and self._once(warning):
             yield Notice(warning)
         self.stats["prompt_tokens"] += reply.prompt_eval_count
         self.stats["answer_tokens"] += reply.eval_count
 
+    def _pieces(self, segments: list[tuple[bool, str]]) -> list[Event]:
+        return [
+            self._think(text) if reasoning else self._show(text) for reasoning, text in segments
+        ]
+
+    def _think(self, text: str) -> Thinking:
+        """Reasoning is shown as it comes and kept with the answer."""
+        reply = self.reply
+        if reply.thinking_started is None:
+            reply.thinking_started = time.monotonic()
+        reply.thinking += text
+        reply.shown = True
+        return Thinking(text)
+
     def _show(self, text: str) -> Token:
         """Store answer text as it is shown (a crash keeps what the user saw)."""
         reply = self.reply
         if reply.answer_id is None:
             reply.answer_id = self.store.start_answer(self.conversation_id)
+        if reply.thinking_started is not None and reply.thinking_ended is None:
+            reply.thinking_ended = time.monotonic()
         self.store.append_answer_text(reply.answer_id, text)
         reply.content += text
+        reply.shown = True
         return Token(text)
 
     def _once(self, notice: str) -> bool:
@@ -359,10 +571,20 @@ class _Turn:
                 yield report
                 output += check_feedback(report)
                 extra["check"] = _report_json(report)
-            yield ToolResult(record.id, record.name, outcome.ok, outcome.summary, output)
+            yield ToolResult(
+                record.id, record.name, outcome.ok, outcome.summary, output, outcome.images
+            )
+            # a vision model sees a tool's images (an MCP screenshot); another reads the
+            # placeholder the output already has
+            seen = outcome.images if self.mode is not None and self.mode.profile.vision else ()
             self._remember(
                 ChatMessage(
-                    "tool", output, tool_call_id=record.id, tool_name=record.name, extra=extra
+                    "tool",
+                    output,
+                    tool_call_id=record.id,
+                    tool_name=record.name,
+                    extra=extra,
+                    images=seen,
                 )
             )
             self.unanswered.remove(record)
@@ -427,12 +649,22 @@ class _Turn:
         """Finish the streaming assistant message (or store a tool-call-only one)."""
         reply = self.reply
         calls = tuple(tool_calls or ())
-        if reply.answer_id is None and not calls:
+        if reply.answer_id is None and not calls and not reply.thinking:
             return
         # A call the model wrote as text is stored as a native call (the next request shows
         # the model the proper form); `extra` keeps which form it wrote.
-        extra = {"text_call": reply.text_form} if reply.text_form and calls else {}
-        message = ChatMessage("assistant", reply.content, tool_calls=calls, cut=cut, extra=extra)
+        extra: dict[str, Any] = {"text_call": reply.text_form} if reply.text_form and calls else {}
+        if self.mode is not None and self.mode.tools == "prompted":
+            extra["tools"] = "prompted"  # the notice is said once per conversation
+        message = ChatMessage(
+            "assistant",
+            reply.content,
+            tool_calls=calls,
+            cut=cut,
+            extra=extra,
+            thinking=reply.thinking,
+            thinking_seconds=reply.thinking_seconds(),
+        )
         if reply.answer_id is None:
             self._remember(message)
         else:
@@ -442,6 +674,8 @@ class _Turn:
                 tool_calls=calls,
                 cut=cut,
                 extra=extra or None,
+                thinking=message.thinking,
+                thinking_seconds=message.thinking_seconds,
             )
             self.history.append(message)
         self.reply = _Reply()

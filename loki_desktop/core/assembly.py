@@ -22,12 +22,15 @@ class TurnOptions:
     """What a caller may override for its turns (CLI flags, the window's pickers)."""
 
     model: str = ""
+    think: str | None = None  # the Réflexion mode for these turns (None: the settings')
     skills: bool = True
     user_skills_dir: Path | None = None  # the user's own skills, besides the built-in ones
     extra_sources: list[OwningSource] = field(default_factory=list)
     # Shared by a long-lived caller (the window builds an agent per turn) so each model's
     # context window is asked once and the token-estimate calibration is kept.
     budget: ContextBudget | None = None
+    # what the evaluation's "harness off" turns off besides skills and checks
+    text_calls: bool = True
 
 
 def build_agent(
@@ -41,7 +44,8 @@ def build_agent(
 ) -> Agent:
     options = options or TurnOptions()
     jail = Workspace(workspace) if workspace is not None else None
-    checker = Checkers()
+    # the agent's checks read through the jail, as every tool does
+    checker = Checkers(read=jail.read_for_check if jail is not None else None)
     check_tools = [run_check_tool(jail, checker)] if jail is not None else []
     native = NativeTools(jail, approver, extra_tools=check_tools)
     toolbox = Toolbox([native, *options.extra_sources])
@@ -51,6 +55,9 @@ def build_agent(
         num_ctx=settings.num_ctx,
         skills_enabled=settings.skills_enabled and options.skills,
         auto_checks=settings.auto_checks,
+        think=options.think or settings.think,
+        tool_modes=dict(settings.tool_modes),
+        text_calls=options.text_calls,
     )
     pick_skill: SkillPicker | None = None
     skill_notices: tuple[str, ...] = ()

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-DoneReason = Literal["completed", "max_rounds", "error"]
+from loki_desktop.core.messages import ImageAttachment
+
+# "interrupted": written by `ask` itself when a signal (SIGINT, SIGTERM, SIGHUP) stopped it
+DoneReason = Literal["completed", "max_rounds", "error", "interrupted"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +32,18 @@ class Token:
 
 
 @dataclass(frozen=True, slots=True)
+class Thinking:
+    """A fragment of the model's reasoning, yielded as soon as it arrives.
+
+    Thinking models stream their reasoning (Ollama's `message.thinking`, or `<think>…</think>`
+    written inside the content) before the answer; the first Thinking event comes with
+    the first chunk, so a consumer can show "réfléchit…" at once. Never part of the answer.
+    """
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class SkillUsed:
     """The expert method injected for this turn (emitted before the first token)."""
 
@@ -47,13 +62,18 @@ class ToolCall:
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
-    """What a tool gave back; `output` is the full text the model saw."""
+    """What a tool gave back; `output` is the full text the model saw.
+
+    `images` are the images the tool returned (an MCP screenshot), for the tool card's
+    thumbnails; a vision model receives them as images, another model a short placeholder.
+    """
 
     id: str
     name: str
     ok: bool
     summary: str
     output: str = ""
+    images: tuple[ImageAttachment, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +113,7 @@ class Done:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-Event = Token | SkillUsed | ToolCall | ToolResult | CheckReport | Notice | Error | Done
+Event = Token | Thinking | SkillUsed | ToolCall | ToolResult | CheckReport | Notice | Error | Done
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -101,18 +121,25 @@ def event_to_json(event: Event) -> dict[str, Any]:
     match event:
         case Token(text=text):
             return {"type": "token", "text": text}
+        case Thinking(text=text):
+            return {"type": "thinking", "text": text}
         case SkillUsed(name=name, title=title):
             return {"type": "skill", "name": name, "title": title}
         case ToolCall(id=call_id, name=name, args=args):
             return {"type": "tool_call", "id": call_id, "name": name, "args": args}
-        case ToolResult(id=call_id, name=name, ok=ok, summary=summary):
-            return {
+        case ToolResult(id=call_id, name=name, ok=ok, summary=summary, images=images):
+            shown: dict[str, Any] = {
                 "type": "tool_result",
                 "id": call_id,
                 "name": name,
                 "ok": ok,
                 "summary": summary,
             }
+            if images:  # only then: the line stays as it was for every other result
+                shown["images"] = [
+                    {"mime_type": i.mime_type, "width": i.width, "height": i.height} for i in images
+                ]
+            return shown
         case CheckReport(path=path, ok=ok, problems=problems):
             return {
                 "type": "check",

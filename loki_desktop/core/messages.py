@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -21,11 +23,48 @@ class CallRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ImageAttachment:
+    """An image given to a vision model (attached by the person, or returned by an MCP tool).
+
+    Built by `core.images` (checked PNG/JPEG/WebP/GIF, downscaled to at most
+    `core.images.MAX_SIDE` px on its long side). A fresh attachment holds its bytes in
+    `data`; one read back from the history holds only `path` (a file under the data
+    folder, deleted with its conversation): `content()` reads either.
+    """
+
+    mime_type: str  # "image/png", "image/jpeg", "image/webp" or "image/gif"
+    width: int
+    height: int
+    data: bytes = field(default=b"", repr=False)
+    path: Path | None = None
+    name: str = ""  # the file name it came from (for people; may be empty)
+
+    def content(self) -> bytes:
+        """The image bytes (read from `path` when not held in memory); raises OSError."""
+        if self.data:
+            return self.data
+        if self.path is None:
+            return b""
+        return self.path.read_bytes()
+
+    def to_base64(self) -> str:
+        """The image as Ollama's /api/chat `images` entries take it."""
+        return base64.b64encode(self.content()).decode("ascii")
+
+
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
     """One message of a conversation.
 
     `extra` carries what the window needs to re-render a reopened conversation
     (the skill badge, a tool's ok/summary, a check report), never what the model needs.
+
+    `thinking` is the reasoning a thinking model streamed before (or around) its answer,
+    and `thinking_seconds` how long it reasoned (None when unknown). Reasoning is kept
+    for people; it goes back to the model only inside the tool-calling turn that made
+    it (as Ollama's tool-calling docs ask), never in later turns.
+    `images` are the images of a user message (or of an MCP tool result) for a vision
+    model; the store keeps them as files, not in its rows.
     """
 
     role: Role
@@ -37,10 +76,28 @@ class ChatMessage:
     cut: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     id: int | None = None
+    thinking: str = ""
+    thinking_seconds: float | None = None
+    images: tuple[ImageAttachment, ...] = ()
 
-    def to_ollama(self) -> dict[str, Any]:
-        """The wire shape of this message in an Ollama /api/chat request."""
+    def to_ollama(self, *, with_thinking: bool = False) -> dict[str, Any]:
+        """The wire shape of this message in an Ollama /api/chat request.
+
+        `with_thinking` sends the reasoning back (only for the tool calls of the turn
+        being answered). Images go as base64; one whose file is gone is left out.
+        """
         wire: dict[str, Any] = {"role": self.role, "content": self.content}
+        if with_thinking and self.thinking:
+            wire["thinking"] = self.thinking
+        if self.images:
+            encoded = []
+            for image in self.images:
+                try:
+                    encoded.append(image.to_base64())
+                except OSError:
+                    continue  # deleted by hand: the words still go
+            if encoded:
+                wire["images"] = encoded
         if self.tool_calls:
             wire["tool_calls"] = [
                 {"function": {"name": call.name, "arguments": call.args}}

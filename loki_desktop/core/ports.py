@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
+from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
 from loki_desktop.core.settings import Settings
 
 # --- the model server -------------------------------------------------------------
@@ -27,6 +27,27 @@ class ModelNotFound(BackendError):
 
 class StreamCut(BackendError):
     """The answer stream ended before the server said it was done."""
+
+
+class ToolsUnsupported(BackendError):
+    """The server refused `tools` for this model (HTTP 400 "... does not support tools"):
+    the same request goes again with the tools described in the prompt."""
+
+
+class ThinkingUnsupported(BackendError):
+    """The server refused `think` for this model (HTTP 400 "... does not support thinking"):
+    the same request goes again without it."""
+
+
+class ContextOverflow(BackendError):
+    """The prompt did not fit the context the server runs the model with (HTTP 400 from a
+    llama.cpp or OpenAI-style front). `n_ctx` / `n_prompt` are what the server reported
+    (None when it did not say); the request is trimmed to fit and sent once more."""
+
+    def __init__(self, message: str, *, n_ctx: int | None = None, n_prompt: int | None = None):
+        super().__init__(message)
+        self.n_ctx = n_ctx
+        self.n_prompt = n_prompt
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +79,76 @@ class ChatChunk:
     eval_count: int | None = None
 
 
+ThinkValue = bool | str  # Ollama's `think`: true/false, or a level the model lists ("low"...)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelProfile:
+    """What a model can do, from Ollama's /api/show (asked once per model and host).
+
+    `capabilities` are Ollama's words: "completion", "tools", "thinking", "vision",
+    "embedding", "insert"... `think_values` / `think_default` are /api/show's `thinking`
+    object when the model has one (`values` may hold booleans or named levels such as
+    "low", "medium", "high"; `[false]` means no thinking). `known` is False when
+    /api/show failed or gave no capabilities: Loki then assumes tools, no thinking and no
+    vision, and falls back to prompted tools if the server refuses them.
+    """
+
+    name: str
+    capabilities: frozenset[str] = frozenset({"completion", "tools"})
+    think_values: tuple[ThinkValue, ...] = ()
+    think_default: ThinkValue | None = None
+    family: str = ""
+    parameter_size: str = ""
+    quantization: str = ""
+    context_length: int | None = None
+    known: bool = True
+
+    @classmethod
+    def assumed(cls, name: str) -> ModelProfile:
+        """The profile of a model /api/show told nothing about."""
+        return cls(name=name, known=False)
+
+    @property
+    def tools(self) -> bool:
+        return "tools" in self.capabilities
+
+    @property
+    def thinking(self) -> bool:
+        if self.think_values and not any(
+            v is True or isinstance(v, str) for v in self.think_values
+        ):
+            return False  # `values: [false]`: the model cannot think
+        return "thinking" in self.capabilities
+
+    @property
+    def vision(self) -> bool:
+        return "vision" in self.capabilities
+
+    @property
+    def for_chat(self) -> bool:
+        """Offered for chat: every model but the embedding-only ones."""
+        return "completion" in self.capabilities or "embedding" not in self.capabilities
+
+    @property
+    def think_levels(self) -> tuple[str, ...]:
+        """The named thinking levels the model lists, in its order (may be empty)."""
+        return tuple(v for v in self.think_values if isinstance(v, str))
+
+
 class ChatBackend(Protocol):
+    host: str
+
     async def list_models(self) -> list[ModelInfo]: ...
 
     async def context_length(self, model: str) -> int | None:
         """The longest context the model supports; None when the server does not say.
         Raises BackendError when the server cannot be asked (nothing to remember then)."""
+        ...
+
+    async def model_profile(self, model: str) -> ModelProfile:
+        """What the model can do (/api/show). A model the server cannot describe gets
+        `ModelProfile.assumed`; raises BackendUnreachable when nothing answers."""
         ...
 
     def chat(
@@ -73,7 +158,12 @@ class ChatBackend(Protocol):
         messages: Sequence[dict[str, Any]],
         tools: Sequence[dict[str, Any]],
         options: dict[str, Any],
-    ) -> AsyncIterator[ChatChunk]: ...
+        think: ThinkValue | None = None,
+    ) -> AsyncIterator[ChatChunk]:
+        """Stream one reply. `think` None leaves it out of the request (the model's default).
+        Raises ToolsUnsupported / ThinkingUnsupported / ContextOverflow / other
+        BackendErrors, each with one sentence for a human."""
+        ...
 
 
 # --- tools ------------------------------------------------------------------------
@@ -104,7 +194,9 @@ class ToolOutcome:
     """What a tool call gave back. Failures are outcomes too, never exceptions.
 
     `output` goes to the model, `summary` is one line for people, `changed_path`
-    names a workspace file the tool wrote (so the harness can check it).
+    names a workspace file the tool wrote (so the harness can check it). `images` are
+    images the tool returned (an MCP screenshot): a vision model receives them as
+    images; `output` then already names each one in a short placeholder.
     """
 
     ok: bool
@@ -112,6 +204,7 @@ class ToolOutcome:
     summary: str = ""
     changed_path: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    images: tuple[ImageAttachment, ...] = ()
 
 
 class ToolSource(Protocol):
@@ -170,13 +263,17 @@ class ConversationStore(Protocol):
         tool_calls: Sequence[CallRecord] = (),
         cut: bool = False,
         extra: dict[str, Any] | None = None,
+        thinking: str = "",
+        thinking_seconds: float | None = None,
     ) -> None: ...
 
     def list_conversations(self, query: str = "") -> list[ConversationInfo]: ...
 
     def rename(self, conversation_id: str, title: str) -> None: ...
 
-    def delete(self, conversation_id: str) -> None: ...
+    def delete(self, conversation_id: str) -> None:
+        """Delete the conversation, its messages and its image files."""
+        ...
 
     def take_notices(self) -> list[str]:
         """Notices from opening the store (a corrupt file moved aside), given once."""

@@ -25,10 +25,17 @@ NO_WORKSPACE_PART = """\
 No workspace folder is open, so you have no file tools.
 """
 
+NO_TOOLS_PART = """\
+The user works in the folder {root}, but you have no tools in this conversation: when a \
+file must be read or changed, say so and show the content for the user to use.
+"""
+
 
 def system_prompt(workspace_root: str | None, tool_names: Sequence[str]) -> str:
     if workspace_root and tool_names:
         part = WORKSPACE_PART.format(root=workspace_root)
+    elif workspace_root:  # tools turned off for this model (Settings.tool_modes)
+        part = NO_TOOLS_PART.format(root=workspace_root)
     else:
         part = NO_WORKSPACE_PART
     return SYSTEM_PROMPT.format(workspace_part=part)

@@ -20,3 +20,5 @@ class Services:
     open_window_history: Callable[[], ConversationStore]
     user_skills_dir: Path
     data_home: Path
+    # a throwaway history at a path (`eval` gives each task its own, in a temp folder)
+    open_history_at: Callable[[Path], ConversationStore] | None = None

@@ -9,6 +9,13 @@ from typing import Any
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MAX_ROUNDS = 8
 DEFAULT_NUM_CTX = 8192
+# Réflexion: "auto" (the model's default: `think` is not sent), "off", "on", or a level
+# name the model lists in /api/show ("low", "medium", "high"). See core.llm.thinking.
+THINK_MODES = ("auto", "off", "on")
+# How tools reach one model: "auto" (native when /api/show lists `tools`, else prompted),
+# "native" (the request's `tools`), "prompted" (described in the system prompt, calls read
+# from the text) or "none" (no tools at all).
+TOOL_MODES = ("auto", "native", "prompted", "none")
 
 
 @dataclass
@@ -18,6 +25,9 @@ class Settings:
     `mcp_servers` maps a server id to its plain JSON entry (enabled flag, parameters,
     and for custom servers their command or URL); `core.mcp.config` gives it types.
     `ui` holds window state the core never reads (geometry, splitter sizes).
+    `think` is the Réflexion setting (see THINK_MODES; a level name is sent only to a
+    model that lists it). `tool_modes` maps a model name to how tools reach it (see
+    TOOL_MODES); a model not in it is "auto".
     """
 
     host: str = ""
@@ -26,6 +36,8 @@ class Settings:
     num_ctx: int = DEFAULT_NUM_CTX
     skills_enabled: bool = True
     auto_checks: bool = True
+    think: str = "auto"
+    tool_modes: dict[str, str] = field(default_factory=dict)
     workspace: str = ""
     recent_workspaces: list[str] = field(default_factory=list)
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -41,7 +41,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 from watchfiles import Change
-from watchfiles._rust_notify import RustNotify  # documented: "Rust backend direct usage"
+
+# documented ("Rust backend direct usage") but in a private module: the version is bounded and
+# tests/core/test_watchfiles_contract.py pins what we use. Not the public `watch()`: it builds
+# the watcher at its first next(), which then blocks, so start() could not know it is watching.
+from watchfiles._rust_notify import RustNotify
 
 from loki_desktop.core.checks import tree
 from loki_desktop.core.checks.model import Checker, CheckResult

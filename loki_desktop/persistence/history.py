@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import sys
 import time
@@ -22,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
+from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.persistence.aside import move_aside
 
@@ -63,12 +65,25 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE messages ADD COLUMN writer TEXT
     """,
+    # 3: a thinking model's reasoning (and how long it took), and a message's images (a
+    # JSON list naming files kept beside history.db, in images/<conversation id>/)
+    """
+    ALTER TABLE messages ADD COLUMN thinking TEXT;
+    ALTER TABLE messages ADD COLUMN thinking_seconds REAL;
+    ALTER TABLE messages ADD COLUMN images TEXT
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 P = ParamSpec("P")
 R = TypeVar("R")
 # How long a statement waits for another process's lock before giving up.
 BUSY_TIMEOUT_S = 5.0
+_EXTENSIONS = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/webp": ".webp",
+    "image/gif": ".gif",
+}
 
 
 class HistoryTooNew(StoreUnavailable):
@@ -100,6 +115,8 @@ class History:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        # images of messages, as files: images/<conversation id>/<digest>.<ext>
+        self.images_dir = self.path.with_name("images")
         self.notices: list[str] = []
         # one lock file per process streaming answers into this history (see _writer_token)
         self._writers = self.path.with_name(self.path.name + "-writers")
@@ -279,11 +296,12 @@ class History:
     @_reported
     def append(self, conversation_id: str, message: ChatMessage) -> None:
         now = time.time()
+        images = self._store_images(conversation_id, message.images)
         with _transaction(self._db):
             self._db.execute(
                 "INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id,"
-                " tool_name, origin, status, extra, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " tool_name, origin, status, extra, created_at, thinking, thinking_seconds,"
+                " images) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     message.role,
@@ -295,6 +313,9 @@ class History:
                     "cut" if message.cut else "complete",
                     json.dumps(message.extra) if message.extra else None,
                     now,
+                    message.thinking or None,
+                    message.thinking_seconds,
+                    images,
                 ),
             )
             self._touch(conversation_id, now)
@@ -329,16 +350,20 @@ class History:
         tool_calls: Sequence[CallRecord] = (),
         cut: bool = False,
         extra: dict[str, Any] | None = None,
+        thinking: str = "",
+        thinking_seconds: float | None = None,
     ) -> None:
         with _transaction(self._db):
             self._db.execute(
                 "UPDATE messages SET content = ?, status = ?, tool_calls = ?,"
-                " extra = COALESCE(?, extra) WHERE id = ?",
+                " extra = COALESCE(?, extra), thinking = ?, thinking_seconds = ? WHERE id = ?",
                 (
                     content,
                     "cut" if cut else "complete",
                     _calls_json(tool_calls),
                     json.dumps(extra) if extra is not None else None,
+                    thinking or None,
+                    thinking_seconds,
                     message_id,
                 ),
             )
@@ -387,16 +412,74 @@ class History:
     @_reported
     def delete(self, conversation_id: str) -> None:
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+        # after the rows: a crash in between leaves files nobody points at, never a
+        # message whose images are gone
+        shutil.rmtree(self._conversation_images(conversation_id), ignore_errors=True)
 
     # --- helpers -------------------------------------------------------------------
+
+    def _conversation_images(self, conversation_id: str) -> Path:
+        # ids are ours (hex), but never let one climb out of the images folder
+        return self.images_dir / Path(conversation_id).name
+
+    def _store_images(self, conversation_id: str, images: Sequence[ImageAttachment]) -> str | None:
+        """Write the images as files (named by their content) and describe them for the row."""
+        if not images:
+            return None
+        folder = self._conversation_images(conversation_id)
+        entries = []
+        for image in images:
+            try:
+                name = self._write_image(folder, image)
+            except OSError as exc:  # a full disk, a folder without write rights
+                raise HistoryUnavailable(
+                    f"L'image « {image.name or 'collée'} » n'a pas pu être enregistrée dans "
+                    f"{folder} ({exc.strerror or exc}) : vérifiez l'espace disque et les droits."
+                ) from exc
+            entries.append(
+                {
+                    "file": f"{folder.name}/{name}",
+                    "mime_type": image.mime_type,
+                    "width": image.width,
+                    "height": image.height,
+                    "name": image.name,
+                }
+            )
+        return json.dumps(entries)
+
+    @staticmethod
+    def _write_image(folder: Path, image: ImageAttachment) -> str:
+        """Write one image (named by its content, so the same image is kept once)."""
+        data = image.content()
+        name = f"{hashlib.sha256(data).hexdigest()[:24]}{_EXTENSIONS.get(image.mime_type, '')}"
+        target = folder / name
+        if not target.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            partial = target.with_suffix(".part")
+            partial.write_bytes(data)
+            os.replace(partial, target)
+        return name
+
+    def _images(self, raw: str | None) -> tuple[ImageAttachment, ...]:
+        images = []
+        for entry in json.loads(raw or "[]"):
+            images.append(
+                ImageAttachment(
+                    mime_type=entry["mime_type"],
+                    width=entry["width"],
+                    height=entry["height"],
+                    path=self.images_dir / entry["file"],
+                    name=entry.get("name", ""),
+                )
+            )
+        return tuple(images)
 
     def _touch(self, conversation_id: str, now: float) -> None:
         self._db.execute(
             "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
         )
 
-    @staticmethod
-    def _message(row: sqlite3.Row) -> ChatMessage:
+    def _message(self, row: sqlite3.Row) -> ChatMessage:
         calls = tuple(
             CallRecord(c["id"], c["name"], c["args"]) for c in json.loads(row["tool_calls"] or "[]")
         )
@@ -410,6 +493,9 @@ class History:
             cut=row["status"] != "complete",
             extra=json.loads(row["extra"]) if row["extra"] else {},
             id=row["id"],
+            thinking=row["thinking"] or "",
+            thinking_seconds=row["thinking_seconds"],
+            images=self._images(row["images"]),
         )
 
 

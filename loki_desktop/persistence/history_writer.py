@@ -131,12 +131,20 @@ class BackgroundHistory:
         tool_calls: Sequence[CallRecord] = (),
         cut: bool = False,
         extra: dict[str, Any] | None = None,
+        thinking: str = "",
+        thinking_seconds: float | None = None,
     ) -> None:
         def finish(history: History) -> None:
             answer = self._answers.pop(message_id, None)
             if answer is not None:  # None: its start failed, and was told
                 history.finish_answer(
-                    answer, content=content, tool_calls=tool_calls, cut=cut, extra=extra
+                    answer,
+                    content=content,
+                    tool_calls=tool_calls,
+                    cut=cut,
+                    extra=extra,
+                    thinking=thinking,
+                    thinking_seconds=thinking_seconds,
                 )
 
         self._write(finish)

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QVBoxLayout, QWidget
+from collections.abc import Mapping
 
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from loki_desktop.core.ports import ModelProfile
+from loki_desktop.ui.model_marks import MARKS_ROLE, MarksDelegate, describe, marks_of
 from loki_desktop.ui.qt_helpers import button, label
 
 SUGGESTED_MODEL = "qwen2.5-coder:7b"
@@ -54,8 +65,8 @@ class OllamaBanner(QFrame):
         self.title.setText(self.tr("Ollama répond, mais n'a aucun modèle"))
         self.body.setText(
             self.tr(
-                "Téléchargez un modèle qui sait utiliser des outils, par exemple "
-                "« ollama pull {model} », puis réessayez. (Serveur : {host})"
+                "Choisissez-en un ci-dessous pour le télécharger, ou lancez "
+                "« ollama pull {model} » dans un terminal. (Serveur : {host})"
             ).format(model=SUGGESTED_MODEL, host=host)
         )
         self.show()
@@ -88,7 +99,7 @@ class OllamaBanner(QFrame):
 
 
 class ModelPicker(QComboBox):
-    """The model of the next turns, filled from the server."""
+    """The model of the next turns, filled from the server, each with its capability marks."""
 
     model_chosen = Signal(str)
 
@@ -97,24 +108,40 @@ class ModelPicker(QComboBox):
         self.setObjectName("ModelPicker")
         self.setMinimumWidth(190)
         self.setToolTip(self.tr("Modèle utilisé pour les prochains messages"))
+        self.setItemDelegate(MarksDelegate(self))
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._filling = False
         self.currentIndexChanged.connect(self._on_index)
 
-    def set_models(self, names: list[str], current: str) -> str:
+    def set_models(
+        self,
+        names: list[str],
+        current: str,
+        profiles: Mapping[str, ModelProfile] | None = None,
+    ) -> str:
         """Fill the list; returns the model now selected ("" when there is none).
 
         A `current` the server does not have stays selected, marked missing: turns use the
-        saved model, so the picker must not show another one in its place."""
+        saved model, so the picker must not show another one in its place. `profiles` give
+        each model its marks (tools, thinking, vision) and a tooltip."""
+        profiles = profiles or {}
         self._filling = True
         try:
             self.clear()
             for name in names:
                 self.addItem(name, name)
+                profile = profiles.get(name)
+                self.setItemData(self.count() - 1, marks_of(profile), MARKS_ROLE)
+                if profile is not None:
+                    self.setItemData(
+                        self.count() - 1, describe(profile), Qt.ItemDataRole.ToolTipRole
+                    )
             if not names:
                 self.addItem(current or self.tr("Aucun modèle"), current)
                 self.setEnabled(False)
                 return current
             self.setEnabled(True)
+            self._fit_list()
             if current and current not in names:
                 self.insertItem(0, self.tr("{model} (absent)").format(model=current), current)
                 self.setCurrentIndex(0)
@@ -127,6 +154,26 @@ class ModelPicker(QComboBox):
 
     def current_model(self) -> str:
         return str(self.currentData() or "")
+
+    def _fit_list(self) -> None:
+        """The open list is as wide as its widest row (name and marks), not the box."""
+        view = self.view()
+        delegate = self.itemDelegate()
+        option = QStyleOptionViewItem()
+        option.initFrom(view)
+        widest = max(
+            (
+                delegate.sizeHint(option, self.model().index(row, 0)).width()
+                for row in range(self.count())
+            ),
+            default=0,
+        )
+        view.setMinimumWidth(widest + view.verticalScrollBar().sizeHint().width())
+
+    def marks(self, name: str) -> list[str]:
+        """The marks shown beside `name` in the list (tests, the header)."""
+        index = self.findData(name)
+        return list(self.itemData(index, MARKS_ROLE) or []) if index >= 0 else []
 
     def _on_index(self, _index: int) -> None:
         if not self._filling and self.current_model():

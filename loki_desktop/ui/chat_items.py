@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.messages import ImageAttachment
+from loki_desktop.ui.images import ThumbnailRow, thumbnail_row
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.markdown_view import MarkdownView, MessageText
 from loki_desktop.ui.qt_helpers import button, label, set_state
@@ -28,12 +30,18 @@ ARGS_PREVIEW = 70
 
 
 class UserMessage(QFrame):
-    """What the user typed, shown as plain text in a gold box."""
+    """What the user typed, shown as plain text in a gold box, with the images attached."""
 
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        images: Sequence[ImageAttachment] = (),
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("UserMessage")
         self.text = text
+        self.images = tuple(images)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(2)
@@ -42,6 +50,10 @@ class UserMessage(QFrame):
         body = MessageText()
         body.setPlainText(text)
         layout.addWidget(body)
+        self.thumbnails: ThumbnailRow | None = None
+        if self.images:
+            self.thumbnails = thumbnail_row(self.images)
+            layout.addWidget(self.thumbnails)
 
 
 class AssistantMessage(QFrame):
@@ -135,6 +147,7 @@ class ToolCard(QFrame):
         self.output = ""
         self.setProperty("card", True)
         layout = QVBoxLayout(self)
+        self._layout = layout
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(6)
         head = QHBoxLayout()
@@ -161,8 +174,11 @@ class ToolCard(QFrame):
         layout.addWidget(self.output_view)
         self.args_button.toggled.connect(self.args_view.setVisible)
         self.result_button.toggled.connect(self.output_view.setVisible)
+        self.thumbnails: ThumbnailRow | None = None
 
-    def set_result(self, ok: bool, summary: str, output: str) -> None:
+    def set_result(
+        self, ok: bool, summary: str, output: str, images: Sequence[ImageAttachment] = ()
+    ) -> None:
         self.state = "ok" if ok else "error"
         self.output = output
         self.chip.set(self.tr("OK") if ok else self.tr("ÉCHEC"), self.state)
@@ -172,6 +188,10 @@ class ToolCard(QFrame):
             self.detail.setToolTip(summary)
         self.output_view.set_text(output)
         self.result_button.setEnabled(bool(output))
+        if images and self.thumbnails is None:
+            # what the tool showed (a screenshot), visible without unfolding the result
+            self.thumbnails = thumbnail_row(images)
+            self._layout.addWidget(self.thumbnails)
 
     def set_interrupted(self) -> None:
         self.state = "cut"

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-from loki_desktop.core.messages import ChatMessage
+from loki_desktop.core.messages import ChatMessage, ImageAttachment
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
     CheckCard,
@@ -21,6 +21,7 @@ from loki_desktop.ui.chat_items import (
 )
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import label
+from loki_desktop.ui.thinking import ThinkingBlock
 
 PAGE_SIZE = 40
 # Older messages load when the view is scrolled this close to its top.
@@ -61,6 +62,7 @@ class ChatView(QScrollArea):
         self._layout.addWidget(self._older)
         self._layout.addStretch(1)
         self._streaming: AssistantMessage | None = None
+        self._thinking: ThinkingBlock | None = None
         self._tool_cards: dict[str, ToolCard] = {}
         self._known_results: dict[str, ChatMessage] = {}
         self._loader: PageLoader | None = None
@@ -106,6 +108,11 @@ class ChatView(QScrollArea):
         return self._streaming
 
     @property
+    def thinking_block(self) -> ThinkingBlock | None:
+        """The reasoning block of the round under way (None once the answer started)."""
+        return self._thinking
+
+    @property
     def has_more(self) -> bool:
         return self._has_more
 
@@ -116,6 +123,7 @@ class ChatView(QScrollArea):
             self._layout.removeWidget(widget)
             widget.deleteLater()
         self._streaming = None
+        self._thinking = None
         self._tool_cards.clear()
         self._known_results.clear()
         self._loader = None
@@ -161,11 +169,13 @@ class ChatView(QScrollArea):
                 case ChatMessage(role="user", origin="harness"):
                     widgets.append(HarnessNote(message.content))
                 case ChatMessage(role="user"):
-                    widgets.append(UserMessage(message.content))
+                    widgets.append(UserMessage(message.content, message.images))
                     skill = message.extra.get("skill")
                     if isinstance(skill, dict) and skill.get("title"):
                         widgets.append(SkillBadge(str(skill["title"])))
                 case ChatMessage(role="assistant"):
+                    if message.thinking.strip():
+                        widgets.append(ThinkingBlock(message.thinking, message.thinking_seconds))
                     if message.content.strip() or (message.cut and not message.tool_calls):
                         answer = AssistantMessage(self.renderer)
                         answer.set_markdown(message.content)
@@ -179,6 +189,7 @@ class ChatView(QScrollArea):
                                 bool(result.extra.get("ok", True)),
                                 str(result.extra.get("summary", "")),
                                 result.content,
+                                result.images,
                             )
                         else:
                             card.set_interrupted()
@@ -193,24 +204,39 @@ class ChatView(QScrollArea):
 
     # --- a live turn -------------------------------------------------------------------
 
-    def add_user_message(self, text: str) -> UserMessage:
+    def add_user_message(self, text: str, images: Sequence[ImageAttachment] = ()) -> UserMessage:
         self.end_answer()
         self._follow = True
         for item in self.items():
             if isinstance(item, ErrorCard):
                 # a retry answers the newest message: an older card no longer can
                 item.disable_retry()
-        return self._add(UserMessage(text))
+        return self._add(UserMessage(text, images))
 
     def add_skill_badge(self, title: str) -> SkillBadge:
         return self._add(SkillBadge(title))
 
+    def append_thinking(self, text: str) -> None:
+        """Reasoning streams in its own block, open while it runs."""
+        if self._thinking is None:
+            self.end_answer()
+            self._thinking = self._add(ThinkingBlock())
+        self._thinking.append(text)
+
+    def end_thinking(self) -> None:
+        """The answer (or a tool call) starts: the reasoning folds, its duration kept."""
+        if self._thinking is not None:
+            self._thinking.finish()
+            self._thinking = None
+
     def append_text(self, text: str) -> None:
+        self.end_thinking()
         if self._streaming is None:
             self._streaming = self._add(AssistantMessage(self.renderer))
         self._streaming.append_text(text)
 
     def end_answer(self, *, cut: bool = False) -> None:
+        self.end_thinking()
         if self._streaming is not None:
             self._streaming.finish(cut=cut)
             self._streaming = None
@@ -219,10 +245,17 @@ class ChatView(QScrollArea):
         self.end_answer()
         return self._add(self._new_tool_card(call_id, name, args))
 
-    def set_tool_result(self, call_id: str, ok: bool, summary: str, output: str) -> None:
+    def set_tool_result(
+        self,
+        call_id: str,
+        ok: bool,
+        summary: str,
+        output: str,
+        images: Sequence[ImageAttachment] = (),
+    ) -> None:
         card = self._tool_cards.get(call_id)
         if card is not None:
-            card.set_result(ok, summary, output)
+            card.set_result(ok, summary, output, images)
 
     def interrupt_tools(self) -> None:
         for card in self._tool_cards.values():

@@ -1,19 +1,45 @@
-"""The composer: Enter sends, Shift+Enter breaks the line, the button becomes Stop while busy."""
+"""The composer: Enter sends, Shift+Enter breaks the line, the button becomes Stop while busy.
+
+Images come in three ways (the attach button, a drop on the window, a paste) and all go
+through `attach_mime` / `attach_paths`, then the core's checks (`core.images`), so the
+window refuses what the CLI refuses, with the same sentences.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QKeyEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from loki_desktop.ui.qt_helpers import label, set_state
+from loki_desktop.ui.attachments import IMAGE_FILTER, Attachments
+from loki_desktop.ui.qt_helpers import button, label, set_state
 
 MAX_LINES = 8
 
 
 class ComposerInput(QPlainTextEdit):
+    """The text box. Images pasted or dropped on it become attachments, not text."""
+
     submitted = Signal()
     escape_pressed = Signal()
+    images_given = Signal(QMimeData)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return Attachments.offers_images(source) or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        if Attachments.offers_images(source):
+            self.images_given.emit(source)
+            return
+        super().insertFromMimeData(source)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
@@ -29,9 +55,9 @@ class ComposerInput(QPlainTextEdit):
 
 
 class Composer(QFrame):
-    """Where the user writes. Emits `send_requested(text)` and `stop_requested`."""
+    """Where the user writes. Emits `send_requested(text, images)` and `stop_requested`."""
 
-    send_requested = Signal(str)
+    send_requested = Signal(str, tuple)
     stop_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -41,13 +67,19 @@ class Composer(QFrame):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(10, 8, 10, 6)
         outer.setSpacing(4)
+        self.attachments = Attachments()
+        outer.addWidget(self.attachments)
         row = QHBoxLayout()
         row.setSpacing(10)
+        self.attach_button = button(self.tr("+ Image"))
+        self.attach_button.setObjectName("AttachButton")
+        self.attach_button.clicked.connect(self.choose_images)
         self.input = ComposerInput()
         self.input.setObjectName("ComposerInput")
         self.input.setPlaceholderText(self.tr("Écrivez à Loki…"))
         self.input.setTabChangesFocus(True)
         row.addWidget(self.input, 1)
+        row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
         self.button = QPushButton(self.tr("Envoyer"))
         self.button.setObjectName("SendButton")
         self.button.setProperty("mode", "send")
@@ -59,6 +91,7 @@ class Composer(QFrame):
         )
         outer.addWidget(self.hint)
         self.input.submitted.connect(self.submit)
+        self.input.images_given.connect(self.attachments.attach_mime)
         self.input.escape_pressed.connect(self._escape)
         self.input.textChanged.connect(self._fit_height)
         self.button.clicked.connect(self._on_button)
@@ -75,12 +108,37 @@ class Composer(QFrame):
         self.button.setText(self.tr("Arrêter") if busy else self.tr("Envoyer"))
         set_state(self.button, "mode", "stop" if busy else "send")
 
+    def set_vision(self, refusal: str) -> None:
+        """Images allowed (empty `refusal`), or not, with the reason in the tooltip."""
+        self.attachments.set_refusal(refusal)
+        self.attach_button.setEnabled(not refusal)
+        self.attach_button.setToolTip(
+            refusal
+            or self.tr(
+                "Joindre des images (PNG, JPEG, WebP, GIF) ; les glisser ou les coller marche aussi"
+            )
+        )
+
+    def choose_images(self) -> QFileDialog:
+        """The attach button: a file dialog (not modal to the loop: its choice arrives later)."""
+        dialog = QFileDialog(self.window(), self.tr("Joindre des images"))
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilter(self.tr("Images ({patterns})").format(patterns=IMAGE_FILTER))
+        dialog.filesSelected.connect(self.attachments.attach_paths)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
     def submit(self) -> None:
         text = self.input.toPlainText().strip()
-        if not text or self.busy:
+        if (not text and not self.attachments.images) or self.busy:
+            return
+        if self.attachments.images and self.attachments.refusal:
+            # the model changed since they were attached: keep everything, say why
+            self.attachments.show_problem(self.attachments.refusal)
             return
         self.input.clear()
-        self.send_requested.emit(text)
+        self.send_requested.emit(text, self.attachments.take())
 
     def _on_button(self) -> None:
         if self.busy:

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QCoreApplication,
+    QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QPoint,
     QSize,
@@ -16,7 +18,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QFont, QFontMetrics, QPainter
+from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -186,6 +188,9 @@ class ConversationList(QFrame):
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.currentItemChanged.connect(self._on_current)
+        # Up/Down keep moving in the list after an open; what is typed goes to `type_target`
+        self.type_target: QWidget | None = None
+        self.list.installEventFilter(self)
         self.list.itemChanged.connect(self._on_renamed)
         self._after_edit = QTimer(self)
         self._after_edit.setSingleShot(True)
@@ -203,6 +208,20 @@ class ConversationList(QFrame):
         self._search_timer.setInterval(SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self.refresh)
         self.search.textChanged.connect(lambda _text: self._search_timer.start())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.list
+            and event.type() == QEvent.Type.KeyPress
+            and self.type_target is not None
+            and self.list.state() != QAbstractItemView.State.EditingState
+            and isinstance(event, QKeyEvent)
+            and _is_typing(event)
+        ):
+            self.type_target.setFocus()
+            QCoreApplication.sendEvent(self.type_target, event)
+            return True
+        return super().eventFilter(watched, event)
 
     # --- content --------------------------------------------------------------------
 
@@ -335,3 +354,10 @@ class ConversationList(QFrame):
         menu.addAction(self.tr("Renommer"), lambda: self.start_rename(conversation_id))
         menu.addAction(self.tr("Supprimer…"), lambda: self.confirm_delete(conversation_id))
         menu.popup(self.list.viewport().mapToGlobal(position))
+
+
+def _is_typing(event: QKeyEvent) -> bool:
+    """Text being typed (a letter, a digit, a space), not a shortcut or a navigation key."""
+    shortcut = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+    text = event.text()
+    return bool(text) and text.isprintable() and not event.modifiers() & shortcut

@@ -6,7 +6,14 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeySequence,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -17,13 +24,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.ports import BackendError, BackendUnreachable
+from loki_desktop.core.messages import ImageAttachment
+from loki_desktop.core.ports import BackendError, BackendUnreachable, ModelProfile
 from loki_desktop.ui.approval import ShellApprover
+from loki_desktop.ui.attachments import Attachments
 from loki_desktop.ui.backend_status import ModelPicker, OllamaBanner
 from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
 from loki_desktop.ui.composer import Composer
 from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.model_downloads import ModelDownloads
+from loki_desktop.ui.model_marks import MarksRow
 from loki_desktop.ui.notice_bar import NoticeBar
 from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
 from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
@@ -76,6 +87,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Loki")
         self.setWindowIcon(app_icon())
         self.resize(1240, 820)
+        self.setAcceptDrops(True)  # images dropped anywhere on the window join the message
         self._build()
         self._restore_state()
         theme.changed.connect(self._on_theme)
@@ -107,6 +119,9 @@ class MainWindow(QMainWindow):
         self.model_picker = ModelPicker()
         self.model_picker.model_chosen.connect(self._on_model)
         head.addWidget(self.model_picker)
+        self.model_marks = MarksRow()
+        self.model_marks.hide()
+        head.addWidget(self.model_marks, 0, Qt.AlignmentFlag.AlignVCenter)
         self.workspace_picker = WorkspacePicker()
         self.workspace_picker.changed.connect(self._on_workspace)
         head.addWidget(self.workspace_picker)
@@ -126,10 +141,12 @@ class MainWindow(QMainWindow):
 
         self.welcome = WelcomePage()
         self.welcome.suggestion_chosen.connect(self._use_suggestion)
+        self.downloads = ModelDownloads(self)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.welcome)
 
         self.composer = Composer()
+        self.conversations.type_target = self.composer.input  # what the list gets typed
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop_current)
 
@@ -167,6 +184,7 @@ class MainWindow(QMainWindow):
         banner_box.setContentsMargins(16, 12, 16, 0)
         banner_box.addWidget(self.banner)
         banner_box.addWidget(self.notice_bar)
+        banner_box.addWidget(self.downloads.panel)
         right_layout.addLayout(banner_box)
         right_layout.addWidget(self.right_splitter, 1)
 
@@ -199,6 +217,7 @@ class MainWindow(QMainWindow):
             settings.workspace = ""
         self.workspace_picker.set_folder(settings.workspace, settings.recent_workspaces)
         self.model_picker.set_models([], settings.model)
+        self.composer.set_vision(self._vision_refusal(settings.model, None))
         self.conversations.refresh()
         last = ui.get("conversation")
         if isinstance(last, str) and self.runtime.store.exists(last):
@@ -252,7 +271,8 @@ class MainWindow(QMainWindow):
         self.conversations.select(session.id)
         self.title.set_full_text(self._title_of(session.id))
         self.composer.set_busy(session.runner.busy)
-        self.composer.input.setFocus()
+        if not self.conversations.list.hasFocus():  # opened from the list: Up/Down go on there
+            self.composer.input.setFocus()
 
     def _leave_current(self) -> None:
         """Forget the view being left, unless its turn still runs (it finishes off screen)."""
@@ -297,11 +317,13 @@ class MainWindow(QMainWindow):
 
     # --- turns ------------------------------------------------------------------------
 
-    def send(self, text: str) -> None:
-        """Send `text` in the current conversation (a new one from the welcome page)."""
+    def send(self, text: str, images: tuple[ImageAttachment, ...] = ()) -> None:
+        """Send `text` (and `images`) in the current conversation (a new one from the welcome
+        page)."""
         session = self.current
         if session is None:
-            conversation_id = self.runtime.new_conversation(text)
+            title = text or ", ".join(image.name for image in images) or self.tr("Image")
+            conversation_id = self.runtime.new_conversation(title)
             self.conversations.refresh(select=conversation_id)
             session = self._new_session(conversation_id)
             self._show(session)
@@ -309,6 +331,7 @@ class MainWindow(QMainWindow):
             return
         if not session.runner.can_start(session.id):
             self.composer.set_text(text)  # kept, to send once that answer has ended
+            self.composer.attachments.restore(images)
             session.view.add_notice(
                 self.tr(
                     "La question rapide répond encore dans cette conversation : "
@@ -316,8 +339,8 @@ class MainWindow(QMainWindow):
                 )
             )
             return
-        session.view.add_user_message(text)
-        session.runner.send(text, session.id)
+        session.view.add_user_message(text, images)
+        session.runner.send(text, session.id, images)
 
     def send_new(self, text: str) -> None:
         """Send in the current conversation, or a new one if a turn is running there."""
@@ -367,6 +390,7 @@ class MainWindow(QMainWindow):
         """Ask Ollama for its models and start watching the workspace (neither waits for the
         other: a server that does not answer must not hold the watcher back)."""
         await self.runtime.load()  # the agent's modules, off the GUI thread
+        self.downloads.offer_interrupted()
         await asyncio.wait([self.watch_workspace(), self.check_backend()])
 
     # --- model server -------------------------------------------------------------------
@@ -403,13 +427,17 @@ class MainWindow(QMainWindow):
         finally:
             if self._refresh is asyncio.current_task():  # not a check replaced by a newer one
                 self.banner.set_checking(False)
-        self._server_models = [info.name for info in models]
+        profiles = await self.runtime.model_profiles([info.name for info in models])
+        # embedding-only models cannot chat: they are not offered
+        self._server_models = [name for name, p in profiles.items() if p.for_chat]
         if not self._server_models:
             self.banner.show_no_model(host)
             self.model_picker.set_models([], model)
-            self._recheck.start()
+            self._recheck.start()  # a model pulled from a terminal shows up by itself
+            await self.downloads.offer_first_model()
             return
-        self.model_picker.set_models(self._server_models, model)
+        self.downloads.models_present()
+        self.model_picker.set_models(self._server_models, model, profiles)
         self._show_model_state()
 
     def _on_model(self, name: str) -> None:
@@ -418,12 +446,32 @@ class MainWindow(QMainWindow):
         self._show_model_state()
 
     def _show_model_state(self) -> None:
-        """The banner says so when the chosen model is not on the server (none is swapped in)."""
-        model = self.runtime.settings.model
+        """The banner says so when the chosen model is not on the server (none is swapped in);
+        the header shows the model's marks; the attach button follows its vision."""
+        model = self.runtime.settings.model or self.model_picker.current_model()
         if model and model not in self._server_models:
             self.banner.show_missing_model(self.runtime.host, model)
         else:
             self.banner.hide()
+        profile = self.runtime.profile_of(model) if model in self._server_models else None
+        self.model_marks.set_profile(profile)
+        self.composer.set_vision(self._vision_refusal(model, profile))
+
+    def _vision_refusal(self, model: str, profile: ModelProfile | None) -> str:
+        """Why images cannot be attached for `model` ("" when they can)."""
+        if profile is not None and profile.vision:
+            return ""
+        if not model:
+            return self.tr("Choisissez d'abord un modèle qui lit les images (marque VISION).")
+        if profile is None:
+            return self.tr(
+                "Loki ne sait pas encore si « {model} » lit les images : le serveur n'a pas "
+                "répondu."
+            ).format(model=model)
+        return self.tr(
+            "« {model} » ne lit pas les images. Choisissez un modèle marqué VISION "
+            "(gemma3, qwen2.5vl, llama3.2-vision…) pour en joindre."
+        ).format(model=model)
 
     # --- workspace and problems ----------------------------------------------------------
 
@@ -452,6 +500,22 @@ class MainWindow(QMainWindow):
         self.problems_button.setText(
             self.tr("Problèmes ({n})").format(n=count) if count else self.tr("Problèmes")
         )
+
+    # --- images dropped on the window -------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if Attachments.offers_images(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if Attachments.offers_images(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if Attachments.offers_images(event.mimeData()):
+            event.acceptProposedAction()
+            self.composer.attachments.attach_mime(event.mimeData())
+            self.composer.input.setFocus()
 
     # --- settings, theme, closing -------------------------------------------------------
 
@@ -493,4 +557,5 @@ class MainWindow(QMainWindow):
         for session in list(self.sessions.values()):
             await session.runner.wait()
         await self.tasks.cancel_all()
+        await self.downloads.panel.aclose()
         await self.problems_feed.stop()

@@ -18,14 +18,23 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 
-from loki_desktop.core.ports import Approver, BackendError, ConversationStore, ModelInfo
+from loki_desktop.core.ports import (
+    Approver,
+    BackendError,
+    ConversationStore,
+    ModelInfo,
+    ModelProfile,
+)
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import Settings, resolve_host
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator
+
     from loki_desktop.core.agent import Agent
     from loki_desktop.core.llm.budget import ContextBudget
     from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.llm.pull import PullProgress
     from loki_desktop.core.mcp.service import McpService
 
 log = logging.getLogger(__name__)
@@ -77,6 +86,15 @@ class Runtime:
         return self._backend
 
     @property
+    def budget(self) -> ContextBudget:
+        """Context windows and model profiles of the current server (asked once per model)."""
+        if self._budget is None:
+            from loki_desktop.core.llm.budget import ContextBudget
+
+            self._budget = ContextBudget()
+        return self._budget
+
+    @property
     def mcp(self) -> McpService:
         if self._mcp is None:
             from loki_desktop.core.mcp.service import McpService
@@ -103,11 +121,8 @@ class Runtime:
     def make_agent(self, approver: Approver) -> Agent:
         """An agent for one turn, with the saved model (the window's picker sets it)."""
         from loki_desktop.core.assembly import TurnOptions, build_agent
-        from loki_desktop.core.llm.budget import ContextBudget
 
         mcp = self.mcp  # built first: its notices join the pending ones
-        if self._budget is None:
-            self._budget = ContextBudget()
         agent = build_agent(
             settings=self.settings,
             backend=self.backend,
@@ -118,7 +133,7 @@ class Runtime:
                 model=self.settings.model,
                 user_skills_dir=self.services.user_skills_dir,
                 extra_sources=[mcp.manager],
-                budget=self._budget,
+                budget=self.budget,
             ),
         )
         agent.pending_notices += self.pending_notices
@@ -130,6 +145,34 @@ class Runtime:
     async def list_models(self) -> list[ModelInfo]:
         """The models of the current server."""
         return await self._list_models(self.backend, self.host)
+
+    def pull_model(self, name: str) -> AsyncGenerator[PullProgress, None]:
+        """The throttled progress (<= 10 a second) of pulling `name` on the current server;
+        closing the iterator cancels the pull (Ollama resumes it next time)."""
+        from loki_desktop.core.llm.pull import followed
+
+        return followed(self.backend.pull(name))
+
+    async def delete_model(self, name: str) -> None:
+        await self.backend.delete(name)
+
+    async def model_profiles(self, names: list[str]) -> dict[str, ModelProfile]:
+        """What each model can do (/api/show, asked once per model, together). A model the
+        server cannot describe in time gets the assumed profile (tools, no thinking/vision)."""
+        backend, profiles = self.backend, self.budget.profiles
+
+        async def one(name: str) -> ModelProfile:
+            try:
+                return await asyncio.wait_for(profiles.get(backend, name), self.models_timeout_s)
+            except (BackendError, TimeoutError):
+                return ModelProfile.assumed(name)
+
+        found = await asyncio.gather(*(one(name) for name in names))
+        return dict(zip(names, found, strict=True))
+
+    def profile_of(self, name: str) -> ModelProfile | None:
+        """The profile already asked for, if any (no request)."""
+        return self.budget.profiles.peek(self.host, name)
 
     async def probe_host(self, host: str) -> list[ModelInfo]:
         """The models of `host` (Settings › Test the connection); the current server is kept."""

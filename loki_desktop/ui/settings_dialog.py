@@ -1,4 +1,4 @@
-"""The settings dialog: General (Ollama, model, rounds, look), MCP servers, Intelligence."""
+"""The settings dialog: General (Ollama, model, rounds, look), Models, MCP servers, Intelligence."""
 
 from __future__ import annotations
 
@@ -23,12 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.ports import BackendError, ModelInfo
+from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
 from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
+from loki_desktop.ui.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.settings_installed_models import ModelsPage
 from loki_desktop.ui.settings_mcp import McpPage
+from loki_desktop.ui.settings_model import ModelBehaviour
 from loki_desktop.ui.theme import Theme
 
 MAX_ROUNDS_LIMIT = 50
@@ -43,10 +46,12 @@ class GeneralPage(QWidget):
         theme: Theme,
         tasks: OwnedTasks,
         probe: Callable[[str], Awaitable[list[ModelInfo]]],
+        profile_of: Callable[[str], ModelProfile | None] = lambda _name: None,
     ) -> None:
         super().__init__()
         self.tasks = tasks
         self.probe = probe  # lists a host's models (Runtime.probe_host)
+        self.profile_of = profile_of  # what a model of the current server can do, if known
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(10)
@@ -84,6 +89,9 @@ class GeneralPage(QWidget):
         assert model_edit is not None
         model_edit.setPlaceholderText(self.tr("le premier modèle du serveur"))
         form.addRow(label(self.tr("Modèle par défaut"), "CardTitle"), self.model)
+        self.behaviour = ModelBehaviour(settings, form)
+        self.model.currentTextChanged.connect(self._on_model_text)
+        self._on_model_text(self.model.currentText())
 
         self.max_rounds = QSpinBox()
         self.max_rounds.setRange(1, MAX_ROUNDS_LIMIT)
@@ -130,7 +138,12 @@ class GeneralPage(QWidget):
         layout.addLayout(form)
         layout.addStretch(1)
 
+    def _on_model_text(self, text: str) -> None:
+        name = text.strip()
+        self.behaviour.show_for(name, self.profile_of(name) if name else None)
+
     def apply(self, settings: Settings) -> None:
+        self.behaviour.apply(settings)
         settings.host = self.host.text().strip()
         settings.model = self.model.currentText().strip()
         settings.max_rounds = self.max_rounds.value()
@@ -199,6 +212,8 @@ class IntelligencePage(QWidget):
         )
         self.auto_checks.setChecked(settings.auto_checks)
         layout.addWidget(self.auto_checks)
+        self.evaluation = EvaluationPanel(runtime)
+        layout.addWidget(self.evaluation)
 
         head = QHBoxLayout()
         head.addWidget(label(self.tr("MÉTHODES TROUVÉES"), "SidebarCaption"))
@@ -254,7 +269,7 @@ class SettingsDialog(QDialog):
 
     applied = Signal()
 
-    PAGES = ("general", "mcp", "intelligence")
+    PAGES = ("general", "models", "mcp", "intelligence")
 
     def __init__(self, runtime: Runtime, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -273,13 +288,23 @@ class SettingsDialog(QDialog):
         self.nav = QListWidget()
         self.nav.setObjectName("SettingsNav")
         self.nav.setFixedWidth(210)
-        self.nav.addItems([self.tr("Général"), self.tr("Serveurs MCP"), self.tr("Intelligence")])
+        self.nav.addItems(
+            [
+                self.tr("Général"),
+                self.tr("Modèles"),
+                self.tr("Serveurs MCP"),
+                self.tr("Intelligence"),
+            ]
+        )
         body.addWidget(self.nav)
         self.pages = QStackedWidget()
-        self.general = GeneralPage(runtime.settings, theme, self.tasks, runtime.probe_host)
+        self.general = GeneralPage(
+            runtime.settings, theme, self.tasks, runtime.probe_host, runtime.profile_of
+        )
+        self.models = ModelsPage(runtime, self._default_model_set)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
-        for page in (self.general, self.mcp, self.intelligence):
+        for page in (self.general, self.models, self.mcp, self.intelligence):
             holder = QWidget()
             holder_layout = QVBoxLayout(holder)
             holder_layout.setContentsMargins(24, 20, 24, 12)
@@ -298,10 +323,18 @@ class SettingsDialog(QDialog):
         bar_layout.addWidget(self.save_button)
         outer.addWidget(bar)
         self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.nav.currentRowChanged.connect(self._page_shown)
         self.nav.setCurrentRow(0)
         self.cancel_button.clicked.connect(self.reject)
         self.save_button.clicked.connect(self.save)
         self.finished.connect(self._closed)
+
+    def _page_shown(self, row: int) -> None:
+        if self.PAGES[row] == "models" and not self.models.names:
+            self.models.refresh()  # asked when first looked at, not at every opening
+
+    def _default_model_set(self, name: str) -> None:
+        self.general.model.setCurrentText(name)  # so that Save keeps it
 
     def show_page(self, name: str) -> None:
         self.nav.setCurrentRow(self.PAGES.index(name))
@@ -330,5 +363,10 @@ class SettingsDialog(QDialog):
 
     async def _dispose(self) -> None:
         """Deleted once its tasks have ended, so none resumes on a deleted widget."""
-        await asyncio.gather(self.tasks.cancel_all(), self.mcp.tasks.cancel_all())
+        await asyncio.gather(
+            self.tasks.cancel_all(),
+            self.mcp.tasks.cancel_all(),
+            self.models.aclose(),
+            self.intelligence.evaluation.tasks.cancel_all(),
+        )
         self.deleteLater()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
@@ -17,10 +17,12 @@ from loki_desktop.core.events import (
     Event,
     Notice,
     SkillUsed,
+    Thinking,
     Token,
     ToolCall,
     ToolResult,
 )
+from loki_desktop.core.messages import ImageAttachment
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent  # imported at the first turn, not at start
@@ -35,11 +37,20 @@ class TurnSink(Protocol):
 
     def append_text(self, text: str) -> None: ...
 
+    def append_thinking(self, text: str) -> None: ...
+
     def end_answer(self, *, cut: bool = False) -> None: ...
 
     def add_tool_call(self, call_id: str, name: str, args: dict[str, object]) -> object: ...
 
-    def set_tool_result(self, call_id: str, ok: bool, summary: str, output: str) -> None: ...
+    def set_tool_result(
+        self,
+        call_id: str,
+        ok: bool,
+        summary: str,
+        output: str,
+        images: Sequence[ImageAttachment] = (),
+    ) -> None: ...
 
     def interrupt_tools(self) -> None: ...
 
@@ -61,12 +72,14 @@ def apply_event(sink: TurnSink, event: Event) -> None:
     match event:
         case Token(text=text):
             sink.append_text(text)
+        case Thinking(text=text):
+            sink.append_thinking(text)
         case SkillUsed(title=title):
             sink.add_skill_badge(title)
         case ToolCall(id=call_id, name=name, args=args):
             sink.add_tool_call(call_id, name, args)
-        case ToolResult(id=call_id, ok=ok, summary=summary, output=output):
-            sink.set_tool_result(call_id, ok, summary, output)
+        case ToolResult(id=call_id, ok=ok, summary=summary, output=output, images=images):
+            sink.set_tool_result(call_id, ok, summary, output, images)
         case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
             sink.add_check(path, ok, [(p.line, p.col, p.message) for p in problems], skipped)
         case Notice(message=message):
@@ -113,8 +126,12 @@ class TurnRunner(QObject):
         """No turn runs here, nor in this conversation elsewhere (the window, the quick prompt)."""
         return not self.busy and conversation_id not in self.running
 
-    def send(self, text: str, conversation_id: str) -> asyncio.Task[str]:
-        return self._start(lambda agent: agent.run_turn(text, conversation_id), conversation_id)
+    def send(
+        self, text: str, conversation_id: str, images: Sequence[ImageAttachment] = ()
+    ) -> asyncio.Task[str]:
+        return self._start(
+            lambda agent: agent.run_turn(text, conversation_id, images), conversation_id
+        )
 
     def retry(self, conversation_id: str) -> asyncio.Task[str]:
         return self._start(lambda agent: agent.retry_turn(conversation_id), conversation_id)

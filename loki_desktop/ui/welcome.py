@@ -60,5 +60,15 @@ class WelcomePage(QWidget):
         row.addStretch(1)
         column.addSpacing(8)
         column.addLayout(row)
+        # the first-run choice of a model goes here (FirstModelPanel), when there is none
+        self.extra = QHBoxLayout()
+        self.extra.addStretch(1)
+        self.extra.addStretch(1)
+        column.addSpacing(12)
+        column.addLayout(self.extra)
         outer.addLayout(column)
         outer.addStretch(3)
+
+    def add_panel(self, panel: QWidget) -> None:
+        """Centre a panel under the suggestions (the first-run model choice)."""
+        self.extra.insertWidget(1, panel, 4)

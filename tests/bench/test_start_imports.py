@@ -12,7 +12,6 @@ from tests.conftest import PYTHON, REPO, cli_env
 
 # Imported after the first frame: ~300 ms together on the bench machine.
 AFTER_FIRST_FRAME = (
-    "ollama",
     "httpx",
     "pydantic",
     "mcp",

@@ -238,7 +238,10 @@ def test_plain_mode_streams_the_answer_on_stdout_and_tools_on_stderr(
 def test_models_lists_the_server_models(ollama: FakeOllama, loki_home: Path) -> None:
     run = run_cli("models", "--host", ollama.url, home=loki_home)
     assert run.code == 0
-    assert run.stdout.splitlines() == ["qwen2.5-coder:7b  7.6B", "llama3.1:8b  7.6B"]
+    assert run.stdout.splitlines() == [
+        "qwen2.5-coder:7b  7.6B  outils",
+        "llama3.1:8b  7.6B  outils",
+    ]
 
 
 def test_models_on_a_closed_port_fails_clearly(loki_home: Path) -> None:
@@ -274,6 +277,9 @@ def test_ask_imports_neither_mcp_nor_qt(
         for line in run.stderr.splitlines()
         if line.startswith("import time:")
     }
-    assert "ollama" in imported  # the trace is real
+    assert "httpx" in imported  # the trace is real
+    assert "ollama" not in imported  # our own transport, not the ollama package
+    # only the command's own parser is built
+    assert not {f"loki_desktop.cli.{name}" for name in ("mcp", "skills", "check")} & imported
     assert not {name for name in imported if name == "mcp" or name.startswith("mcp.")}
     assert not {name for name in imported if name.startswith("PySide6")}

@@ -28,7 +28,53 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes.ollama_pull import PullPlan, serve_delete, serve_pull
+
 DEFAULT_MODELS = ("qwen2.5-coder:7b", "llama3.1:8b")
+_UNSET: Any = object()
+
+
+@dataclass
+class ModelCard:
+    """What /api/show says about one model, and how the chat endpoint treats it.
+
+    Shapes from Ollama's docs (api, capabilities/thinking) and server/routes.go:
+    `capabilities` is a list of words; `thinking` (`{"values": [...], "default": ...}`) is
+    present only on models with thinking metadata; a chat with `tools` to a model without
+    the `tools` capability answers 400 `<name> does not support tools`, and `think: true`
+    to one without `thinking` answers 400 `"<model>" does not support thinking`.
+    """
+
+    capabilities: list[str] | None = field(default_factory=lambda: ["completion", "tools"])
+    thinking: dict[str, Any] | None = None
+    family: str = ""
+    parameter_size: str = "7.6B"
+    quantization: str = "Q4_K_M"
+    context_length: Any = _UNSET  # the server's default when unset; None: not reported
+    show_status: int = 200  # /api/show fails with this status (and an {"error": ...} body)
+    # the chat refuses tools even though /api/show lists them (old servers, wrong metadata)
+    refuse_tools: bool = False
+    refuse_thinking: bool = False  # the same for `think`
+
+    @classmethod
+    def thinker(cls, *levels: str, **kwargs: Any) -> ModelCard:
+        """A thinking model: on/off (qwen3, deepseek-r1) or named levels (gpt-oss)."""
+        values: list[Any] = list(levels) if levels else [True, False]
+        default: Any = "medium" if "medium" in levels else (levels[0] if levels else True)
+        return cls(
+            capabilities=["completion", "tools", "thinking"],
+            thinking={"values": values, "default": default},
+            **kwargs,
+        )
+
+    @classmethod
+    def no_tools(cls, *extra: str, **kwargs: Any) -> ModelCard:
+        """A model whose template has no tool support (gemma3, phi4, llava)."""
+        return cls(capabilities=["completion", *extra], **kwargs)
+
+    @classmethod
+    def embedding(cls) -> ModelCard:
+        return cls(capabilities=["embedding"])
 
 
 @dataclass
@@ -36,14 +82,19 @@ class Reply:
     """One scripted answer to a /api/chat request."""
 
     tokens: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)  # `message.thinking` pieces, first
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     token_delay: float = 0.0  # seconds between streamed lines
+    # after the first streamed line, wait for this (the test sets it once the client showed
+    # that line): proves a piece is passed on before the rest exists, with no timing
+    gate: threading.Event | None = None
     cut_after: int | None = None  # close the connection after this many tokens, no `done`
     # stall after this many tokens (the connection stays open) until `resume` is set
     pause_after: int | None = None
     resume: threading.Event = field(default_factory=threading.Event)
     status: int = 200  # an HTTP error instead of a stream
-    error: str = ""  # body of the HTTP error, or an {"error": ...} line mid-stream
+    error: Any = ""  # the `error` of the HTTP error body (a string or an object), or of
+    # an {"error": ...} line mid-stream
     prompt_eval_count: int | None = None
     eval_count: int | None = None
     done_reason: str = "stop"
@@ -67,8 +118,13 @@ class Reply:
         return cls(tool_calls=[{"function": {"name": n, "arguments": a}} for n, a in calls])
 
     @classmethod
-    def http_error(cls, status: int, error: str) -> Reply:
+    def http_error(cls, status: int, error: Any) -> Reply:
         return cls(status=status, error=error)
+
+    @classmethod
+    def thinks(cls, thinking: list[str], *tokens: str, **kwargs: Any) -> Reply:
+        """A thinking model's reply: reasoning pieces (content empty), then the answer."""
+        return cls(tokens=list(tokens), thinking=thinking, **kwargs)
 
 
 Script = Reply | Callable[[dict[str, Any]], Reply]
@@ -81,11 +137,13 @@ class FakeOllama:
         self,
         models: tuple[str, ...] = DEFAULT_MODELS,
         context_length: int = 32768,
+        cards: dict[str, ModelCard] | None = None,
         port: int = 0,
         default: Reply | None = None,
         prompt_counter: Callable[[dict[str, Any]], int] | None = None,
     ) -> None:
-        self.models = list(models)
+        self.cards = dict(cards or {})
+        self.models = list(dict.fromkeys([*models, *self.cards]))
         self.context_length = context_length
         # Counts the prompt of a /api/chat body for `prompt_eval_count` when the Reply does
         # not set it (default: 42), e.g. to simulate a model's tokenizer or Ollama's cut.
@@ -93,6 +151,8 @@ class FakeOllama:
         # Models in memory and the context each was loaded with, as /api/ps reports them.
         self.loaded: dict[str, int] = {}
         self.default = default or Reply.text("(pas de réponse scriptée)")
+        # how /api/pull behaves (tests.fakes.ollama_pull); a successful pull adds the model
+        self.pull = PullPlan()
         self.requests: list[tuple[str, str, Any]] = []
         self._scripts: list[Script] = []
         self._lock = threading.Lock()
@@ -147,6 +207,14 @@ class FakeOllama:
     def pending(self) -> int:
         with self._lock:
             return len(self._scripts)
+
+    def card(self, model: str) -> ModelCard:
+        return self.cards.get(model) or ModelCard()
+
+    @property
+    def show_requests(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [body for method, path, body in self.requests if path == "/api/show"]
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
@@ -217,6 +285,16 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self._show(body)
             elif self.path == "/api/chat":
                 self._chat(body)
+            elif self.path == "/api/pull":
+                serve_pull(self, fake.pull, fake.models, body)
+            else:
+                self._json(404, {"error": "not found"})
+
+        def do_DELETE(self) -> None:
+            body = self._read_json()
+            fake._record("DELETE", self.path, body)
+            if self.path == "/api/delete":
+                serve_delete(self, fake.models, body)
             else:
                 self._json(404, {"error": "not found"})
 
@@ -227,31 +305,44 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             if name not in fake.models:
                 self._json(404, {"error": f"model '{name}' not found"})
                 return
-            family = str(name).split(":")[0].replace(".", "")
-            self._json(
-                200,
-                {
-                    "modelfile": "",
-                    "parameters": "",
-                    "template": "{{ .Prompt }}",
-                    "details": {
-                        "family": family,
-                        "parameter_size": "7.6B",
-                        "quantization_level": "Q4_K_M",
-                        "format": "gguf",
-                    },
-                    "model_info": {
-                        f"{family}.context_length": fake.context_length,
-                        "general.architecture": family,
-                    },
-                    "capabilities": ["completion", "tools"],
+            card = fake.card(str(name))
+            if card.show_status != 200:
+                self._json(card.show_status, {"error": "something went wrong"})
+                return
+            family = card.family or str(name).split(":")[0].replace(".", "")
+            info: dict[str, Any] = {"general.architecture": family}
+            length = fake.context_length if card.context_length is _UNSET else card.context_length
+            if length is not None:
+                info[f"{family}.context_length"] = length
+            shown: dict[str, Any] = {
+                "modelfile": "",
+                "parameters": "",
+                "template": "{{ .Prompt }}",
+                "details": {
+                    "parent_model": "",
+                    "format": "gguf",
+                    "family": family,
+                    "families": [family],
+                    "parameter_size": card.parameter_size,
+                    "quantization_level": card.quantization,
                 },
-            )
+                "model_info": info,
+                "modified_at": "2026-11-01T10:00:00Z",
+            }
+            if card.capabilities is not None:  # an old server sends none
+                shown["capabilities"] = card.capabilities
+            if card.thinking is not None:
+                shown["thinking"] = card.thinking
+            self._json(200, shown)
 
         def _chat(self, body: dict[str, Any]) -> None:
             model = body.get("model")
             if model not in fake.models:
                 self._json(404, {"error": f"model '{model}' not found, try pulling it first"})
+                return
+            refusal = _refusal(fake.card(str(model)), str(model), body)
+            if refusal:
+                self._json(400, {"error": refusal})
                 return
             reply = fake._next_reply(body)
             if reply.prompt_eval_count is None and fake.prompt_counter is not None:
@@ -266,6 +357,16 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "application/x-ndjson")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
+            for index, piece in enumerate(reply.thinking):
+                self._line(
+                    {
+                        "model": model,
+                        "created_at": _now(),
+                        "message": {"role": "assistant", "content": "", "thinking": piece},
+                        "done": False,
+                    }
+                )
+                self._pause(reply, first=index == 0)
             for index, token in enumerate(reply.tokens):
                 if reply.cut_after is not None and index >= reply.cut_after:
                     self._cut()
@@ -280,8 +381,7 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                         "done": False,
                     }
                 )
-                if reply.token_delay:
-                    time.sleep(reply.token_delay)
+                self._pause(reply, first=index == 0 and not reply.thinking)
             if reply.cut_after is not None:
                 self._cut()
                 return
@@ -330,6 +430,12 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
             self.wfile.flush()
 
+        def _pause(self, reply: Reply, *, first: bool) -> None:
+            if first and reply.gate is not None:
+                reply.gate.wait(timeout=60)
+            if reply.token_delay:
+                time.sleep(reply.token_delay)
+
         def _end_chunks(self) -> None:
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
@@ -342,6 +448,17 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self.connection.shutdown(socket.SHUT_RDWR)
 
     return Handler
+
+
+def _refusal(card: ModelCard, model: str, body: dict[str, Any]) -> str:
+    """Ollama's 400 for what the model cannot do (server/routes.go), or ""."""
+    capabilities = card.capabilities if card.capabilities is not None else ["completion", "tools"]
+    if body.get("tools") and ("tools" not in capabilities or card.refuse_tools):
+        return f"registry.ollama.ai/library/{model} does not support tools"
+    think = body.get("think")
+    if think not in (None, False, "") and ("thinking" not in capabilities or card.refuse_thinking):
+        return f"{json.dumps(model)} does not support thinking"
+    return ""
 
 
 def _now() -> str:

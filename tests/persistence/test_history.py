@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.persistence.history import SCHEMA_VERSION, History, HistoryTooNew
 from tests.conftest import REPO
@@ -342,3 +342,52 @@ def test_a_version_1_database_is_migrated_and_its_open_answer_recovered(db_path:
     columns = {row[1] for row in raw.execute("PRAGMA table_info(messages)")}
     assert "writer" in columns
     raw.close()
+
+
+def test_a_version_2_database_gains_reasoning_and_images(db_path: Path) -> None:
+    from loki_desktop.persistence.history import MIGRATIONS
+
+    raw = sqlite3.connect(db_path)
+    raw.executescript(MIGRATIONS[0])
+    raw.executescript(MIGRATIONS[1])
+    raw.execute("PRAGMA user_version = 2")
+    raw.execute("INSERT INTO conversations VALUES ('c1', 'ancienne', NULL, 0, 0)")
+    raw.execute(
+        "INSERT INTO messages (conversation_id, role, content, created_at)"
+        " VALUES ('c1', 'assistant', 'Bonjour', 0)"
+    )
+    raw.commit()
+    raw.close()
+
+    history = History(db_path)
+    old = history.messages("c1")[0]
+    assert (old.content, old.thinking, old.thinking_seconds, old.images) == (
+        "Bonjour",
+        "",
+        None,
+        (),
+    )
+    answer = history.start_answer("c1")
+    history.append_answer_text(answer, "Réponse")
+    history.finish_answer(answer, content="Réponse", thinking="je pense", thinking_seconds=1.5)
+    picture = ImageAttachment("image/png", 1, 1, data=b"\x89PNG fake")
+    history.append("c1", ChatMessage("user", "vois", images=(picture,)))
+    again = History(db_path)
+    _old, reasoned, seen = again.messages("c1")
+    assert (reasoned.thinking, reasoned.thinking_seconds) == ("je pense", 1.5)
+    assert seen.images[0].path is not None
+    assert seen.images[0].content() == b"\x89PNG fake"
+    assert (seen.images[0].mime_type, seen.images[0].width) == ("image/png", 1)
+    history.close()
+    again.close()
+
+
+def test_an_image_that_cannot_be_written_is_a_sentence(db_path: Path) -> None:
+    history = History(db_path)
+    history.images_dir.write_text("a file where the images folder goes")
+    conversation = history.create("c")
+    picture = ImageAttachment("image/png", 1, 1, data=b"\x89PNG fake", name="a.png")
+    with pytest.raises(StoreUnavailable, match=r"L.image « a\.png » n.a pas pu être enregistrée"):
+        history.append(conversation, ChatMessage("user", "vois", images=(picture,)))
+    assert history.messages(conversation) == []
+    history.close()

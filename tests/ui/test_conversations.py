@@ -196,3 +196,39 @@ async def test_a_saved_workspace_that_is_gone_is_dropped_at_start(
         assert window.runtime.workspace() is None
         window.save_state()
     assert services.settings.load().workspace == ""
+
+
+async def test_up_and_down_keep_moving_in_the_list_and_typing_goes_to_the_composer(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    seed(services, {name: ["Question ?", "Réponse."] for name in ("Un", "Deux", "Trois")})
+    async with open_window(services, qtbot, ollama.url) as window:
+        listing = window.conversations.list
+        window.activateWindow()
+
+        def focused() -> bool:
+            listing.setFocus()  # again if the start gave the focus to the composer meanwhile
+            return listing.hasFocus()
+
+        await wait_until(focused, what="the list never got the focus")
+        order = window.conversations.ids()
+
+        first_row = listing.visualItemRect(listing.item(0)).center()
+        qtbot.mouseClick(listing.viewport(), Qt.MouseButton.LeftButton, pos=first_row)
+        first = window.current
+        assert first is not None
+        assert first.id == order[0]
+        assert listing.hasFocus()  # opening did not take the keyboard away
+
+        qtbot.keyClick(listing, Qt.Key.Key_Down)
+        assert window.current is not None
+        assert window.current.id == order[1]
+        qtbot.keyClick(listing, Qt.Key.Key_Up)
+        assert window.current.id == order[0]
+        assert listing.hasFocus()
+
+        # typing goes to the composer (the list's type-to-find is not what people expect)
+        qtbot.keyClicks(listing, "Salut")
+        assert window.composer.text() == "Salut"
+        assert window.composer.input.hasFocus()
+        assert window.current.id == order[0]

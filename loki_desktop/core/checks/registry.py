@@ -15,7 +15,7 @@ from loki_desktop.core.checks.json_check import check_json
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.python_check import check_python, find_ruff
 from loki_desktop.core.checks.shell_check import check_shell, find_shell_tools
-from loki_desktop.core.checks.source import read_source
+from loki_desktop.core.checks.source import Reader, read_source
 from loki_desktop.core.checks.toml_check import check_toml
 from loki_desktop.core.checks.typescript_check import check_typescript
 from loki_desktop.core.checks.yaml_check import check_yaml
@@ -61,7 +61,8 @@ class Checkers:
     tinycss2, PyYAML), imported on first use.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, read: Reader | None = None) -> None:
+        self._read = read  # None: by path (the CLI, the watcher)
         self.node = shutil.which("node")
         self.ruff = find_ruff()
         self.shell_tools = find_shell_tools()
@@ -78,7 +79,7 @@ class Checkers:
         kind = self.kind(path)
         if kind is None:
             return CheckResult(skipped=f"no check exists for {path.suffix or 'these'} files")
-        source = await asyncio.to_thread(read_source, path)
+        source = await asyncio.to_thread(read_source, path, self._read)
         if isinstance(source, CheckResult):
             return source
         try:

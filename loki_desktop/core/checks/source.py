@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,12 +25,16 @@ class Source:
     data: bytes
 
 
-def read_source(path: Path) -> Source | CheckResult:
+# How a checker reads a file: by path here; through the workspace jail for the agent's checks.
+Reader = Callable[[Path, int], bytes]
+
+
+def read_source(path: Path, read: Reader | None = None) -> Source | CheckResult:
     """The file's bytes, or the result that explains why there is nothing to check."""
     try:
-        if path.is_dir():
-            return _unreadable("it is a folder, not a file")
-        data = read_regular_file(path, MAX_BYTES + 1)
+        data = (read or read_regular_file)(path, MAX_BYTES + 1)
+    except IsADirectoryError:
+        return _unreadable("it is a folder, not a file")
     except NotRegularFile:
         return _unreadable("it is not a regular file (a pipe, a socket or a device)")
     except FileNotFoundError:

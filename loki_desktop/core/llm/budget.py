@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.profiles import ModelProfiles
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.ports import BackendError, ChatBackend, ToolSpec
 from loki_desktop.core.slim import slim_spec, spec_tokens
@@ -38,6 +39,9 @@ MAX_ANSWER_RESERVE = 4096
 MIN_FACTOR, MAX_FACTOR = 0.5, 2.0
 # A server count this far below what we expected means Ollama dropped part of the prompt.
 CUT_RATIO = 0.6
+# What one image costs a vision model, roughly (Gemma 3: 256 tokens; Qwen2.5-VL at 1,568 px:
+# up to ~3,000; LLaVA: 576): a middle figure, so a request with images is not sent blind.
+IMAGE_TOKENS = 768
 
 
 class ContextTooSmall(BackendError):
@@ -75,21 +79,26 @@ class ContextBudget:
     agent is rebuilt.
     """
 
-    _supported: dict[str, int | None] = field(default_factory=dict)
+    # each model's /api/show profile (its context length among the rest), per host
+    profiles: ModelProfiles = field(default_factory=ModelProfiles)
     _factor: dict[str, float] = field(default_factory=dict)
+    # the context a server said it really runs a model with (a context-overflow answer)
+    _served: dict[str, int] = field(default_factory=dict)
+    _told_unknown: set[str] = field(default_factory=set)
 
     async def window(self, backend: ChatBackend, model: str, num_ctx: int) -> int:
-        """The tokens a request may use: `num_ctx`, or less if the model supports less.
+        """The tokens a request may use: `num_ctx`, or less if the model (or the server,
+        by a context-overflow answer) supports less.
 
         The server is asked once per model (again later if it could not be reached).
         """
-        if model not in self._supported:
-            try:
-                self._supported[model] = await backend.context_length(model)
-            except BackendError:
-                return num_ctx  # the request that follows will say what is wrong
-        supported = self._supported[model]
-        return min(num_ctx, supported) if supported else num_ctx
+        try:
+            supported = (await self.profiles.get(backend, model)).context_length
+        except BackendError:
+            supported = None  # the request that follows will say what is wrong
+        window = min(num_ctx, supported) if supported else num_ctx
+        served = self._served.get(model)
+        return min(window, served) if served else window
 
     def factor(self, model: str) -> float:
         """Real tokens per estimated token for this model (1.0 until the server told us)."""
@@ -142,7 +151,8 @@ class ContextBudget:
         dropped = sum(len(unit.messages) for unit in units if id(unit) not in kept_ids)
 
         messages = [{"role": "system", "content": text} for text in system]
-        messages += [m.to_ollama() for unit in kept_units for m in unit.messages]
+        # reasoning a message still carries goes back (the turn strips what must not)
+        messages += [m.to_ollama(with_thinking=True) for unit in kept_units for m in unit.messages]
         sent_tools = [spec.to_ollama() for spec in slimmed if spec.source in kept_sources]
         return FittedRequest(
             messages=messages,
@@ -154,6 +164,30 @@ class ContextBudget:
             dropped_sources=tuple(dropped_sources),
             notices=tuple(_notices(window, dropped, dropped_sources)),
         )
+
+    def learn_overflow(
+        self, model: str, sent: FittedRequest, n_ctx: int | None, n_prompt: int | None
+    ) -> str:
+        """The server refused `sent` as too long: fit later requests to what it reported
+        (its context, and its count of our prompt), or to half the window when it said
+        neither. Returns the notice for the person."""
+        if n_prompt and sent.raw_estimate > 0:
+            ratio = n_prompt / sent.raw_estimate
+            self._factor[model] = max(self.factor(model), min(MAX_FACTOR, ratio))
+        served = n_ctx if n_ctx else sent.window // 2
+        self._served[model] = min(served, self._served.get(model, served))
+        return _(
+            "Le serveur fait tourner le modèle avec un contexte de {n} jetons, plus petit que "
+            "prévu : Loki raccourcit la requête et la renvoie. Réglez « Contexte du modèle » "
+            "sur {n} dans Réglages → Général pour l'éviter."
+        ).format(n=served)
+
+    def tell_unknown_context(self, model: str) -> bool:
+        """True the first time a model's unknown context length should be said."""
+        if model in self._told_unknown:
+            return False
+        self._told_unknown.add(model)
+        return True
 
     def observe(self, model: str, sent: FittedRequest, prompt_eval_count: int) -> str | None:
         """Learn from the server's count of the prompt; a warning when Ollama cut it anyway."""
@@ -193,6 +227,7 @@ def answer_reserve(window: int) -> int:
 def message_tokens(message: ChatMessage) -> int:
     """Estimated tokens of one history message as the template renders it."""
     cost = estimate_tokens(message.content) + MESSAGE_OVERHEAD
+    cost += estimate_tokens(message.thinking) + IMAGE_TOKENS * len(message.images)
     for call in message.tool_calls:
         cost += estimate_tokens(call.name) + estimate_tokens(json.dumps(call.args)) + 10
     return cost

@@ -35,10 +35,17 @@ from mcp.types import (
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
-from loki_desktop.core.mcp.convert import CallResult, McpTool, looks_failed, result_text
+from loki_desktop.core.mcp.convert import (
+    CallResult,
+    McpTool,
+    looks_failed,
+    result_images,
+    result_text,
+)
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
+from loki_desktop.core.procs.spawn import supervised
 
 log = logging.getLogger(__name__)
 # The SDK logs parse errors and teardown noise with tracebacks; with no logging set up they
@@ -142,9 +149,9 @@ class Connection:
     async def _run(self) -> None:
         target = self.launch.target
         if isinstance(target, StdioLaunch):
-            params = StdioServerParameters(
-                command=target.command, args=list(target.args), env=dict(target.env)
-            )
+            # under the supervisor: the server and what it starts end with it, or with Loki
+            command, args = supervised(target.command, list(target.args), dict(target.env))
+            params = StdioServerParameters(command=command, args=args, env=dict(target.env))
             errlog = self._stderr.open(self.launch.server_id)
             try:
                 async with stdio_client(params, errlog=errlog) as (read, write):
@@ -251,7 +258,7 @@ class Connection:
         if not ok and not text.strip():
             text = f"{tool} failed without saying why."
         # not cut here: the Toolbox caps every tool's result for the model
-        return CallResult(ok, self.launch.redact(text))
+        return CallResult(ok, self.launch.redact(text), result_images(result.content))
 
     def _call_error(self, tool: str, exc: MCPError, timeout: float) -> CallResult:
         server = self.launch.server_id
@@ -384,13 +391,18 @@ class Connection:
 
 
 def _http_client(headers: dict[str, str]) -> httpx2.AsyncClient:
-    """An HTTP client with the SDK's timeouts for streamable HTTP: 30 s, 300 s to read a stream.
+    """An HTTP client for streamable HTTP: 30 s to connect, no other timeout.
 
-    A copy of `create_mcp_http_client` from mcp.shared._httpx_utils (mcp 2.3): that module is
-    private, and a 2.x release may move or drop it. `streamable_http_client` takes the client
-    as a public argument, which is how the request headers get in.
+    Built here, not with `create_mcp_http_client` (mcp.shared._httpx_utils, a private module
+    a 2.x release may move): `streamable_http_client` takes the client as a public argument,
+    which is how the request headers get in. Only connecting has a timeout, unlike the SDK's
+    30 s / 300 s to read: httpcore arms a loop timer for every socket read and write, which
+    qasync keeps (as a Qt timer) until its deadline even once cancelled, ~5 per call held
+    up to 5 minutes. A call is bounded anyway by its request timeout (`read_timeout_seconds`,
+    one timer per call), after which the server is restarted; the handshake by its deadline;
+    and the server-to-client stream is meant to stay open while nothing happens.
     """
-    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(None, connect=30.0))
 
 
 class _WatchedStream:

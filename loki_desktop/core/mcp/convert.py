@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loki_desktop.core.mcp.config import TOOL_PREFIX
+from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.ports import ToolSpec
 
 # A result longer than this is content, not an error report, whatever words it contains.
@@ -33,10 +34,11 @@ class McpTool:
 
 @dataclass(frozen=True, slots=True)
 class CallResult:
-    """What one call gave back, reduced to text for the model."""
+    """What one call gave back, reduced to text for the model; its images besides."""
 
     ok: bool
     text: str
+    images: tuple[ImageAttachment, ...] = ()
 
 
 def tool_name(server_id: str, name: str) -> str:
@@ -105,6 +107,25 @@ def result_text(content: Sequence[Any], structured: Any = None) -> str:
     if not parts and structured is not None:
         parts.append(json.dumps(structured, ensure_ascii=False, default=str))
     return "\n".join(parts)
+
+
+def result_images(content: Sequence[Any]) -> tuple[ImageAttachment, ...]:
+    """The images of a CallToolResult's content, checked and downscaled for a vision model.
+
+    One that cannot be read is left out (its text placeholder still names it).
+    """
+    blocks = [block for block in content if getattr(block, "type", None) == "image"]
+    if not blocks:
+        return ()
+    from loki_desktop.core.images import ImageRefused, image_from_base64  # Pillow: when needed
+
+    images = []
+    for index, block in enumerate(blocks, 1):
+        try:
+            images.append(image_from_base64(str(getattr(block, "data", "")), f"image {index}"))
+        except ImageRefused:
+            continue
+    return tuple(images)
 
 
 def looks_failed(text: str, markers: Sequence[str]) -> bool:

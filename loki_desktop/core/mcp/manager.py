@@ -184,6 +184,7 @@ class McpManager:
             result.text,
             _first_line(result.text),
             extra={"mcp_server": server_id, "mcp_tool": tool, "seconds": round(elapsed, 3)},
+            images=result.images,
         )
 
     def _restarting(self, slot: _Slot) -> ToolOutcome:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import stat
+
 from pydantic import Field
 
 from loki_desktop.core.checks.model import Checker
@@ -22,11 +25,12 @@ def run_check_tool(workspace: Workspace, checker: Checker) -> NativeTool:
 
     async def run_check(args: RunCheckArgs) -> ToolOutcome:
         path = workspace.resolve(args.path)
-        if not path.exists():
-            return fail(f"no such file: {args.path}")
-        if path.is_dir():
-            return fail(f"{args.path} is a folder; give a file")
         rel = workspace.relative(path)
+        kind = await asyncio.to_thread(_kind_of, workspace, args.path)
+        if kind == "missing":
+            return fail(f"no such file: {args.path}")
+        if kind == "folder":
+            return fail(f"{args.path} is a folder; give a file")
         if not checker.can_check(path):
             return ToolOutcome(
                 True,
@@ -50,3 +54,17 @@ def run_check_tool(workspace: Workspace, checker: Checker) -> NativeTool:
         RunCheckArgs,
         run_check,
     )
+
+
+def _kind_of(workspace: Workspace, raw: str) -> str:
+    """What `raw` is, looked at from its open folder (the check then reads through the jail)."""
+    try:
+        with workspace.locate(raw) as entry:
+            if entry.name is None:
+                return "folder"
+            info = entry.folder.lstat(entry.name)
+    except FileNotFoundError:
+        return "missing"
+    if info is None:
+        return "missing"
+    return "folder" if stat.S_ISDIR(info.st_mode) else "file"

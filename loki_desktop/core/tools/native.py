@@ -3,29 +3,34 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-# `regex`, not `re`: a search can be given a timeout, and it lets go of the GIL while it
-# runs, so a pattern that backtracks without end cannot freeze the app
 import regex
 from pydantic import Field
 
-from loki_desktop.core.checks.tree import is_ignored_dir
-from loki_desktop.core.files import atomic_write
+from loki_desktop.core.checks.source import NotRegularFile
 from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
-from loki_desktop.core.tools.jail import JailError, Workspace, is_forbidden_part
+from loki_desktop.core.tools.debris import sweep_once
+from loki_desktop.core.tools.grep import (
+    GREP_MAX_FILE_BYTES,
+    GREP_TIME_BUDGET_S,
+    GrepResult,
+    PatternTooSlow,
+    Search,
+)
+from loki_desktop.core.tools.jail import JailError, Workspace, is_forbidden_part, read_fd
 from loki_desktop.core.tools.shell import SHELL_TIMEOUT_S, run_command
-from loki_desktop.core.tools.text import TOOL_RESULT_CAP, NotText, cap, looks_binary, read_text
+from loki_desktop.core.tools.text import (
+    READ_LIMIT_BYTES,
+    TOOL_RESULT_CAP,
+    NotText,
+    cap,
+    decode_text,
+)
 
-GREP_MAX_MATCHES = 200
-GREP_MAX_FILE_BYTES = 2_000_000
-GREP_TIME_BUDGET_S = 5.0
 LIST_MAX_ENTRIES = 500
 
 
@@ -75,14 +80,6 @@ def fail(message: str, summary: str | None = None) -> ToolOutcome:
     return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary or message)
 
 
-class _PatternTooSlow(Exception):
-    """The pattern ran out of the search's time on one line (catastrophic backtracking)."""
-
-    def __init__(self, where: str) -> None:
-        super().__init__(where)
-        self.where = where
-
-
 class NativeTools:
     """The file and shell tools, all jailed in one workspace.
 
@@ -95,8 +92,10 @@ class NativeTools:
         workspace: Workspace | None,
         approver: Approver,
         extra_tools: list[NativeTool] | None = None,
+        grep_budget_s: float = GREP_TIME_BUDGET_S,
     ) -> None:
         self.workspace = workspace
+        self._grep_budget_s = grep_budget_s
         self._approver = approver
         self._tools: dict[str, NativeTool] = {}
         if workspace is not None:
@@ -143,6 +142,9 @@ class NativeTools:
     # --- ToolSource -------------------------------------------------------------
 
     async def prepare(self) -> list[str]:
+        if self.workspace is not None:
+            # debris of writes killed midway, once per workspace and process, in the background
+            sweep_once(self.workspace)
         return []
 
     def specs(self) -> list[ToolSpec]:
@@ -160,6 +162,11 @@ class NativeTools:
             return fail(f"{exc}. Use a path inside the workspace.", f"refusé : {exc}")
         except NotText as exc:
             return fail(str(exc))
+        except NotRegularFile as exc:
+            return fail(
+                f"{exc.filename} is not a regular file (a pipe, a socket or a device); "
+                "only files can be read"
+            )
         except FileNotFoundError as exc:
             return fail(f"no such file or folder: {exc.filename or exc}")
         except IsADirectoryError as exc:
@@ -179,55 +186,64 @@ class NativeTools:
         return self.workspace
 
     async def _read_file(self, args: ReadFileArgs) -> ToolOutcome:
-        path = self._ws.resolve(args.path)
-        text, truncated = await asyncio.to_thread(read_text, path)
-        rel = self._ws.relative(path)
-        lines = text.count("\n") + (not text.endswith("\n") and bool(text))
+        read, rel = await asyncio.to_thread(
+            self._ws.read, args.path, READ_LIMIT_BYTES + 1, count_lines=True
+        )
+        truncated = len(read.data) > READ_LIMIT_BYTES
+        text = decode_text(read.data[:READ_LIMIT_BYTES], truncated, rel)
+        lines = read.lines or 0
         body = cap(text, TOOL_RESULT_CAP - 200)
         if truncated and body == text:
             body += "\n[... file cut: only the first part was read ...]"
         return ToolOutcome(True, body, f"{rel} : {lines} lignes")
 
     async def _write_file(self, args: WriteFileArgs) -> ToolOutcome:
-        path = self._ws.resolve(args.path)
-        if path.is_dir():
-            return fail(f"{args.path} is a folder")
-        existed = path.exists()
         data = args.content.encode("utf-8")
-        await asyncio.to_thread(atomic_write, path, data)
-        rel = self._ws.relative(path)
+        rel, existed = await asyncio.to_thread(self._write, args.path, data)
         verb = "Overwrote" if existed else "Created"
         return ToolOutcome(
             True,
             f"{verb} {rel} ({len(data)} bytes).",
             f"{rel} écrit ({len(data)} octets)",
-            changed_path=path,
+            changed_path=self._ws.root / rel,
         )
 
+    def _write(self, raw: str, data: bytes) -> tuple[str, bool]:
+        with self._ws.locate(raw, create=True) as entry:
+            return entry.rel, self._ws.write(entry, data)
+
     async def _edit_file(self, args: EditFileArgs) -> ToolOutcome:
-        path = self._ws.resolve(args.path)
         if not args.old_text:
             return fail("old_text is empty; give the exact text to replace")
-        text, truncated = await asyncio.to_thread(read_text, path)
-        if truncated:
-            return fail(f"{args.path} is too large to edit safely; rewrite it with write_file")
-        count = text.count(args.old_text)
-        if count != 1:
-            where = "was not found" if count == 0 else f"matched {count} times"
-            return fail(
-                f"old_text {where} in {args.path}; it must match exactly once "
-                "(copy it exactly, with more surrounding lines if needed)",
-                f"old_text trouvé {count} fois",
-            )
-        new_text = text.replace(args.old_text, args.new_text, 1)
-        await asyncio.to_thread(atomic_write, path, new_text.encode("utf-8"))
-        rel = self._ws.relative(path)
-        return ToolOutcome(True, f"Edited {rel}.", f"{rel} modifié", changed_path=path)
+        outcome = await asyncio.to_thread(self._edit, args)
+        if isinstance(outcome, ToolOutcome):
+            return outcome
+        return ToolOutcome(
+            True, f"Edited {outcome}.", f"{outcome} modifié", changed_path=self._ws.root / outcome
+        )
+
+    def _edit(self, args: EditFileArgs) -> ToolOutcome | str:
+        """Read and write in the same folder, held open between the two."""
+        with self._ws.locate(args.path) as entry:
+            with self._ws.open_regular(entry, args.path) as (fd, info):
+                read = read_fd(fd, info.st_size, READ_LIMIT_BYTES + 1)
+            if len(read.data) > READ_LIMIT_BYTES:
+                return fail(f"{args.path} is too large to edit safely; rewrite it with write_file")
+            text = decode_text(read.data, False, entry.rel)
+            count = text.count(args.old_text)
+            if count != 1:
+                where = "was not found" if count == 0 else f"matched {count} times"
+                return fail(
+                    f"old_text {where} in {args.path}; it must match exactly once "
+                    "(copy it exactly, with more surrounding lines if needed)",
+                    f"old_text trouvé {count} fois",
+                )
+            new_text = text.replace(args.old_text, args.new_text, 1)
+            self._ws.write(entry, new_text.encode("utf-8"))
+            return entry.rel
 
     async def _list_dir(self, args: ListDirArgs) -> ToolOutcome:
-        folder = self._ws.resolve(args.path)
-        entries = await asyncio.to_thread(self._list_entries, folder)
-        rel = self._ws.relative(folder)
+        rel, entries = await asyncio.to_thread(self._list_entries, args.path)
         if not entries:
             return ToolOutcome(True, f"{rel} is empty.", f"{rel} : vide")
         shown = entries[:LIST_MAX_ENTRIES]
@@ -235,91 +251,41 @@ class NativeTools:
             shown.append(f"[... {len(entries) - LIST_MAX_ENTRIES} more entries not shown ...]")
         return ToolOutcome(True, "\n".join(shown), f"{rel} : {len(entries)} entrées")
 
-    @staticmethod
-    def _list_entries(folder: Path) -> list[str]:
-        lines = []
-        with os.scandir(folder) as scan:
-            for entry in sorted(scan, key=lambda e: (not e.is_dir(), e.name.lower())):
-                if is_forbidden_part(entry.name):
+    def _list_entries(self, raw: str) -> tuple[str, list[str]]:
+        with self._ws.open_folder(raw) as entry:
+            self._ws.hook("list", entry.rel)
+            listed = entry.folder.entries()
+            lines = []
+            for item in sorted(listed, key=lambda e: (e.kind != "dir", e.name.lower())):
+                if is_forbidden_part(item.name):
                     continue
-                if entry.is_dir():
-                    lines.append(f"{entry.name}/")
+                if item.kind == "dir":
+                    lines.append(f"{item.name}/")
+                elif item.kind == "link":
+                    target = entry.folder.readlink(item.name) or "?"
+                    lines.append(f"{item.name} -> {target}  (symbolic link)")
                 else:
-                    try:
-                        size = entry.stat().st_size
-                    except OSError:
-                        size = 0
-                    lines.append(f"{entry.name}  ({size} bytes)")
-        return lines
+                    lines.append(f"{item.name}  ({item.size} bytes)")
+            return entry.rel, lines
 
     async def _grep_search(self, args: GrepSearchArgs) -> ToolOutcome:
         try:
             pattern = regex.compile(args.pattern)
         except regex.error as exc:
             return fail(f"invalid regular expression: {exc}")
-        start = self._ws.resolve(args.path)
+        search = Search(self._ws, pattern, self._grep_budget_s)
         try:
-            matches, note = await asyncio.to_thread(self._grep, pattern, start)
-        except _PatternTooSlow as slow:
+            result = await asyncio.to_thread(search.run, args.path)
+        except PatternTooSlow as slow:
             return fail(
-                f"the regular expression took too long (over {GREP_TIME_BUDGET_S:g} s) on "
+                f"the regular expression took too long (over {search.budget_s:g} s) on "
                 f"{slow.where}; simplify it (nested repetition such as (a|aa)+ backtracks "
                 "without end) or narrow the path",
                 "expression trop lente",
             )
-        if not matches:
-            return ToolOutcome(True, f"No match for {args.pattern!r}.{note}", "aucun résultat")
-        summary = f"{len(matches)} résultat{'s' if len(matches) > 1 else ''}"
-        return ToolOutcome(True, "\n".join(matches) + note, summary)
-
-    def _grep(self, pattern: regex.Pattern[str], start: Path) -> tuple[list[str], str]:
-        matches: list[str] = []
-        deadline = time.monotonic() + GREP_TIME_BUDGET_S
-        for path in self._walk_files(start):
-            if time.monotonic() > deadline:
-                return matches, _stopped_note()
-            try:
-                if path.stat().st_size > GREP_MAX_FILE_BYTES:
-                    continue
-                data = path.read_bytes()
-            except OSError:
-                continue
-            if looks_binary(data):
-                continue
-            text = data.decode("utf-8", errors="replace")
-            rel = self._ws.relative(path)
-            for number, line in enumerate(text.splitlines(), 1):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return matches, _stopped_note()
-                try:
-                    found = pattern.search(line, timeout=remaining, concurrent=True)
-                except TimeoutError:
-                    raise _PatternTooSlow(f"{rel}:{number}") from None
-                if found:
-                    matches.append(f"{rel}:{number}: {line.strip()[:300]}")
-                    if len(matches) >= GREP_MAX_MATCHES:
-                        return matches, f"\n[... stopped at {GREP_MAX_MATCHES} matches ...]"
-        return matches, ""
-
-    def _walk_files(self, start: Path) -> list[Path]:
-        if start.is_file():
-            return [start]
-        files: list[Path] = []
-        for folder, dirs, names in os.walk(start):
-            dirs[:] = sorted(d for d in dirs if not (is_ignored_dir(d) or is_forbidden_part(d)))
-            for name in sorted(names):
-                path = Path(folder, name)
-                if not path.is_file():  # a FIFO would block the search; a socket, a device
-                    continue
-                # a symlink may lead out of the jail: search only what resolves inside
-                if path.is_symlink():
-                    try:
-                        self._ws.resolve(str(path))
-                    except JailError:
-                        continue
-                files.append(path)
-        return files
+        finally:
+            search.stop.set()  # cancelled (Stop): the worker thread ends at its next step
+        return grep_outcome(args.pattern, result)
 
     async def _run_shell(self, args: RunShellArgs) -> ToolOutcome:
         command = args.command.strip()
@@ -348,5 +314,21 @@ class NativeTools:
         return ToolOutcome(ok, cap(f"{status}\n{body}"), status)
 
 
-def _stopped_note() -> str:
-    return f"\n[... search stopped after {GREP_TIME_BUDGET_S:g} s: narrow the path ...]"
+def grep_outcome(pattern: str, result: GrepResult) -> ToolOutcome:
+    big = result.skipped_big
+    limit = f"{GREP_MAX_FILE_BYTES // 1_000_000} MB"
+    if result.single_file and big:
+        return fail(
+            f"{big[0]} was not searched: it is larger than {limit}, grep_search's limit. "
+            "Read parts of it with read_file, or search a smaller file.",
+            f"{big[0]} ignoré (plus de {limit})",
+        )
+    note = result.note
+    if big:
+        shown = ", ".join(big[:5]) + (", ..." if len(big) > 5 else "")
+        note += f"\n[{len(big)} file(s) over {limit} not searched: {shown}]"
+    matches = result.matches
+    if not matches:
+        return ToolOutcome(True, f"No match for {pattern!r}.{note}", "aucun résultat")
+    summary = f"{len(matches)} résultat{'s' if len(matches) > 1 else ''}"
+    return ToolOutcome(True, "\n".join(matches) + note, summary)

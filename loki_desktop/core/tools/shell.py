@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loki_desktop.core.procs.spawn import GUARD
+
 SHELL_TIMEOUT_S = 60.0
 OUTPUT_LIMIT_BYTES = 64_000
 # Once the shell has exited, how long what it started in the background may keep the output
@@ -36,6 +38,10 @@ async def run_command(
 ) -> ShellResult:
     """Run `command` through the system shell; stdout and stderr are merged in order."""
     process = await _start(command, cwd)
+    if sys.platform != "win32":
+        # what the command leaves running may outlive it, never Loki: the guard ends the
+        # group when Loki exits, however it exits (kill -9 included)
+        GUARD.hold(process.pid)
     assert process.stdout is not None
     chunks: list[bytes] = []
     kept = 0
@@ -78,6 +84,7 @@ async def run_command(
         if not ended:  # too long, children holding the output, or the turn was cancelled
             _kill_tree(process)
         await _reap(reader, exited)
+        _release_if_gone(process.pid)
     output = b"".join(chunks).decode("utf-8", errors="replace")
     return ShellResult(
         exit_code=None if timed_out else process.returncode,
@@ -120,6 +127,18 @@ async def _reap(*tasks: asyncio.Task[Any]) -> None:
     _done, pending = await asyncio.wait(tasks, timeout=EXIT_GRACE_S)
     for task in pending:
         task.cancel()
+
+
+def _release_if_gone(pgid: int) -> None:
+    """Nothing left in the group: the guard forgets it (the number may be reused)."""
+    if sys.platform == "win32":
+        return
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        GUARD.release(pgid)
+    except PermissionError:
+        pass
 
 
 def _kill_tree(process: asyncio.subprocess.Process) -> None:

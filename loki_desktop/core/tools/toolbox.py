@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -56,10 +57,4 @@ class Toolbox:
         except Exception as exc:  # a tool bug must not end the turn
             log.exception("tool %s failed", name)
             return fail(f"{name} failed: {type(exc).__name__}: {exc}", f"échec : {exc}")
-        return ToolOutcome(
-            outcome.ok,
-            cap(outcome.output),
-            outcome.summary,
-            outcome.changed_path,
-            outcome.extra,
-        )
+        return dataclasses.replace(outcome, output=cap(outcome.output))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -13,13 +14,22 @@ from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.core.mcp.status import ServerStatus
 from loki_desktop.persistence.secrets import KeyringSecrets
 from tests.core.mcp.conftest import stdio
-from tests.fakes.mcp_servers import processes_tagged, zombie_children
+from tests.fakes.mcp_servers import processes_tagged, servers_tagged, zombie_children
 
 pytestmark = pytest.mark.usefixtures("no_zombies")
 
 # Long enough for a Python server to start on a saturated machine: a test that needs a short
 # handshake timeout sets it for a server that never answers, and only for that one.
 SLOW_MACHINE_S = 60.0
+
+
+async def _eventually(condition: Callable[[], bool], within_s: float = 30) -> bool:
+    deadline = time.monotonic() + within_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
 
 
 def _only(notices: list[str], name: str) -> str:
@@ -99,7 +109,8 @@ async def test_a_server_still_starting_does_not_hold_the_turn(
     notices = await manager.prepare()
     # told while its handshake still runs (the default timeout is a minute away)
     assert "démarre encore" in _only(notices, "mute")
-    assert len(processes_tagged(tag)) == 1  # the check does see a live server
+    # the check does see a live server (started by the supervisor, maybe not yet)
+    assert await _eventually(lambda: len(servers_tagged(tag)) == 1)
     assert manager.status("mute").state == "connecting"
     assert manager.specs() == []
     assert await manager.prepare() == []  # not waited for again, not told again
@@ -194,7 +205,7 @@ async def test_turning_a_server_off_stops_it_and_removes_its_tools(
         assert manager.specs() == []
         assert manager.status("echo").state == "inactive"
         assert events[-1].state == "inactive"
-        assert len(processes_tagged(tag)) == 1  # closing in the background
+        assert len(servers_tagged(tag)) == 1  # closing in the background
         await manager.settle()
         assert processes_tagged(tag) == []
         manager.reload({"echo": config})

@@ -43,6 +43,12 @@ def processes_tagged(tag: str) -> list[str]:
     return found
 
 
+def servers_tagged(tag: str) -> list[str]:
+    """The tagged processes but Loki's supervisor (core/procs/supervisor.py), which runs
+    each stdio server and carries its environment."""
+    return [line for line in processes_tagged(tag) if "supervisor.py wrap" not in line]
+
+
 def zombie_children(parent: int) -> list[str]:
     """Children of `parent` that exited and were never reaped (state Z)."""
     zombies: list[str] = []

@@ -1,0 +1,184 @@
+"""`loki-desktop eval`: the bundled task suite against models, harness on and off.
+
+Prints one line per finished task, then a Markdown table (or, with --json, one `task`
+event per line then a `summary`). The last results are kept in <data>/eval/last.json and
+last.md (Réglages → Intelligence shows them). Exit 0 when the run completed (whatever the
+pass rate), 1 when the server failed, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loki_desktop.core.services import Services
+from loki_desktop.core.settings import resolve_host
+
+if TYPE_CHECKING:
+    from loki_desktop.core.evaluation.runner import Harness, TaskResult
+    from loki_desktop.core.evaluation.tasks import EvalTask
+    from loki_desktop.core.ports import ChatBackend
+
+REPLAY_SCRIPTS = ("oracle", "sabotage", "text")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "eval", help="mesure un modèle sur une suite de tâches, avec et sans le harnais de Loki"
+    )
+    parser.add_argument("--model", action="append", default=[], help="modèle (répétable)")
+    parser.add_argument("--suite", default="basic", help="suite de tâches (défaut : basic)")
+    parser.add_argument("--harness", choices=("on", "off", "both"), default="both")
+    parser.add_argument("--tasks", type=int, metavar="N", help="seulement les N premières tâches")
+    parser.add_argument("--json", action="store_true", help="un objet JSON par ligne")
+    parser.add_argument("--host", help="adresse du serveur Ollama")
+    parser.add_argument(
+        "--replay",
+        metavar="SCRIPT|DOSSIER",
+        help="sans modèle : réponses rejouées (oracle, sabotage, text, ou un dossier --record)",
+    )
+    parser.add_argument("--record", type=Path, metavar="DOSSIER", help="garde les réponses")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, services: Services) -> int:
+    from loki_desktop.core.evaluation.suite_basic import SUITES
+
+    if args.suite not in SUITES:
+        print(f"Suite inconnue : {args.suite} (connues : {', '.join(SUITES)})", file=sys.stderr)
+        return 2
+    tasks = SUITES[args.suite]()
+    if args.tasks is not None:
+        if args.tasks < 1:
+            print("--tasks attend un nombre positif.", file=sys.stderr)
+            return 2
+        tasks = tasks[: args.tasks]
+    replay = args.replay
+    if replay and replay not in REPLAY_SCRIPTS and not Path(replay).is_dir():
+        known = ", ".join(REPLAY_SCRIPTS)
+        print(f"--replay : ni {known}, ni un dossier : {replay}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_eval(args, services, tasks))
+    except KeyboardInterrupt:
+        print("\nInterrompu.", file=sys.stderr)
+        return 130
+
+
+async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTask]) -> int:
+    from loki_desktop.core.evaluation.report import (
+        keep_results,
+        markdown_table,
+        summarize,
+        summary_event,
+    )
+    from loki_desktop.core.evaluation.runner import Runner
+    from loki_desktop.core.ports import BackendError
+
+    settings = services.settings.load()
+    modes: list[Harness] = ["on", "off"] if args.harness == "both" else [args.harness]
+    backends = _Backends(args, resolve_host(args.host, settings))
+    try:
+        models = args.model or [settings.model or await backends.first_model()]
+    except BackendError as exc:
+        print(exc, file=sys.stderr)
+        await backends.close()
+        return 1
+    assert services.open_history_at is not None
+    runner = Runner(backends.for_task, services.open_history_at, services.secrets, settings)
+    results: list[TaskResult] = []
+    try:
+        async for result in runner.run(models, modes, tasks):
+            results.append(result)
+            backends.save(result)
+            _print_task(result, args.json, len(results), len(tasks) * len(models) * len(modes))
+    finally:
+        await backends.close()
+    summaries = summarize(results)
+    table = markdown_table(summaries, results)
+    keep_results(services.data_home / "eval", results)
+    if args.json:
+        print(json.dumps(summary_event(summaries), ensure_ascii=False), flush=True)
+    else:
+        print(table, end="")
+    return 0
+
+
+class _Backends:
+    """A replay per task, or one real backend for the run (wrapped when recording)."""
+
+    def __init__(self, args: argparse.Namespace, host: str) -> None:
+        self.replay: str | None = args.replay
+        self.record: Path | None = args.record
+        self.host = host
+        self._real: Any = None
+        self._recorders: dict[tuple[str, str, str], Any] = {}
+
+    def _backend(self) -> Any:
+        if self._real is None:
+            from loki_desktop.core.llm.ollama import OllamaBackend
+
+            self._real = OllamaBackend(self.host)
+        return self._real
+
+    async def first_model(self) -> str:
+        if self.replay:
+            return "replay"
+        from loki_desktop.core.agent import NoModel
+
+        models = await self._backend().list_models()
+        if not models:
+            raise NoModel("Aucun modèle sur le serveur : choisissez-en un avec --model.")
+        return str(models[0].name)
+
+    def for_task(self, model: str, task: EvalTask, mode: Harness, url: str) -> ChatBackend:
+        from loki_desktop.core.evaluation import replay
+
+        if self.replay in REPLAY_SCRIPTS:
+            script: replay.Script = self.replay  # type: ignore[assignment]  # checked above
+            return replay.ReplayBackend(replay.scripted(task, script, url), model=model)
+        if self.replay:
+            path = Path(self.replay) / _slug(model) / mode / f"{task.id}.json"
+            return replay.ReplayBackend(replay.load_recording(path), model=model)
+        if self.record is not None:
+            recorder = replay.RecordingBackend(self._backend())
+            self._recorders[(model, mode, task.id)] = recorder
+            return recorder
+        backend: ChatBackend = self._backend()
+        return backend
+
+    def save(self, result: TaskResult) -> None:
+        from loki_desktop.core.evaluation.replay import save_recording
+
+        recorder = self._recorders.pop((result.model, result.harness, result.task), None)
+        if recorder is not None and self.record is not None:
+            path = self.record / _slug(result.model) / result.harness / f"{result.task}.json"
+            save_recording(path, recorder.replies)
+
+    async def close(self) -> None:
+        if self._real is not None:
+            await self._real.close()
+
+
+def _print_task(result: TaskResult, as_json: bool, done: int, total: int) -> None:
+    if as_json:
+        print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
+        return
+    mark = "✓" if result.passed else "✗"
+    reasons = [v.reason for v in result.verdicts if not v.passed]
+    reasons += [result.error] if result.error else []
+    why = "" if result.passed else " — " + "; ".join(reasons)
+    print(
+        f"[{done}/{total}] {mark} {result.task} ({result.model}, harnais {result.harness}, "
+        f"{result.seconds:.1f} s){why}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _slug(model: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in model)

@@ -1,0 +1,1 @@
+"""Measuring the harness: bundled task suites, automatic graders, harness on versus off."""

@@ -1,0 +1,84 @@
+"""How one turn talks to its model: native, prompted or no tools, and which `think` it sends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.thinking import think_value
+from loki_desktop.core.ports import ModelProfile, ThinkValue
+
+ToolMode = Literal["native", "prompted", "none"]
+
+
+@dataclass
+class ModelMode:
+    """The turn's choices for its model; they change if the server refuses one."""
+
+    profile: ModelProfile
+    tools: ToolMode
+    forced: bool  # the person chose the tool mode for this model (no fallback then)
+    think: ThinkValue | None
+
+
+def resolve_mode(profile: ModelProfile, think_mode: str, tool_modes: dict[str, str]) -> ModelMode:
+    """The mode for `profile` from the Réflexion setting and the per-model tool setting."""
+    chosen = tool_modes.get(profile.name, "auto")
+    if chosen in ("native", "prompted", "none"):
+        tools: ToolMode = chosen  # type: ignore[assignment]  # narrowed by the test above
+        forced = True
+    else:
+        tools, forced = ("native" if profile.tools else "prompted"), False
+    return ModelMode(profile, tools, forced, think_value(think_mode, profile))
+
+
+def prompted_notice(model: str) -> str:
+    return _(
+        "« {model} » n'a pas d'appels d'outils natifs : Loki lui décrit les outils dans ses "
+        "consignes et lit ses appels dans le texte."
+    ).format(model=model)
+
+
+def tools_refused_message(model: str, detail: str) -> str:
+    return _(
+        "Le serveur refuse les outils natifs pour « {model} » ({detail}). Choisissez "
+        "« Outils décrits dans les consignes » pour ce modèle dans les réglages."
+    ).format(model=model, detail=detail)
+
+
+def thinking_refused_notice(model: str) -> str:
+    return _(
+        "Le serveur dit que « {model} » ne sait pas réfléchir : la Réflexion est ignorée "
+        "pour ce modèle."
+    ).format(model=model)
+
+
+def no_vision_message(model: str) -> str:
+    return _(
+        "« {model} » ne lit pas les images : rien n'a été envoyé. Retirez les images ou "
+        "choisissez un modèle qui voit (par exemple gemma3, qwen2.5vl, llama3.2-vision)."
+    ).format(model=model)
+
+
+def not_for_chat_message(model: str) -> str:
+    return _(
+        "« {model} » est un modèle d'embeddings : il ne sait pas converser. Choisissez un "
+        "autre modèle."
+    ).format(model=model)
+
+
+def unknown_context_notice(model: str, assumed: int) -> str:
+    return _(
+        "Le serveur ne donne pas la taille de contexte de « {model} » : Loki suppose {n} "
+        "jetons. Si le modèle en a moins, réglez « Contexte du modèle » dans Réglages → "
+        "Général (num_ctx dans settings.json)."
+    ).format(model=model, n=assumed)
+
+
+def empty_answer_message() -> str:
+    return _("Le modèle n'a rien répondu. Réessayez, ou reformulez votre message.")
+
+
+def empty_after_tools_notice() -> str:
+    return _("Le modèle n'a rien répondu après ses appels d'outils.")

@@ -1,0 +1,1 @@
+"""Child processes that never outlive Loki: process groups, a supervisor and a guard."""
