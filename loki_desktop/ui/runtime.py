@@ -229,8 +229,7 @@ class Runtime:
                 await backend.close()
             except Exception:
                 log.exception("closing the Ollama client of %s failed", backend.host)
-        # in a thread: the writer may still be writing the last batch of an answer
-        await asyncio.to_thread(self.store.close)
+        self.store.close()  # on this thread: a plain History's connection belongs to it
 
 
 # What the first model list, turn, rendered answer and the workspace watcher import (~300 ms).
