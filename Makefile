@@ -1,6 +1,10 @@
 # Loki Desktop — one entry point for people and CI.
 #   make run    set up .venv/ when missing, then start the app
 #   make test   set up .venv/ when missing, then run lint, types, import contracts and every test
+#   make test-fast   the edit-test loop (under a minute): core, persistence, contracts; no
+#                    subprocess-heavy or slow tests (see FAST below for what it leaves out)
+#   make test-stress the whole suite with the CPU saturated by two busy processes (RUNS=5
+#                    runs it five times): a test waiting on a fixed sleep fails here first
 #   make bench  print the performance figures against their budgets
 #   make reference  install esbuild and TypeScript (npm, tests only): the check corpus is
 #               compared with them (make test does it when npm is there)
@@ -13,9 +17,16 @@ STAMP := $(VENV)/.installed
 
 REFERENCE := tests/reference/node_modules/.package-lock.json
 
-.PHONY: run test lint bench bundle clean reference
+.PHONY: run test test-fast test-stress lint bench bundle clean reference
 
-$(STAMP): pyproject.toml
+# The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
+# servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
+# bench tests and anything marked slow. `make test` runs everything.
+FAST := tests/core --ignore=tests/core/mcp --ignore=tests/core/checks tests/persistence \
+	tests/test_contracts.py -m "not slow"
+RUNS ?= 1
+
+$(STAMP): pyproject.toml setup.py
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Loki Desktop needs Python 3.11 or newer (found: $$($(PYTHON) --version))."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +52,12 @@ $(REFERENCE): tests/reference/package.json tests/reference/package-lock.json
 
 test: lint reference
 	$(BIN)/python -m pytest
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -x $(FAST)
+
+test-stress: $(STAMP)
+	$(BIN)/python -m tests.under_load --burners 2 --runs $(RUNS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -191,7 +191,7 @@ async def _child() -> dict[str, Any]:
         services.settings.save(Settings(host=ollama.url, model="qwen2.5-coder:7b"))
         store = services.open_history()
         conversation = history_conversation(store, MESSAGES)
-        store.close()  # type: ignore[attr-defined]
+        store.close()
 
         runtime = Runtime(services)
         window = MainWindow(runtime, Theme("light"))

@@ -16,12 +16,13 @@ from pathlib import Path
 import ollama
 
 from bench.figures import Figure, median_of
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import Token
 from loki_desktop.core.llm.budget import ContextBudget
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.settings import Settings
-from loki_desktop.core.tools.toolbox import FixedApprover, OwningSource
+from loki_desktop.core.tools.toolbox import OwningSource
 from loki_desktop.persistence.history import History
 from tests.fakes.ollama_server import FakeOllama, Reply
 

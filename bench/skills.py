@@ -10,8 +10,8 @@ from loki_desktop.core.skills.loader import load_router
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = (
-    ROOT / "loki_desktop" / "skills" / "examples" / "labelled.tsv",
-    ROOT / "loki_desktop" / "skills" / "examples" / "tuning.tsv",
+    ROOT / "skills" / "examples" / "labelled.tsv",
+    ROOT / "skills" / "examples" / "tuning.tsv",
     *(
         ROOT / "tests" / "corpus" / "skills" / name
         for name in ("heldout.tsv", "fresh.tsv", "fresh2.tsv")

@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 
 from bench.figures import Figure, median_of
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import Thinking, Token
 from loki_desktop.core.llm.budget import ContextBudget
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.settings import Settings
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.persistence.history import History
 from tests.fakes.ollama_server import FakeOllama, ModelCard, Reply
 

@@ -20,6 +20,10 @@ def build_services() -> Services:
         settings=SettingsFile(paths.settings_path()),
         secrets=KeyringSecrets(),
         open_history=lambda: History(paths.history_path()),
+        # BackgroundHistory (persistence/history_writer.py) is built and tested, but not switched
+        # on: with it, tests/ui/test_chat.py's full scripted conversation hung once in three
+        # runs after the models branches were merged; the cause is not found yet.
+        open_window_history=lambda: History(paths.history_path()),
         user_skills_dir=paths.user_skills_dir(),
         data_home=paths.data_home(),
         open_history_at=History,

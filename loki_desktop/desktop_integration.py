@@ -1,8 +1,9 @@
 """Puts Loki in the user's application menu (freedesktop): desktop entry, icons, metainfo.
 
-The files ship as package data (loki_desktop/resources/), so a wheel or a bundle installs
-them without the source tree. They go under the user's data folder ($XDG_DATA_HOME, else
-~/.local/share), with Exec pointing at the very installation that runs this code.
+The files ship as package data (the top-level resources/ folder, installed as
+loki_desktop.resources), so a wheel or a bundle installs them without the source tree. They
+go under the user's data folder ($XDG_DATA_HOME, else ~/.local/share), with Exec pointing at
+the very installation that runs this code.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 
 import platformdirs
@@ -26,7 +28,8 @@ DESKTOP_ID = "loki-desktop"
 ICON_NAME = DESKTOP_ID
 APP_ID = "org.lokidesktop.LokiDesktop"
 ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
-RESOURCES_DIR = Path(__file__).resolve().parent / "resources"
+# A real folder: the package is installed unzipped (wheel, editable install and bundle alike).
+RESOURCES_DIR = Path(str(resources.files("loki_desktop.resources")))
 ENTRY_NAME = f"{DESKTOP_ID}.desktop"
 METAINFO_NAME = f"{APP_ID}.metainfo.xml"
 

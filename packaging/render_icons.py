@@ -1,4 +1,4 @@
-"""Render the app icon (loki_desktop/resources/loki.svg) to the PNG sizes, .ico and .icns.
+"""Render the app icon (resources/loki.svg) to the PNG sizes, .ico and .icns.
 
 The SVG the window and the tray use is the single source. Run this after changing it:
 

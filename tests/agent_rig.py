@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.agent import Agent
 from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import Event
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.settings import Settings
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.persistence.history import History
 
 

@@ -92,10 +92,10 @@ async def _ask(
     interruption: Interruption,
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
+    from loki_desktop.cli.approval import FixedApprover
     from loki_desktop.core.assembly import TurnOptions, build_agent
     from loki_desktop.core.llm.ollama import OllamaBackend
     from loki_desktop.core.mcp.manager import McpManager
-    from loki_desktop.core.tools.toolbox import FixedApprover
 
     settings = services.settings.load()
     try:
@@ -147,6 +147,7 @@ async def _ask(
     finally:
         await mcp.aclose()
         await backend.close()
+        store.close()
     return 1 if failed else 0
 
 

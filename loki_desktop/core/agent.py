@@ -113,7 +113,7 @@ class NoModel(BackendError):
 
 @dataclass
 class Agent:
-    """Everything a turn needs. Build one per conversation settings change; it is cheap."""
+    """Everything a turn needs. Built for each turn (Runtime.make_agent, `ask`); it is cheap."""
 
     backend: ChatBackend
     store: ConversationStore

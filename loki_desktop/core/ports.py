@@ -255,10 +255,11 @@ class ConversationStore(Protocol):
         """The `limit` messages before `before_id` (the latest when None), oldest first."""
         ...
 
-    def append(self, conversation_id: str, message: ChatMessage) -> int: ...
+    def append(self, conversation_id: str, message: ChatMessage) -> None: ...
 
     def start_answer(self, conversation_id: str) -> int:
-        """Open an assistant message that is filled while it streams."""
+        """Open an assistant message that is filled while it streams; returns the handle
+        that append_answer_text and finish_answer take (not necessarily a message id)."""
         ...
 
     def append_answer_text(self, message_id: int, text: str) -> None: ...
@@ -290,6 +291,10 @@ class ConversationStore(Protocol):
     def lock_turn(self, conversation_id: str) -> TurnLock | None:
         """Take the conversation's turn lock without waiting; None while another turn (in
         this process or another) holds it. A holder that dies frees it."""
+        ...
+
+    def close(self) -> None:
+        """Write what is pending and close the store (at exit; nothing is called after)."""
         ...
 
 

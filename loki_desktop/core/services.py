@@ -15,6 +15,9 @@ class Services:
     secrets: SecretStore
     # history.db is opened only by the commands that need it (not by `skills` or `check`)
     open_history: Callable[[], ConversationStore]
+    # the window's: writes on a thread of their own, streamed text in batches, so the GUI
+    # thread never waits on SQLite for a write (persistence.history_writer)
+    open_window_history: Callable[[], ConversationStore]
     user_skills_dir: Path
     data_home: Path
     # a throwaway history at a path (`eval` gives each task its own, in a temp folder)

@@ -260,8 +260,11 @@ class History:
     # --- ConversationStore -----------------------------------------------------------
 
     @_reported
-    def create(self, title: str, workspace: str | None = None) -> str:
-        conversation_id = uuid.uuid4().hex[:12]
+    def create(
+        self, title: str, workspace: str | None = None, *, conversation_id: str | None = None
+    ) -> str:
+        """A new conversation; its id is made here unless given (history_writer makes it)."""
+        conversation_id = conversation_id or uuid.uuid4().hex[:12]
         now = time.time()
         self._db.execute(
             "INSERT INTO conversations (id, title, workspace, created_at, updated_at)"
@@ -296,11 +299,11 @@ class History:
         return [self._message(row) for row in reversed(rows)]
 
     @_reported
-    def append(self, conversation_id: str, message: ChatMessage) -> int:
+    def append(self, conversation_id: str, message: ChatMessage) -> None:
         now = time.time()
         images = self._store_images(conversation_id, message.images)
         with _transaction(self._db):
-            cursor = self._db.execute(
+            self._db.execute(
                 "INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id,"
                 " tool_name, origin, status, extra, created_at, thinking, thinking_seconds,"
                 " images) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -321,8 +324,6 @@ class History:
                 ),
             )
             self._touch(conversation_id, now)
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
 
     @_reported
     def start_answer(self, conversation_id: str) -> int:

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from loki_desktop.core.ports import StoreUnavailable
@@ -53,6 +53,16 @@ def run(services: Services, quick: str | None = None) -> int:
         lock.release()
 
 
+def install_qt_french(app: QCoreApplication) -> QTranslator | None:
+    """Qt's own texts (dialog buttons, the file dialog, text field menus) in French, like
+    ours: the qtbase_fr catalogue PySide6 ships (the bundle keeps it). None if missing."""
+    translator = QTranslator(app)
+    folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if not (translator.load("qtbase_fr", folder) and app.installTranslator(translator)):
+        return None
+    return translator
+
+
 class App:
     """The running window session: what it shows and how it ends."""
 
@@ -73,6 +83,7 @@ class App:
         app.setDesktopFileName("loki-desktop")
         app.setWindowIcon(app_icon())
         app.setQuitOnLastWindowClosed(False)  # the tray may keep Loki alive; we decide
+        install_qt_french(app)
         try:
             runtime = Runtime(self.services)
         except StoreUnavailable as exc:  # history locked or unreadable: say it, touch nothing

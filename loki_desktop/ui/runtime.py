@@ -4,8 +4,8 @@ Only core objects live here; widgets get agents from `make_agent` and never talk
 Ollama or an MCP server themselves.
 
 The Ollama client, the agent and the MCP service are imported and built on first use, after
-the window is on screen: together they cost ~250 ms of imports (httpx, pydantic, the agent),
-which would otherwise delay the first frame (see bench/, the Start figure).
+the window is on screen: their imports (AGENT_MODULES below says what and how long) would
+otherwise delay the first frame (see bench/, the Start figure).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class Runtime:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.settings: Settings = services.settings.load()
-        self.store: ConversationStore = services.open_history()
+        self.store: ConversationStore = services.open_window_history()
         self.host = resolve_host(None, self.settings)
         self._backend: OllamaBackend | None = None
         self._budget: ContextBudget | None = None  # per server: reset with the host
@@ -229,9 +229,7 @@ class Runtime:
                 await backend.close()
             except Exception:
                 log.exception("closing the Ollama client of %s failed", backend.host)
-        close = getattr(self.store, "close", None)
-        if callable(close):
-            close()
+        self.store.close()  # on this thread: a plain History's connection belongs to it
 
 
 # What the first model list, turn, rendered answer and the workspace watcher import (~300 ms).

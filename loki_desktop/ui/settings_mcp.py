@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -21,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from loki_desktop.core.mcp import secret_values
 from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
-from loki_desktop.core.mcp.service import McpService, ServerView
+from loki_desktop.core.mcp.service import ImportReport, McpService, ServerView
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStoreUnavailable
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
@@ -182,12 +184,16 @@ class ServerCard(QFrame):
             if field.echoMode() == QLineEdit.EchoMode.Password and not text:
                 continue  # an empty secret field keeps the stored secret
             values[name] = text or None
-        if self.page.run(lambda: self.page.service.set_params(self.server_id, values), self):
+
+        def saved(_result: object) -> None:
             for field in self.fields.values():
                 if field.echoMode() == QLineEdit.EchoMode.Password and field.text():
                     field.clear()
                     field.setPlaceholderText(self.tr("•••• enregistré dans le trousseau"))
             self.show_message(self.tr("Paramètres enregistrés."), error=False)
+
+        service, server_id = self.page.service, self.server_id
+        self.page.run(lambda: service.set_params(server_id, values), self, then=saved)
 
     def _test(self) -> None:
         self.test_button.setEnabled(False)
@@ -295,6 +301,14 @@ class McpPage(QWidget):
         self.report = label("", "TestResult", wrap=True)
         self.report.hide()
         layout.addWidget(self.report)
+        # shown while an edit runs: the system keyring may be waiting for its unlock prompt
+        self.busy = label(
+            self.tr("Enregistrement… (le trousseau du système peut demander d'être déverrouillé)"),
+            "CardDetail",
+            wrap=True,
+        )
+        self.busy.hide()
+        layout.addWidget(self.busy)
 
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -307,6 +321,7 @@ class McpPage(QWidget):
         self.list_layout.addStretch(1)
         scroll.setWidget(holder)
         layout.addWidget(scroll, 1)
+        self._editable = (self.add_button, self.import_button, self.add_form, scroll)
         self.reload()
         self._unsubscribe = service.manager.subscribe(self._on_status)
 
@@ -335,35 +350,70 @@ class McpPage(QWidget):
         if card is not None:
             card.update_status(status)
 
-    def run(self, action: Callable[[], object], card: ServerCard | None = None) -> bool:
-        """Run a service edit; its error (one French sentence) is shown where it happened."""
+    def run(
+        self,
+        action: Callable[[], Any],
+        card: ServerCard | None = None,
+        *,
+        then: Callable[[Any], None] | None = None,
+        failed: Callable[[str], None] | None = None,
+    ) -> asyncio.Task[bool]:
+        """Run a service edit off the GUI thread (it may write to the keyring, which can wait
+        on an unlock prompt), the page busy meanwhile. Then `then(result)`; or its error (one
+        French sentence) goes to `failed`, else where it happened. The task says which."""
+        return self.tasks.spawn(self._run(action, card, then, failed))
+
+    async def _run(
+        self,
+        action: Callable[[], Any],
+        card: ServerCard | None,
+        then: Callable[[Any], None] | None,
+        failed: Callable[[str], None] | None,
+    ) -> bool:
+        self.set_busy(True)
         try:
-            action()
-        except (McpConfigError, SecretStoreUnavailable) as exc:
-            if card is not None:
+            result = await self.service.edit(action)
+        except (McpConfigError, SecretStoreUnavailable, ValueError) as exc:
+            if failed is not None:
+                failed(str(exc))
+            elif card is not None and self.cards.get(card.server_id) is card:
                 card.show_message(str(exc), error=True)
             else:
                 self.show_report(str(exc), error=True)
             return False
+        finally:
+            self.set_busy(False)
+        if then is not None:
+            then(result)
         return True
 
-    def set_enabled(self, card: ServerCard, enabled: bool) -> None:
-        service = self.service
+    def set_busy(self, busy: bool) -> None:
+        for widget in self._editable:
+            widget.setEnabled(not busy)
+        self.busy.setVisible(busy)
+
+    def set_enabled(self, card: ServerCard, enabled: bool) -> asyncio.Task[bool]:
+        service, server_id = self.service, card.server_id
         action = service.enable if enabled else service.disable
-        if not self.run(lambda: action(card.server_id), card):
+
+        def revert(message: str) -> None:
+            card.show_message(message, error=True)
             card.toggle.blockSignals(True)
             card.toggle.setChecked(not enabled)
             card.toggle.blockSignals(False)
-            return
-        if enabled:
-            problem = service.problem(card.server_id)
-            if problem:
-                card.show_message(problem, error=True)
-            self.on_enabled()
 
-    def remove(self, server_id: str) -> None:
-        if self.run(lambda: self.service.remove(server_id)):
-            self.reload()
+        def done(_result: object) -> None:
+            if enabled:
+                problem = service.problem(server_id)
+                if problem:
+                    card.show_message(problem, error=True)
+                self.on_enabled()
+
+        return self.run(lambda: action(server_id), card, then=done, failed=revert)
+
+    def remove(self, server_id: str) -> asyncio.Task[bool]:
+        service = self.service
+        return self.run(lambda: service.remove(server_id), then=lambda _r: self.reload())
 
     # --- adding and importing --------------------------------------------------------------
 
@@ -372,25 +422,28 @@ class McpPage(QWidget):
         if self.add_form.isVisible():
             self.new_name.setFocus()
 
-    def add_from_form(self) -> bool:
+    def add_from_form(self) -> asyncio.Task[bool]:
         name = self.new_name.text().strip()
         target = self.new_target.text().strip()
-        try:
+        service = self.service
+
+        def add() -> object:
             if target.startswith(("http://", "https://")):
-                self.service.add_http(name, target, label=name)
-            else:
-                command = shlex.split(target)
-                self.service.add_stdio(name, command, label=name)
-        except (McpConfigError, SecretStoreUnavailable, ValueError) as exc:
-            self.add_error.setText(str(exc))
-            return False
-        self.add_error.setText("")
-        self.new_name.clear()
-        self.new_target.clear()
-        self.add_form.hide()
-        self.reload()
-        self.show_report(self.tr("Serveur « {name} » ajouté (éteint).").format(name=name))
-        return True
+                return service.add_http(name, target, label=name)
+            return service.add_stdio(name, shlex.split(target), label=name)
+
+        def added(_result: object) -> None:
+            self.add_error.setText("")
+            self.new_name.clear()
+            self.new_target.clear()
+            self.add_form.hide()
+            self.reload()
+            self.show_report(self.tr("Serveur « {name} » ajouté (éteint).").format(name=name))
+
+        # the error may quote the command typed, secrets and all: masked like every message
+        return self.run(
+            add, then=added, failed=lambda text: self.add_error.setText(secret_values.mask(text))
+        )
 
     def open_import(self) -> QFileDialog:
         dialog = QFileDialog(self, self.tr("Importer des serveurs MCP"))
@@ -402,12 +455,11 @@ class McpPage(QWidget):
         dialog.open()
         return dialog
 
-    def import_file(self, path: Path) -> None:
-        try:
-            report = self.service.import_file(path)
-        except (McpConfigError, SecretStoreUnavailable) as exc:
-            self.show_report(str(exc), error=True)
-            return
+    def import_file(self, path: Path) -> asyncio.Task[bool]:
+        service = self.service
+        return self.run(lambda: service.import_file(path), then=self._imported)
+
+    def _imported(self, report: ImportReport) -> None:
         lines = [
             self.tr("{n} serveur(s) importé(s) : {names}.").format(
                 n=len(report.added), names=", ".join(c.display_name for c in report.added) or "—"

@@ -6,7 +6,6 @@ import asyncio
 import os
 import shutil
 import threading
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from loki_desktop.core.watch import WorkspaceWatcher
 
 BROKEN_PY = "def f():\n    return missing_name\n"
 CLEAN_PY = "def f():\n    return 1\n"
-DEADLINE_S = 5.0  # generous: a lost event would wait forever, a slow machine not that long
+DEADLINE_S = 30.0  # generous: a lost event would wait forever, a loaded machine not that long
 
 
 class Updates:
@@ -61,16 +60,15 @@ def messages(result: CheckResult | None) -> list[str]:
     return [problem.message for problem in result.problems]
 
 
-async def test_a_broken_save_is_reported_within_a_second_and_a_fix_clears_it(
+async def test_a_broken_save_is_reported_and_a_fix_clears_it(
     watched: tuple[WorkspaceWatcher, Updates], workspace: Path
 ) -> None:
+    # (how fast: `make bench` measures the save-to-report latency against its budget)
     watcher, updates = watched
     path = workspace / "app.py"
 
     path.write_text(BROKEN_PY)
-    saved = time.monotonic()
-    result = await updates.for_file("app.py", deadline=1.0)
-    assert time.monotonic() - saved < 1.0  # the promise
+    result = await updates.for_file("app.py")
     assert messages(result) == ["F821 Undefined name `missing_name`"]
 
     path.write_text(CLEAN_PY)
@@ -153,8 +151,10 @@ async def test_ignored_folders_are_neither_watched_nor_reported(workspace: Path)
         (workspace / "src" / "sentinel.py").write_text(BROKEN_PY)
 
         assert await updates.next() == ("src/sentinel.py", updates.seen[0][1])
-        await asyncio.sleep(0.3)  # anything else would have arrived with the sentinel
-        assert [path for path, _result in updates.seen] == ["src/sentinel.py"]
+        # A save after all of them, of the same kind: reported after anything they caused
+        (workspace / "src" / "later.py").write_text(BROKEN_PY)
+        assert await updates.for_file("src/later.py")
+        assert [path for path, _result in updates.seen] == ["src/sentinel.py", "src/later.py"]
 
 
 async def test_a_burst_of_saves_is_checked_once_with_the_final_content(
@@ -167,8 +167,12 @@ async def test_a_burst_of_saves_is_checked_once_with_the_final_content(
         path.write_text(f"value = {index}\n" + ("broken = (\n" if index == 29 else ""))
 
     assert messages(await updates.for_file("burst.py")) == ["SyntaxError: '(' was never closed"]
-    await asyncio.sleep(0.5)
-    assert len(updates.seen) <= 2  # grouped, not thirty checks
+    # a later save of another file: any late report of the burst would come before it
+    (workspace / "after.py").write_text(BROKEN_PY)
+    assert await updates.for_file("after.py")
+    burst = [result for path, result in updates.seen if path == "burst.py"]
+    assert len(burst) <= 2  # grouped, not thirty checks
+    assert messages(burst[-1]) == ["SyntaxError: '(' was never closed"]  # the final content
 
 
 async def test_the_initial_scan_checks_existing_files_most_recent_first(workspace: Path) -> None:
@@ -182,45 +186,49 @@ async def test_the_initial_scan_checks_existing_files_most_recent_first(workspac
     async with WorkspaceWatcher(workspace, Checkers(), updates, initial_scan=2):
         first = await updates.next()
         second = await updates.next()
-        await asyncio.sleep(0.3)
+        # a file of the same kind saved after both: a third scanned file (old1.py, next in
+        # line and started as soon as a worker was free) would be reported before it
+        (workspace / "later.py").write_text(BROKEN_PY)
+        assert await updates.for_file("later.py")
 
     assert {first[0], second[0]} == {"recent.json", "old2.py"}
-    assert len(updates.seen) == 2
+    assert [path for path, _result in updates.seen[2:]] == ["later.py"]
 
 
 async def test_stopping_ends_the_thread_and_the_reports(workspace: Path) -> None:
     updates = Updates(workspace.resolve())
-    watcher = WorkspaceWatcher(workspace, Checkers(), updates)
+    watcher = WorkspaceWatcher(workspace, Checkers(), updates, initial_scan=0)
     await watcher.start()
     assert "loki-watch" in [thread.name for thread in threading.enumerate()]
 
     await watcher.stop()
     await watcher.stop()  # idempotent
-    (workspace / "after.py").write_text(BROKEN_PY)
-    await asyncio.sleep(0.3)
-
     assert "loki-watch" not in [thread.name for thread in threading.enumerate()]
-    assert updates.seen == []
+    (workspace / "stopped.py").write_text(BROKEN_PY)  # saved while stopped: never reported
 
     await watcher.start()  # a workspace reopened
-    (workspace / "after.py").write_text(BROKEN_PY + "\n")
+    (workspace / "after.py").write_text(BROKEN_PY)
     assert messages(await updates.for_file("after.py"))
     await watcher.stop()
+    # the save while stopped would have been reported before the later one
+    assert [path for path, _result in updates.seen] == ["after.py"]
 
 
 async def test_a_failing_callback_does_not_stop_the_watcher(
     workspace: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    first_seen = asyncio.Event()
     second_seen = asyncio.Event()
 
     def flaky(path: Path, result: CheckResult | None) -> None:
         if path.name == "first.json":
+            first_seen.set()
             raise RuntimeError("panel bug")
         second_seen.set()
 
     async with WorkspaceWatcher(workspace, Checkers(), flaky, initial_scan=0):
         (workspace / "first.json").write_text("{")
-        await asyncio.sleep(0.3)  # its own burst: checked, and the callback raises
+        await asyncio.wait_for(first_seen.wait(), DEADLINE_S)  # checked, the callback raised
         (workspace / "second.json").write_text("{")
         await asyncio.wait_for(second_seen.wait(), DEADLINE_S)
 

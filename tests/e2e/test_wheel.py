@@ -43,13 +43,22 @@ for module in pkgutil.walk_packages(loki_desktop.__path__, "loki_desktop."):
 
 
 def package_data_files(source: Path) -> set[str]:
-    """The non-Python files the installed app reads: skills and resources, as wheel names."""
-    package = source / "loki_desktop"
-    files = {*package.glob("skills/*.md"), *package.glob("resources/**/*")}
+    """The files the installed app reads from the top-level skills/ and resources/ folders,
+    as wheel names (mapped into the package: loki_desktop/skills, loki_desktop/resources)."""
+    files = {*source.glob("skills/**/*"), *source.glob("resources/**/*")}
     return {
-        path.relative_to(source).as_posix()
+        f"loki_desktop/{path.relative_to(source).as_posix()}"
         for path in files
         if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith(".")
+    }
+
+
+def source_packages(source: Path) -> set[str]:
+    """Every package of loki_desktop/ in the source tree, as a wheel folder name."""
+    return {
+        init.parent.relative_to(source).as_posix()
+        for init in source.glob("loki_desktop/**/__init__.py")
+        if "__pycache__" not in init.parts
     }
 
 
@@ -68,6 +77,7 @@ def user_env(tmp_path: Path, venv: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # a build, a venv and an install: minutes on a loaded machine
 def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) -> None:
     # Build from a copy, so the shared working tree gets no build/ or egg-info folders.
     source = tmp_path / "source"
@@ -77,7 +87,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) 
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(source)],
         capture_output=True,
         text=True,
-        timeout=100,
+        timeout=600,
         check=False,
     )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
@@ -86,8 +96,11 @@ def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) 
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = package_data_files(source)
     assert "loki_desktop/skills/debogage-systematique.md" in expected
+    assert "loki_desktop/skills/examples/labelled.tsv" in expected
     assert f"loki_desktop/resources/desktop/{ENTRY_NAME}" in expected
     assert not expected - names, f"package data missing from the wheel: {expected - names}"
+    missing = {f"{package}/__init__.py" for package in source_packages(source)} - names
+    assert not missing, f"packages missing from the wheel: {missing}"
     for size in ICON_SIZES:
         assert f"loki_desktop/resources/{png_icon_relpath(size).as_posix()}" in names
 
@@ -98,7 +111,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) 
         [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
         capture_output=True,
         text=True,
-        timeout=100,
+        timeout=600,
         check=False,
     )
     assert installed.returncode == 0, installed.stderr[-3000:]

@@ -23,36 +23,38 @@ pytestmark = [
     ),
 ]
 
-# Runs in the child: the app as `ui.main.run` starts it, then the tray menu is used.
+# Runs in the child: the app as `ui.main.run` starts it, then the tray menu is used. Every
+# step waits for what it expects (generously: the machine may be loaded), never a fixed time.
 CHILD = """
-import asyncio, json, sys
+import asyncio, json, sys, time
 import qasync
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 from loki_desktop.app import build_services
 from loki_desktop.ui.main import App
 from loki_desktop.ui.single_instance import socket_name
 
+async def until(condition, limit_s=30.0):
+    deadline = time.monotonic() + limit_s
+    while not condition() and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    return bool(condition())
+
 async def drive(loki):
     running = asyncio.ensure_future(loki.run())
-    for _ in range(400):
-        if loki.window is not None and loki.window.isVisible():
-            break
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.5)
+    await until(lambda: loki.window is not None and loki.window.isVisible())
     seen = {"tray": loki.tray is not None}
     if loki.tray is not None:
-        seen["icon_visible"] = loki.tray.icon.isVisible()
+        seen["icon_visible"] = await until(loki.tray.icon.isVisible)
         seen["menu"] = [a.text() for a in loki.tray.menu.actions() if not a.isSeparator()]
         loki.window.close()
-        await asyncio.sleep(0.3)
-        seen["hidden_after_close"] = not loki.window.isVisible()
+        seen["hidden_after_close"] = await until(lambda: not loki.window.isVisible())
         seen["running_after_close"] = not loki.done.is_set()
         loki.tray.quick_action.trigger()
-        await asyncio.sleep(0.3)
-        seen["quick_shown"] = loki.quick.isVisible()
+        seen["quick_shown"] = await until(loki.quick.isVisible)
+        # still running: the close above did not end the app on its way
+        seen["running_after_close"] &= not loki.done.is_set()
         loki.tray.open_action.trigger()
-        await asyncio.sleep(0.3)
-        seen["window_back"] = loki.window.isVisible()
+        seen["window_back"] = await until(loki.window.isVisible)
         loki.tray.quit_action.trigger()
     else:
         loki.done.set()
@@ -60,6 +62,11 @@ async def drive(loki):
     print(json.dumps(seen), flush=True)
 
 app = QApplication(sys.argv[:1])
+# the tray host may still be claiming the tray when we start: wait for it, as a session would
+deadline = time.monotonic() + 30
+while not QSystemTrayIcon.isSystemTrayAvailable() and time.monotonic() < deadline:
+    app.processEvents()
+    time.sleep(0.05)
 services = build_services()
 loki = App(services, socket_name(services.data_home))
 with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
@@ -88,8 +95,7 @@ def tray_display(tmp_path: Path) -> Iterator[str]:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(1.0)  # the tray host claims the tray selection
-        yield display
+        yield display  # the child waits for the tray host to claim the tray
     finally:
         for process in (tray, xvfb):
             if process is not None:

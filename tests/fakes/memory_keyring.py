@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 from keyring.backend import KeyringBackend
@@ -30,6 +31,23 @@ class MemoryKeyring(KeyringBackend):
     def delete_password(self, service: str, username: str) -> None:
         if self.values.pop((service, username), None) is None:
             raise PasswordDeleteError(username)
+
+
+class LockedKeyring(MemoryKeyring):
+    """A keyring waiting for its unlock prompt: writes block until `unlock` is set (as a
+    SecretService collection does while it asks for the password); `asked` tells a write
+    is waiting."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = threading.Event()
+        self.unlock = threading.Event()
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.asked.set()
+        if not self.unlock.wait(timeout=60):
+            raise TimeoutError("the test never unlocked the keyring")
+        super().set_password(service, username, password)
 
 
 class FileKeyring(KeyringBackend):

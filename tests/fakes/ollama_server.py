@@ -89,6 +89,9 @@ class Reply:
     # that line): proves a piece is passed on before the rest exists, with no timing
     gate: threading.Event | None = None
     cut_after: int | None = None  # close the connection after this many tokens, no `done`
+    # stall after this many tokens (the connection stays open) until `resume` is set
+    pause_after: int | None = None
+    resume: threading.Event = field(default_factory=threading.Event)
     status: int = 200  # an HTTP error instead of a stream
     error: Any = ""  # the `error` of the HTTP error body (a string or an object), or of
     # an {"error": ...} line mid-stream
@@ -377,6 +380,8 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 if reply.cut_after is not None and index >= reply.cut_after:
                     self._cut()
                     return
+                if index == reply.pause_after:
+                    reply.resume.wait(timeout=120)
                 self._line(
                     {
                         "model": model,

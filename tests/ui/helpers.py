@@ -14,7 +14,7 @@ from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.theme import Theme
 
 
-async def wait_until(predicate: Callable[[], object], within: float = 10.0, what: str = "") -> None:
+async def wait_until(predicate: Callable[[], object], within: float = 30.0, what: str = "") -> None:
     """Let the loop run until `predicate()` is true (a functional deadline, not a timing)."""
     end = time.monotonic() + within
     while not predicate():

@@ -297,12 +297,15 @@ async def test_a_late_answer_about_an_older_host_does_not_overwrite_a_newer_one(
     async with open_window(services, qtbot, ollama.url) as window:
         window.runtime.models_timeout_s = 0.5
         window.runtime.set_host(silent_host)
-        window.check_backend()  # waits for an answer that never comes
-        await asyncio.sleep(0.1)
+        older = window.check_backend()  # waits for an answer that never comes
+        await wait_until(lambda: not window.banner.retry_button.isEnabled())  # it is asking
         window.runtime.set_host(ollama.url)  # the user fixes the host in the settings
-        window.check_backend()
+        newer = window.check_backend()
         await wait_until(lambda: not window.banner.isVisibleTo(window))
-        await asyncio.sleep(0.8)  # past the first check's timeout
+        # both checks are over: the older one can no longer write anything
+        await asyncio.wait([older, newer], timeout=30)
+        assert older.done()
+        assert newer.done()
         assert not window.banner.isVisibleTo(window)
         assert window.model_picker.isEnabled()
         assert window.banner.retry_button.isEnabled()

@@ -7,9 +7,9 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.services import Services
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
     CheckCard,
@@ -296,7 +296,7 @@ async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
     )
     store.append(conversation_id, ChatMessage("user", "Fix a.py:3:1", origin="harness"))
     store.append(conversation_id, ChatMessage("assistant", "Presque fini", cut=True))
-    store.close()  # type: ignore[attr-defined]
+    store.close()
     settings = services.settings.load()
     settings.ui["conversation"] = conversation_id
     services.settings.save(settings)

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QApplication
 
 import loki_desktop.ui
 
@@ -31,3 +33,15 @@ def test_texts_outside_widgets_are_found_by_lupdate(tmp_path: Path) -> None:
         assert f"<source>{text.replace(chr(39), '&apos;')}</source>" in sources, text
     # what a second launch prints when the running Loki does not answer
     assert "Loki est déjà ouvert mais ne répond pas." in sources
+
+
+def test_qt_speaks_french_too(qapp: QApplication) -> None:
+    from loki_desktop.ui.main import install_qt_french
+
+    translator = install_qt_french(qapp)
+    assert translator is not None
+    try:
+        assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "Annuler"
+        assert QCoreApplication.translate("QFileDialog", "Open") == "Ouvrir"
+    finally:
+        qapp.removeTranslator(translator)

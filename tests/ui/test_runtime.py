@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import Settings
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.ui.runtime import Runtime
 from tests.fakes.ollama_server import FakeOllama, Reply
 

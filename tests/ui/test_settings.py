@@ -8,15 +8,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import keyring
 import shiboken6
 from PySide6.QtWidgets import QLineEdit
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.services import Services
-from loki_desktop.core.tools.toolbox import FixedApprover
 from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.settings_dialog import SettingsDialog
 from tests.fakes.mcp_servers import script
-from tests.fakes.memory_keyring import MemoryKeyring
+from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
 from tests.fakes.ollama_server import FakeOllama
 from tests.ui.helpers import open_window, wait_until
 
@@ -138,7 +139,7 @@ async def test_mcp_custom_server_add_connect_test_and_remove(
         page.add_button.click()
         page.new_name.setText("echo")
         page.new_target.setText(shlex.join([sys.executable, script("echo")]))
-        assert page.add_from_form()
+        assert await page.add_from_form()
         card = page.cards["echo"]
         assert card.view.custom
         assert card.dot.property("state") == "inactive"
@@ -166,7 +167,7 @@ async def test_mcp_custom_server_add_connect_test_and_remove(
         assert card.tools_chip.isVisibleTo(card)
         assert card.tools_chip.text().startswith("7 outils · ≈ ")
         assert card.tools_chip.text().endswith("jetons de contexte (dernier test)")
-        page.remove("echo")
+        assert await page.remove("echo")
         assert "echo" not in page.cards
         assert "echo" not in services.settings.load().mcp_servers
         await close(dialog)
@@ -181,7 +182,7 @@ async def test_a_test_ending_after_the_cards_were_rebuilt_shows_on_the_new_card(
         page.add_button.click()
         page.new_name.setText("echo")
         page.new_target.setText(shlex.join([sys.executable, script("echo")]))
-        assert page.add_from_form()
+        assert await page.add_from_form()
         old = page.cards["echo"]
         old.test_button.click()
         page.reload()  # what an import, an addition or a removal does meanwhile
@@ -203,6 +204,7 @@ async def test_mcp_secret_parameters_are_masked_and_kept_in_the_keyring(
         field.setText("sk-tres-secret-1234")
         assert card.save_button is not None
         card.save_button.click()  # type: ignore[attr-defined]
+        await wait_until(lambda: card.result.text() == "Paramètres enregistrés.")
         assert memory_keyring.values[("loki-desktop", "mcp/context7/CONTEXT7_API_KEY")] == (
             "sk-tres-secret-1234"
         )
@@ -282,7 +284,7 @@ async def test_mcp_import_of_a_claude_style_file(
         )
         dialog = open_dialog(window, qtbot)
         page = dialog.mcp
-        page.import_file(config)
+        assert await page.import_file(config)
         assert "mes-outils" in page.cards
         assert "1 serveur(s) importé(s) : Mes outils." in page.report.text()
         assert "SSE" in page.report.text()  # the skipped one says why
@@ -293,4 +295,34 @@ async def test_mcp_import_of_a_claude_style_file(
         card = page.cards["mes-outils"]
         assert card.fields["API_TOKEN"].echoMode() == QLineEdit.EchoMode.Password
         assert card.fields["MODE"].text() == "demo"
+        await close(dialog)
+
+
+async def test_a_keyring_waiting_to_be_unlocked_leaves_the_window_running(
+    services: Services, qtbot: Any, ollama: FakeOllama
+) -> None:
+    locked = LockedKeyring()
+    keyring.set_keyring(locked)  # the autouse memory keyring is put back after the test
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        page = dialog.mcp
+        card = page.cards["context7"]
+        card.fields["CONTEXT7_API_KEY"].setText("sk-attend-le-trousseau")
+        card.save_button.click()  # type: ignore[attr-defined]
+
+        # the keyring is asked in a worker thread: meanwhile this loop (the window's) runs,
+        # and the page shows it is busy (on the GUI thread this test could not even go on)
+        await wait_until(locked.asked.is_set)
+        assert page.busy.isVisibleTo(page)
+        assert not page.add_button.isEnabled()
+        assert not card.isEnabled()
+
+        locked.unlock.set()  # the person typed their keyring password
+        await wait_until(lambda: card.result.text() == "Paramètres enregistrés.")
+        assert not page.busy.isVisibleTo(page)
+        assert page.add_button.isEnabled()
+        assert card.isEnabled()
+        assert locked.values[("loki-desktop", "mcp/context7/CONTEXT7_API_KEY")] == (
+            "sk-attend-le-trousseau"
+        )
         await close(dialog)

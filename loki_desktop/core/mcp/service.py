@@ -22,6 +22,11 @@ written when they raise)
     service.add_http(name, url, headers=None, label=None, enabled=False)
     service.remove(id)                               custom servers only (and their secrets)
     service.import_config(data) / service.import_file(path) -> ImportReport
+    await service.edit(lambda: service.set_params(...))
+                                                     any edit above off the event loop (the
+                                                     window: a keyring may wait on an unlock
+                                                     prompt); the manager is updated on the
+                                                     loop once the edit is done
 Testing
     await service.test(id) -> TestResult             ok, message, tools, exposed, schema_chars,
                                                      schema_tokens; a success records the
@@ -47,12 +52,14 @@ keeps its own Settings copy must reload it (or copy `mcp_servers`) before saving
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, CatalogueEntry, Param
@@ -108,6 +115,10 @@ class ImportReport:
     secrets_stored: int = 0
 
 
+T = TypeVar("T")
+Reload = tuple[dict[str, ServerConfig], frozenset[str]]
+
+
 class McpService:
     def __init__(
         self,
@@ -117,6 +128,8 @@ class McpService:
     ) -> None:
         self.settings = settings
         self.secrets = secrets
+        # in the thread of an `edit`: the manager updates it owes, made on the loop after
+        self._edit = threading.local()
         self.notices: list[str] = []  # from reading the settings (ignored entries)
         servers = self._servers(settings.load())
         self.manager = manager or McpManager(servers, secrets, notices=list(self.notices))
@@ -236,7 +249,7 @@ class McpService:
             self._forget_secret(server_id, name)
         settings.mcp_servers.pop(server_id, None)
         self.settings.save(settings)
-        self.manager.reload(self._servers(settings))
+        self._reload(self._servers(settings))
 
     def import_config(self, data: Any) -> ImportReport:
         """Add the servers of a Claude-Desktop-style object; secrets go to the keyring.
@@ -263,7 +276,7 @@ class McpService:
             report.secrets_stored += len(imported.secrets)
         if report.added:
             self.settings.save(settings)
-            self.manager.reload(self._servers(settings))
+            self._reload(self._servers(settings))
         return report
 
     def import_file(self, path: Path) -> ImportReport:
@@ -278,6 +291,30 @@ class McpService:
                 _("{path} n'est pas du JSON valide : {error}").format(path=path, error=exc)
             ) from None
         return self.import_config(data)
+
+    async def edit(self, action: Callable[[], T]) -> T:
+        """Run one of the edits above in a worker thread: its keyring writes and deletes may
+        wait on an unlock prompt or a D-Bus timeout (~25 s), which must not freeze a window.
+        The manager lives on the loop: it takes the new settings there once the edit is done
+        (even when the caller stopped waiting)."""
+        owed: list[Reload] = []
+
+        def run() -> T:
+            self._edit.owed = owed
+            try:
+                return action()
+            finally:
+                self._edit.owed = None
+
+        def settle(done: asyncio.Future[T]) -> None:
+            if not done.cancelled():
+                done.exception()  # retrieved: the caller may be gone
+            for servers, restart in owed:
+                self.manager.reload(servers, restart)
+
+        done = asyncio.ensure_future(asyncio.to_thread(run))
+        done.add_done_callback(settle)
+        return await asyncio.shield(done)
 
     # --- testing and closing ------------------------------------------------------------------
 
@@ -336,9 +373,17 @@ class McpService:
     def _save(self, settings: Settings, config: ServerConfig, *, restart: bool = False) -> None:
         settings.mcp_servers[config.id] = config.to_json()
         self.settings.save(settings)
-        self.manager.reload(
-            self._servers(settings), restart=frozenset({config.id}) if restart else frozenset()
-        )
+        self._reload(self._servers(settings), frozenset({config.id}) if restart else frozenset())
+
+    def _reload(
+        self, servers: dict[str, ServerConfig], restart: frozenset[str] = frozenset()
+    ) -> None:
+        """Update the live manager now, or on the loop after an `edit` running in a thread."""
+        owed: list[Reload] | None = getattr(self._edit, "owed", None)
+        if owed is not None:
+            owed.append((servers, restart))
+        else:
+            self.manager.reload(servers, restart)
 
     def _new_id(self, name: str) -> str:
         server_id = check_server_id(name)

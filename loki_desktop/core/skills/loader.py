@@ -33,8 +33,8 @@ from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.router import Router
 from loki_desktop.core.skills.terms import TermError, parse_pair, parse_term
 
-BUILTIN_PACKAGE = "loki_desktop"
-BUILTIN_FOLDER = "skills"
+# The top-level skills/ folder, installed as this package (see setup.py).
+BUILTIN_PACKAGE = "loki_desktop.skills"
 EXAMPLES_FOLDER = "examples"
 MAX_FILE_BYTES = 64_000  # a skill is a short method; anything bigger is a mistake
 MAX_BODY_CHARS = 12_000  # the body goes into every matching request: keep the context for work
@@ -119,13 +119,13 @@ def parse_skill(text: str, source: str, *, builtin: bool) -> Skill:
 @functools.cache  # package files: they do not change while the app runs
 def load_builtin_skills() -> SkillCatalogue:
     """The skills shipped in the package (found through importlib.resources, so installs work)."""
-    folder = resources.files(BUILTIN_PACKAGE).joinpath(BUILTIN_FOLDER)
+    folder = resources.files(BUILTIN_PACKAGE)
     entries = sorted(
         (entry for entry in folder.iterdir() if entry.name.endswith(".md") and entry.is_file()),
         key=lambda entry: entry.name,
     )
     return _load_all(
-        [(entry, f"{BUILTIN_PACKAGE}/{BUILTIN_FOLDER}/{entry.name}") for entry in entries],
+        [(entry, f"loki_desktop/skills/{entry.name}") for entry in entries],
         builtin=True,
     )
 
@@ -173,7 +173,7 @@ def _router(skills: tuple[Skill, ...]) -> Router:
 def load_examples() -> ExampleModel:
     """The labelled requests the router learns resemblances from (skills/examples/*.tsv:
     `skill-or-none<TAB>message`, an optional language column between them)."""
-    folder = resources.files(BUILTIN_PACKAGE).joinpath(BUILTIN_FOLDER).joinpath(EXAMPLES_FOLDER)
+    folder = resources.files(BUILTIN_PACKAGE).joinpath(EXAMPLES_FOLDER)
     pairs = []
     for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):
         if not entry.name.endswith(".tsv"):

@@ -37,15 +37,7 @@ async def run_command(
     command: str, cwd: Path, time_limit_s: float = SHELL_TIMEOUT_S
 ) -> ShellResult:
     """Run `command` through the system shell; stdout and stderr are merged in order."""
-    process = await asyncio.create_subprocess_shell(
-        command,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        # its own process group, so a timeout kills the children it started too
-        start_new_session=sys.platform != "win32",
-    )
+    process = await _start(command, cwd)
     if sys.platform != "win32":
         # what the command leaves running may outlive it, never Loki: the guard ends the
         # group when Loki exits, however it exits (kill -9 included)
@@ -101,6 +93,32 @@ async def run_command(
         truncated=truncated,
         stopped_children=stopped_children,
     )
+
+
+async def _start(command: str, cwd: Path) -> asyncio.subprocess.Process:
+    """Start the shell in a process group of its own.
+
+    A Stop (cancel) while asyncio still connects the pipes would run asyncio's own clean-up:
+    kill the shell alone, then wait for the pipes its children still hold (a `sleep 120 &`:
+    two minutes). Instead the start is let finish, and the whole group is killed."""
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_shell(
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            # its own process group, so a timeout kills the children it started too
+            start_new_session=sys.platform != "win32",
+        )
+    )
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        process = await starting
+        _kill_tree(process)
+        await _reap(asyncio.ensure_future(process.wait()))
+        raise
 
 
 async def _reap(*tasks: asyncio.Task[Any]) -> None:

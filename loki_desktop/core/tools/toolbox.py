@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 from loki_desktop.core.ports import ToolOutcome, ToolSource, ToolSpec
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
+from loki_desktop.core.tools.native import fail
 from loki_desktop.core.tools.text import cap
 
 log = logging.getLogger(__name__)
@@ -46,29 +46,15 @@ class Toolbox:
         source = next((s for s in self._sources if s.owns(name)), None)
         if source is None:
             known = ", ".join(self.names()) or "none"
-            return _error(
+            return fail(
                 f"unknown tool '{name}'. Available tools: {known}", f"outil inconnu : {name}"
             )
         try:
             args = parse_raw_arguments(raw_args)
             outcome = await source.call(name, args)
         except ArgumentError as exc:
-            return _error(f"invalid arguments for {name}: {exc}", f"arguments invalides : {exc}")
+            return fail(f"invalid arguments for {name}: {exc}", f"arguments invalides : {exc}")
         except Exception as exc:  # a tool bug must not end the turn
             log.exception("tool %s failed", name)
-            return _error(f"{name} failed: {type(exc).__name__}: {exc}", f"échec : {exc}")
+            return fail(f"{name} failed: {type(exc).__name__}: {exc}", f"échec : {exc}")
         return dataclasses.replace(outcome, output=cap(outcome.output))
-
-
-def _error(message: str, summary: str) -> ToolOutcome:
-    return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary)
-
-
-class FixedApprover:
-    """Headless approval: every shell command is allowed, or none is (`--allow-shell`)."""
-
-    def __init__(self, allow: bool) -> None:
-        self.allow = allow
-
-    async def approve_shell(self, command: str, cwd: Path) -> bool:
-        return self.allow

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.checks.registry import Checkers
 from loki_desktop.core.events import CheckReport, Problem
 from loki_desktop.core.tools.check_tool import run_check_tool
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTools
-from loki_desktop.core.tools.toolbox import FixedApprover, Toolbox
+from loki_desktop.core.tools.toolbox import Toolbox
 
 
 def toolbox(root: Path) -> Toolbox:

@@ -18,6 +18,10 @@ from tests.fakes.mcp_servers import processes_tagged, servers_tagged, zombie_chi
 
 pytestmark = pytest.mark.usefixtures("no_zombies")
 
+# Long enough for a Python server to start on a saturated machine: a test that needs a short
+# handshake timeout sets it for a server that never answers, and only for that one.
+SLOW_MACHINE_S = 60.0
+
 
 async def _eventually(condition: Callable[[], bool], within_s: float = 30) -> bool:
     deadline = time.monotonic() + within_s
@@ -41,34 +45,56 @@ async def test_startup_failures_are_told_once_each_and_clean(
         "missing": ServerConfig("missing", "stdio", True, command=("/nonexistent/mcp-server",)),
         "nonode": ServerConfig("nonode", "stdio", True, command=("npx-that-does-not-exist",)),
         "exits": stdio("exits", "exits_at_once", tag=tag),
-        "mute": stdio("mute", "never_answers", tag=tag),
         "junk": stdio("junk", "junk_stdout", tag=tag),
         "nohttp": ServerConfig("nohttp", "http", True, url="http://127.0.0.1:9/mcp"),
         "ok": stdio("ok", "echo", tag=tag),
     }
-    manager = McpManager(servers, secrets, handshake_timeout=1.5, connect_wait=8, backoff=(60,))
-    started = time.monotonic()
+    manager = McpManager(
+        servers,
+        secrets,
+        handshake_timeout=SLOW_MACHINE_S,
+        connect_wait=SLOW_MACHINE_S,
+        backoff=(60,),
+    )
     notices = await manager.prepare()
-    waited = time.monotonic() - started
     try:
-        assert waited < 8  # every failure was known before the wait ran out
+        # each failure is told as itself, none as "still starting": prepare() returned once
+        # every server had failed or connected, not when its wait ran out
+        assert not any("démarre encore" in n for n in notices), notices
         assert "introuvable" in _only(notices, "missing")
         assert "/nonexistent/mcp-server" in _only(notices, "missing")
         exits = _only(notices, "exits")
         assert "arrêté au démarrage" in exits
         assert "fatal: API_KEY is not set" in exits  # the last lines of its stderr
-        assert "ne répond pas" in _only(notices, "mute")
         assert "Hello! Server listening on port 3000" in _only(notices, "junk")
         assert "joindre http://127.0.0.1:9/mcp" in _only(notices, "nohttp")
         assert not any("« ok »" in n for n in notices)
         states = {s.id: s.state for s in manager.statuses()}
         assert states == {**dict.fromkeys(servers, "error"), "ok": "connected"}
-        assert manager.status("mute").message.startswith("Le serveur ne répond pas")
         # the healthy server is usable while the others are down
         assert (await manager.call("mcp_ok_echo", {"text": "x"})).ok
         assert {s.source for s in manager.specs()} == {"ok"}
         # told once: the next message says nothing more (retries wait for the backoff)
         assert await manager.prepare() == []
+    finally:
+        await manager.aclose()
+    assert processes_tagged(tag) == []
+
+
+async def test_a_server_that_never_answers_fails_at_its_handshake_timeout(
+    secrets: KeyringSecrets, tag: str
+) -> None:
+    manager = McpManager(
+        {"mute": stdio("mute", "never_answers", tag=tag)},
+        secrets,
+        handshake_timeout=1.0,  # alone: no healthy server has to start within it
+        connect_wait=SLOW_MACHINE_S,
+        backoff=(60,),
+    )
+    try:
+        notices = await manager.prepare()
+        assert "ne répond pas" in _only(notices, "mute")
+        assert manager.status("mute").message.startswith("Le serveur ne répond pas")
     finally:
         await manager.aclose()
     assert processes_tagged(tag) == []
@@ -80,9 +106,8 @@ async def test_a_server_still_starting_does_not_hold_the_turn(
     manager = McpManager(
         {"mute": stdio("mute", "never_answers", tag=tag)}, secrets, connect_wait=0.5
     )
-    started = time.monotonic()
     notices = await manager.prepare()
-    assert time.monotonic() - started < 3
+    # told while its handshake still runs (the default timeout is a minute away)
     assert "démarre encore" in _only(notices, "mute")
     # the check does see a live server (started by the supervisor, maybe not yet)
     assert await _eventually(lambda: len(servers_tagged(tag)) == 1)
@@ -95,20 +120,31 @@ async def test_a_server_still_starting_does_not_hold_the_turn(
 
 async def test_a_failing_server_is_retried_with_backoff(secrets: KeyringSecrets, tag: str) -> None:
     manager = McpManager(
-        {"exits": stdio("exits", "exits_at_once", tag=tag)}, secrets, backoff=(0.6, 60)
+        {"exits": stdio("exits", "exits_at_once", tag=tag)}, secrets, backoff=(3, 60)
     )
     events: list[ServerStatus] = []
+    failed_at: list[float] = []  # when each failure was told (its retry is due 3 s later)
     manager.subscribe(events.append)
+    manager.subscribe(lambda s: failed_at.append(time.monotonic()) if s.state == "error" else None)
+
+    def attempts() -> int:
+        return len([e for e in events if e.state == "connecting"])
+
     try:
         assert len(await manager.prepare()) == 1
-        attempts = [e for e in events if e.state == "connecting"]
-        assert len(attempts) == 1
+        assert attempts() == 1
+        asked_at = time.monotonic()
         assert await manager.prepare() == []  # too early: no new attempt
-        assert len([e for e in events if e.state == "connecting"]) == 1
-        await asyncio.sleep(0.7)
-        assert await manager.prepare() == []  # retried, failed again, not told again
-        assert len([e for e in events if e.state == "connecting"]) == 2
-        assert manager.status("exits").state == "error"
+        assert attempts() == 1
+        # the check above proves something only if it ran well inside the backoff
+        assert asked_at - failed_at[0] < 2.5, "the machine stalled for 2.5 s: check unproven"
+        # past the backoff the next message retries; the new failure is not told again
+        while attempts() == 1:
+            assert await manager.prepare() == []
+            assert time.monotonic() - failed_at[0] < 60, "no retry after the backoff"
+            await asyncio.sleep(0.05)
+        await _until(lambda: manager.status("exits").state == "error")
+        assert attempts() == 2
     finally:
         await manager.aclose()
 
@@ -142,10 +178,8 @@ async def test_a_call_past_its_timeout_fails_and_the_server_restarts(
     )
     try:
         await manager.prepare()
-        started = time.monotonic()
         outcome = await manager.call("mcp_echo_slow", {"seconds": 30})
-        assert time.monotonic() - started < 5
-        assert not outcome.ok
+        assert not outcome.ok  # the slow call would have succeeded after its 30 s
         assert "did not answer within 0.5 s" in outcome.output
         assert manager.status("echo").state == "error"
         assert "slow" in manager.status("echo").message
@@ -223,7 +257,7 @@ async def test_a_servers_error_output_is_shown_with_its_secrets_masked(
     assert processes_tagged(tag) == []
 
 
-async def _until(condition: object, limit_s: float = 5.0) -> None:
+async def _until(condition: object, limit_s: float = 30.0) -> None:
     deadline = time.monotonic() + limit_s
     while not condition():  # type: ignore[operator]
         assert time.monotonic() < deadline, "condition not met in time"

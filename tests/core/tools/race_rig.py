@@ -6,11 +6,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.checks.registry import Checkers
 from loki_desktop.core.tools.check_tool import run_check_tool
 from loki_desktop.core.tools.jail import Hook, Workspace
 from loki_desktop.core.tools.native import NativeTools
-from loki_desktop.core.tools.toolbox import FixedApprover, Toolbox
+from loki_desktop.core.tools.toolbox import Toolbox
 
 SECRET = "SECRET-OUTSIDE"
 OUTSIDE_ONLY = "only-outside.txt"

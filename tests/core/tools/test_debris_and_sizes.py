@@ -12,11 +12,12 @@ from pathlib import Path
 
 import regex
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.tools.debris import sweep, sweep_once
 from loki_desktop.core.tools.grep import GREP_MAX_FILE_BYTES, Search
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTools
-from loki_desktop.core.tools.toolbox import FixedApprover, Toolbox
+from loki_desktop.core.tools.toolbox import Toolbox
 
 
 def _box(root: Path) -> Toolbox:

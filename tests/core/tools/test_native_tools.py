@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
+from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTools
 from loki_desktop.core.tools.text import TOOL_RESULT_CAP
-from loki_desktop.core.tools.toolbox import FixedApprover, Toolbox
+from loki_desktop.core.tools.toolbox import Toolbox
 
 NATIVE_NAMES = {"read_file", "write_file", "edit_file", "list_dir", "grep_search", "run_shell"}
 

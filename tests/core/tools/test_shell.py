@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,6 +37,20 @@ async def test_output_keeps_order_of_stdout_and_stderr(workspace: Path) -> None:
     assert result.output.splitlines() == ["one", "two", "three"]
     assert result.exit_code == 0
     assert not result.truncated
+
+
+def _children() -> list[int]:
+    """Live child processes of this one."""
+    me = str(os.getpid())
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
 
 
 def _group_alive(pgid: int) -> list[int]:
@@ -103,6 +118,30 @@ async def test_cancelling_a_command_kills_its_whole_group(workspace: Path) -> No
     assert await _eventually(lambda: pid_file.exists() and pid_file.read_text().endswith("\n"))
     # the shell and both sleeps have started
     assert await _eventually(lambda: len(_group_alive(int(pid_file.read_text()))) == 3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await _eventually(_group_gone(pid_file))
+
+
+async def test_a_stop_while_the_command_is_still_starting_kills_its_whole_group(
+    workspace: Path,
+) -> None:
+    # What a loaded machine does: the shell runs and starts its children before the loop
+    # has connected its pipes, and Stop lands then. asyncio's own clean-up kills the shell
+    # alone; its children must not outlive the turn.
+    task = asyncio.create_task(
+        run_command("echo $$ > shell.pid; sleep 120 & sleep 121; echo never", workspace)
+    )
+    deadline = time.monotonic() + 30
+    while not _children():  # one loop step at a time until the shell is spawned
+        assert time.monotonic() < deadline, "the shell was not spawned"
+        await asyncio.sleep(0)
+    pid_file = workspace / "shell.pid"
+    # the loop held (a blocking wait, on purpose) until the shell and both sleeps run
+    while not (pid_file.exists() and len(_group_alive(int(pid_file.read_text() or 0))) == 3):
+        assert time.monotonic() < deadline, "the shell did not start its children"
+        time.sleep(0.01)  # noqa: ASYNC251 - blocking the loop is the point here
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

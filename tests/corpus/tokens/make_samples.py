@@ -30,7 +30,7 @@ def main() -> None:
         samples.extend({"kind": kind, "text": t} for t in texts if t.strip())
 
     add("system_prompt", [system_prompt("/home/user/projet", ["read_file"])])
-    for skill in sorted((REPO / "loki_desktop" / "skills").glob("*.md")):
+    for skill in sorted((REPO / "skills").glob("*.md")):
         add("french_markdown", chunks(skill.read_text(encoding="utf-8"), 1500, 2))
     add("english_markdown", chunks((REPO / "README.md").read_text(encoding="utf-8"), 1500, 8))
     for name in ("agent.py", "slim.py", "tokens.py", "llm/ollama.py", "tools/native.py"):

@@ -1,0 +1,249 @@
+"""The window's history: History on a writer thread of its own, streamed text in batches.
+
+The window calls its store on the GUI thread (the qasync loop). Written straight to
+SQLite, every shown token would be one INSERT there, and a history locked by another
+program would freeze the window for up to the busy timeout (5 s) per statement. Here:
+
+- every write (create, append, start/finish an answer, rename, delete) is queued and
+  returns at once; one thread runs them in order on its own connection;
+- streamed text is gathered and written as one chunk about every BATCH_S (100 ms);
+- a read (messages, page, list, exists) waits for the writes queued before it, so it
+  sees them (a read may still wait on a locked file: reads happen when a conversation
+  opens or a turn starts, never per token);
+- a write that fails (the file locked past the timeout, a full disk) is raised by the
+  next call, as the StoreUnavailable the agent turns into a sentence for the user.
+
+Crash guarantee: a kill -9 loses at most the text of the last batch, the ~100 ms of
+answer not yet written; everything before it is in answer_chunks and is folded into a
+cut answer at the next start, as with History alone. The CLI keeps History's direct
+writes (one process, one turn, no window to keep responsive).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
+from loki_desktop.persistence.history import History
+
+log = logging.getLogger(__name__)
+
+BATCH_S = 0.1  # streamed text is written at most this long after it was shown
+T = TypeVar("T")
+Job = Callable[[History], object]  # what it returns is dropped
+
+
+class _Stop:
+    """Ends the writer thread once every job queued before it ran."""
+
+
+class _Wake:
+    """Makes the writer look at the clock again (text started gathering)."""
+
+
+_STOP = _Stop()
+_WAKE = _Wake()
+
+
+class BackgroundHistory:
+    """ConversationStore over History whose writes never wait on SQLite in the caller."""
+
+    def __init__(self, path: Path, *, batch_s: float = BATCH_S) -> None:
+        self.path = Path(path)
+        self._batch_s = batch_s
+        self._jobs: queue.SimpleQueue[Job | _Stop | _Wake] = queue.SimpleQueue()
+        self._lock = threading.Lock()  # guards the fields below (caller and writer)
+        self._text: list[tuple[int, str]] = []  # (answer handle, text) not yet queued
+        self._text_due = 0.0  # when the gathered text must be written
+        self._failure: BaseException | None = None  # a failed write, raised by the next call
+        self._answers: dict[int, int] = {}  # answer handle -> message id (writer thread only)
+        self._next_handle = 0
+        self._closed = False
+        opened: concurrent.futures.Future[History] = concurrent.futures.Future()
+        self._thread = threading.Thread(
+            target=self._serve, args=(opened,), name="loki-history", daemon=True
+        )
+        self._thread.start()
+        opened.result()  # opening errors (too new, unavailable) raise here
+
+    # --- reads: wait for the writes queued before them ---------------------------------
+
+    def exists(self, conversation_id: str) -> bool:
+        return self._read(lambda h: h.exists(conversation_id))
+
+    def messages(self, conversation_id: str) -> list[ChatMessage]:
+        return self._read(lambda h: h.messages(conversation_id))
+
+    def page(
+        self, conversation_id: str, limit: int, before_id: int | None = None
+    ) -> list[ChatMessage]:
+        return self._read(lambda h: h.page(conversation_id, limit, before_id))
+
+    def list_conversations(self, query: str = "") -> list[ConversationInfo]:
+        return self._read(lambda h: h.list_conversations(query))
+
+    def take_notices(self) -> list[str]:
+        return self._read(lambda h: h.take_notices())
+
+    # --- writes: queued, they return at once -------------------------------------------
+
+    def create(self, title: str, workspace: str | None = None) -> str:
+        conversation_id = uuid.uuid4().hex[:12]
+        self._write(lambda h: h.create(title, workspace, conversation_id=conversation_id))
+        return conversation_id
+
+    def append(self, conversation_id: str, message: ChatMessage) -> None:
+        self._write(lambda h: h.append(conversation_id, message))
+
+    def start_answer(self, conversation_id: str) -> int:
+        """A handle for the answer (its message id is known to the writer thread only)."""
+        with self._lock:
+            self._next_handle += 1
+            handle = self._next_handle
+
+        def start(history: History) -> None:
+            self._answers[handle] = history.start_answer(conversation_id)
+
+        self._write(start)
+        return handle
+
+    def append_answer_text(self, message_id: int, text: str) -> None:
+        with self._lock:
+            if not self._text:
+                self._text_due = time.monotonic() + self._batch_s
+                self._jobs.put(_WAKE)
+            self._text.append((message_id, text))
+        self._raise_failure()
+
+    def finish_answer(
+        self,
+        message_id: int,
+        *,
+        content: str,
+        tool_calls: Sequence[CallRecord] = (),
+        cut: bool = False,
+        extra: dict[str, Any] | None = None,
+        thinking: str = "",
+        thinking_seconds: float | None = None,
+    ) -> None:
+        def finish(history: History) -> None:
+            answer = self._answers.pop(message_id, None)
+            if answer is not None:  # None: its start failed, and was told
+                history.finish_answer(
+                    answer,
+                    content=content,
+                    tool_calls=tool_calls,
+                    cut=cut,
+                    extra=extra,
+                    thinking=thinking,
+                    thinking_seconds=thinking_seconds,
+                )
+
+        self._write(finish)
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        self._write(lambda h: h.rename(conversation_id, title))
+
+    def delete(self, conversation_id: str) -> None:
+        self._write(lambda h: h.delete(conversation_id))
+
+    def close(self) -> None:
+        """Write what is queued, then close the file (blocks until done)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._queue_text()
+            self._jobs.put(lambda h: h.close())
+            self._jobs.put(_STOP)
+        self._thread.join()
+        if self._failure is not None:
+            log.warning("history: a write failed before closing: %s", self._failure)
+
+    # --- the caller's side -------------------------------------------------------------
+
+    def _write(self, job: Job) -> None:
+        """Queue `job`, then raise a failure of an earlier write if there was one (the job
+        still runs: finishing an answer after a failed chunk must not be lost too)."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the history is closed")
+            self._queue_text()  # text shown before this write is written before it
+            self._jobs.put(job)
+        self._raise_failure()
+
+    def _read(self, read: Callable[[History], T]) -> T:
+        answer: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def job(history: History) -> None:
+            try:
+                answer.set_result(read(history))
+            except BaseException as exc:  # the caller gets it, not the writer
+                answer.set_exception(exc)
+
+        self._write(job)
+        return answer.result()
+
+    def _raise_failure(self) -> None:
+        with self._lock:
+            failure, self._failure = self._failure, None
+        if failure is not None:
+            raise failure
+
+    def _queue_text(self) -> None:
+        """Hand the gathered text to the writer as one job (the lock is held)."""
+        if not self._text:
+            return
+        batch, self._text = self._text, []
+        self._jobs.put(lambda h: self._write_text(h, batch))
+
+    # --- the writer thread -------------------------------------------------------------
+
+    def _serve(self, opened: concurrent.futures.Future[History]) -> None:
+        try:
+            history = History(self.path)  # its connection belongs to this thread
+        except BaseException as exc:
+            opened.set_exception(exc)
+            return
+        opened.set_result(history)
+        while True:
+            try:
+                job = self._jobs.get(timeout=self._until_due())
+            except queue.Empty:  # nothing queued, and the gathered text is due
+                with self._lock:
+                    self._queue_text()
+                continue
+            if isinstance(job, _Stop):
+                return
+            if isinstance(job, _Wake):
+                continue
+            try:
+                job(history)
+            except Exception as exc:  # told by the next call; later writes still run
+                log.warning("history: a write failed: %s", exc)
+                with self._lock:
+                    self._failure = self._failure or exc
+
+    def _until_due(self) -> float | None:
+        with self._lock:
+            if not self._text:
+                return None
+            return max(0.0, self._text_due - time.monotonic())
+
+    def _write_text(self, history: History, batch: list[tuple[int, str]]) -> None:
+        """One chunk per answer of the batch (almost always a single answer)."""
+        texts: dict[int, list[str]] = {}
+        for handle, text in batch:
+            texts.setdefault(handle, []).append(text)
+        for handle, parts in texts.items():
+            answer = self._answers.get(handle)
+            if answer is not None:  # None: its start failed, and was told
+                history.append_answer_text(answer, "".join(parts))
