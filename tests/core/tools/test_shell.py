@@ -130,11 +130,12 @@ async def test_a_stop_while_the_command_is_still_starting_kills_its_whole_group(
     # What a loaded machine does: the shell runs and starts its children before the loop
     # has connected its pipes, and Stop lands then. asyncio's own clean-up kills the shell
     # alone; its children must not outlive the turn.
+    before = set(_children())  # e.g. the shell guard, started by an earlier command
     task = asyncio.create_task(
         run_command("echo $$ > shell.pid; sleep 120 & sleep 121; echo never", workspace)
     )
     deadline = time.monotonic() + 30
-    while not _children():  # one loop step at a time until the shell is spawned
+    while not set(_children()) - before:  # one loop step at a time until the shell is spawned
         assert time.monotonic() < deadline, "the shell was not spawned"
         await asyncio.sleep(0)
     pid_file = workspace / "shell.pid"
