@@ -10,7 +10,8 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import TextIO
+from collections.abc import Callable, Coroutine
+from typing import Any, TextIO, TypeVar
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.pull import (
@@ -25,6 +26,7 @@ from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
 
 BAR_WIDTH = 24
+T = TypeVar("T", str, ModelProfile)  # what a command gets from the server (never an int)
 
 
 def register_actions(parser: argparse.ArgumentParser) -> None:
@@ -93,7 +95,11 @@ async def _pull(host: str, name: str, printer: ProgressPrinter) -> int:
     return 0
 
 
-def run_remove(args: argparse.Namespace, services: Services) -> int:
+def _on_server(
+    args: argparse.Namespace, services: Services, act: Callable[[str, str], Coroutine[Any, Any, T]]
+) -> T | int:
+    """Run `act(host, name)` for a named model: the result, or the exit code after saying
+    why not (2: a bad name or a model not installed; 1: the server failed)."""
     as_json = getattr(args, "json", False)
     try:
         name = check_model_name(args.name)
@@ -101,11 +107,18 @@ def run_remove(args: argparse.Namespace, services: Services) -> int:
         return _fail(str(exc), 2, as_json)
     host = resolve_host(getattr(args, "host", None), services.settings.load())
     try:
-        asyncio.run(_remove(host, name))
+        return asyncio.run(act(host, name))
     except ModelNotFound as exc:
         return _fail(str(exc), 2, as_json)
     except BackendError as exc:
         return _fail(str(exc), 1, as_json)
+
+
+def run_remove(args: argparse.Namespace, services: Services) -> int:
+    as_json = getattr(args, "json", False)
+    name = _on_server(args, services, _remove)
+    if isinstance(name, int):
+        return name
     if as_json:
         print(json.dumps({"type": "done", "reason": "completed", "model": name}))
     else:
@@ -115,17 +128,9 @@ def run_remove(args: argparse.Namespace, services: Services) -> int:
 
 def run_show(args: argparse.Namespace, services: Services) -> int:
     as_json = getattr(args, "json", False)
-    try:
-        name = check_model_name(args.name)
-    except BadModelName as exc:
-        return _fail(str(exc), 2, as_json)
-    host = resolve_host(getattr(args, "host", None), services.settings.load())
-    try:
-        profile = asyncio.run(_profile(host, name))
-    except ModelNotFound as exc:
-        return _fail(str(exc), 2, as_json)
-    except BackendError as exc:
-        return _fail(str(exc), 1, as_json)
+    profile = _on_server(args, services, _profile)
+    if isinstance(profile, int):
+        return profile
     from loki_desktop.core.llm.profiles import capability_marks, profile_json
 
     if as_json:
@@ -166,7 +171,8 @@ async def _profile(host: str, name: str) -> ModelProfile:
         await backend.close()
 
 
-async def _remove(host: str, name: str) -> None:
+async def _remove(host: str, name: str) -> str:
+    """Delete `name` on the server; the name removed."""
     from loki_desktop.core.llm.ollama import OllamaBackend
 
     backend = OllamaBackend(host)
@@ -174,6 +180,7 @@ async def _remove(host: str, name: str) -> None:
         await backend.delete(name)
     finally:
         await backend.close()
+    return name
 
 
 def _fail(message: str, code: int, as_json: bool) -> int:
