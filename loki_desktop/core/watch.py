@@ -117,6 +117,7 @@ class WorkspaceWatcher:
         if not self._running:
             return
         self._running = False
+        self._wake.set()  # a worker whose cancel was swallowed sees `_running` and ends
         tasks = [*self._tasks, *([self._grow_task] if self._grow_task else [])]
         for task in tasks:
             task.cancel()
@@ -223,7 +224,10 @@ class WorkspaceWatcher:
         return None
 
     async def _work(self) -> None:
-        while True:
+        # `while self._running`, not `while True`: on Python 3.11 a cancel that lands as a
+        # check's `wait_for` completes is swallowed (it returns the result), and the worker
+        # would wait for work forever, holding stop() and the window's exit
+        while self._running:
             path = self._next()
             if path is None:
                 self._wake.clear()

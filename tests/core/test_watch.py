@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import threading
@@ -284,3 +285,32 @@ async def test_the_new_kinds_are_checked_on_save(
 
     found = messages(await updates.for_file(name))
     assert any(message in text for text in found), found
+
+
+class CancelSwallowingChecker:
+    """A check that returns normally when cancelled mid-way, as Python 3.11's wait_for does
+    when the cancel lands as its inner call completes."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+
+    def can_check(self, path: Path) -> bool:
+        return path.suffix == ".py"
+
+    async def check(self, path: Path, root: Path | None = None) -> CheckResult:
+        self.entered.set()
+        with contextlib.suppress(asyncio.CancelledError):  # swallowed
+            await asyncio.sleep(60)
+        return CheckResult()
+
+
+async def test_stop_ends_even_when_a_check_swallows_the_cancel(workspace: Path) -> None:
+    checker = CancelSwallowingChecker()
+    watcher = WorkspaceWatcher(workspace, checker, Updates(workspace), initial_scan=0)
+    await watcher.start()
+    (workspace / "a.py").write_text(CLEAN_PY)
+    await asyncio.wait_for(checker.entered.wait(), DEADLINE_S)
+    stopping = asyncio.ensure_future(watcher.stop())
+    done, _pending = await asyncio.wait({stopping}, timeout=DEADLINE_S)
+    assert stopping in done, "stop() waits forever for a worker whose cancel was swallowed"
+    stopping.result()
