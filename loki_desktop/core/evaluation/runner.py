@@ -101,9 +101,7 @@ class Runner:
             try:
                 outcome = await self._turn(model, mode, task, url, workspace, store, backend)
             finally:
-                close = getattr(store, "close", None)
-                if close is not None:
-                    close()
+                store.close()
             verdicts = tuple(await grade(task.graders, workspace, outcome.answer))
         passed = not outcome.error and all(v.passed for v in verdicts)
         return TaskResult(
