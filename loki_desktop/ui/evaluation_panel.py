@@ -45,6 +45,7 @@ class EvaluationPanel(QFrame):
             )
         )
         self.progress = label("", "CardDetail", wrap=True)
+        self.progress.hide()  # no empty line before the first run
         layout.addWidget(self.progress)
         self.last = label("", "CardDetail", wrap=True)
         layout.addWidget(self.last)
@@ -71,6 +72,7 @@ class EvaluationPanel(QFrame):
         self.last.setText(self.tr("Dernière évaluation :") + "\n" + "\n".join(lines))
 
     def toggle(self) -> None:
+        self.progress.show()
         if self.running:
             assert self._task is not None
             self._task.cancel()
