@@ -30,6 +30,7 @@ from loki_desktop.ui.approval import ShellApprover
 from loki_desktop.ui.attachments import Attachments
 from loki_desktop.ui.backend_status import ModelPicker, OllamaBanner
 from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
+from loki_desktop.ui.compact_bar import CompactBar, Sidebar, place_window
 from loki_desktop.ui.composer import Composer
 from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
@@ -39,6 +40,7 @@ from loki_desktop.ui.notice_bar import NoticeBar
 from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
 from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
 from loki_desktop.ui.runtime import OllamaNoAnswer, Runtime
+from loki_desktop.ui.shortcuts import install_shortcuts
 from loki_desktop.ui.theme import Theme, app_icon
 from loki_desktop.ui.turns import TurnRunner
 from loki_desktop.ui.welcome import WelcomePage
@@ -86,10 +88,13 @@ class MainWindow(QMainWindow):
         self.renderer = MarkdownRenderer(theme.palette, self.tr("Copier"))
         self.setWindowTitle("Loki")
         self.setWindowIcon(app_icon())
-        self.resize(1240, 820)
         self.setAcceptDrops(True)  # images dropped anywhere on the window join the message
         self._build()
+        self.compact_bar = CompactBar(self)
+        self.sidebar = Sidebar(self)
         self._restore_state()
+        place_window(self, self.runtime.settings.ui)
+        install_shortcuts(self)
         theme.changed.connect(self._on_theme)
         self._recheck = QTimer(self)
         self._recheck.setSingleShot(True)
@@ -115,7 +120,8 @@ class MainWindow(QMainWindow):
         self.title = ElidedLabel(self.tr("Nouvelle conversation"), "ConversationTitle")
         self.title.setMinimumWidth(120)
         head.addWidget(self.title, 1)
-        head.addWidget(label(self.tr("MODÈLE"), "HeaderCaption"))
+        self.model_caption = label(self.tr("MODÈLE"), "HeaderCaption")
+        head.addWidget(self.model_caption)
         self.model_picker = ModelPicker()
         self.model_picker.model_chosen.connect(self._on_model)
         head.addWidget(self.model_picker)
@@ -201,9 +207,6 @@ class MainWindow(QMainWindow):
 
     def _restore_state(self) -> None:
         ui = self.runtime.settings.ui
-        geometry = ui.get("geometry")
-        if isinstance(geometry, str):
-            self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
         # the panel is shown before the splitter sizes come back, so they apply as saved
         self.problems_button.setChecked(bool(ui.get("problems_visible", False)))
         for key, splitter in (("splitter", self.splitter), ("right_splitter", self.right_splitter)):

@@ -126,6 +126,7 @@ class MarksRow(QWidget):
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(MARK_GAP)
         self.marks: list[str] = []
+        self.suppressed = False  # the header is compact: the marks are not shown
 
     def set_profile(self, profile: ModelProfile | None) -> None:
         while (item := self._layout.takeAt(0)) is not None:
@@ -136,4 +137,4 @@ class MarksRow(QWidget):
         for mark in self.marks:
             self._layout.addWidget(label(mark, "ModelMark"))
         self.setToolTip(describe(profile))
-        self.setVisible(bool(self.marks))
+        self.setVisible(bool(self.marks) and not self.suppressed)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from loki_desktop.ui.qt_helpers import button, label
 from loki_desktop.ui.theme import app_icon
+
+INTRO_PX = 620
 
 
 class WelcomePage(QWidget):
@@ -38,13 +41,15 @@ class WelcomePage(QWidget):
             wrap=True,
         )
         intro.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        intro.setFixedWidth(620)  # a fixed width lets the wrapped text take its full height
+        intro.setFixedWidth(INTRO_PX)  # a fixed width lets the wrapped text take its full height
+        self.intro = intro
         intro_row = QHBoxLayout()
         intro_row.addStretch(1)
         intro_row.addWidget(intro)
         intro_row.addStretch(1)
         column.addLayout(intro_row)
-        row = QHBoxLayout()
+        row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.suggestions = row
         row.setSpacing(10)
         row.addStretch(1)
         for text in (
@@ -68,6 +73,21 @@ class WelcomePage(QWidget):
         column.addLayout(self.extra)
         outer.addLayout(column)
         outer.addStretch(3)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """On a narrow window the text wraps shorter and the suggestions stack up."""
+        super().resizeEvent(event)
+        width = event.size().width()
+        self.intro.setFixedWidth(max(200, min(INTRO_PX, width - 48)))
+        wide = width >= self._row_width() + 48
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self.suggestions.direction() != direction:
+            self.suggestions.setDirection(direction)
+
+    def _row_width(self) -> int:
+        items = [self.suggestions.itemAt(i) for i in range(self.suggestions.count())]
+        shown = [w for item in items if item is not None and (w := item.widget()) is not None]
+        return sum(w.sizeHint().width() for w in shown) + self.suggestions.spacing() * len(shown)
 
     def add_panel(self, panel: QWidget) -> None:
         """Centre a panel under the suggestions (the first-run model choice)."""
