@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -53,7 +54,7 @@ class ApprovalDialog(QDialog):
         row = QHBoxLayout()
         row.addStretch(1)
         self.deny_button = button(self.tr("Refuser"))
-        self.allow_button = button(self.tr("Autoriser une fois"), primary=True)
+        self.allow_button = button(self.tr("Autoriser une fois"))
         row.addWidget(self.deny_button)
         row.addWidget(self.allow_button)
         layout.addLayout(row)
@@ -75,6 +76,9 @@ class ShellApprover:
         self.parent = parent
         self.always_allowed: set[tuple[str, str]] = set()
         self.dialog: ApprovalDialog | None = None
+        # told when a command waits for the person and when they answered (the tool card)
+        self.on_ask: Callable[[str], None] = lambda _command: None
+        self.on_answer: Callable[[str, bool], None] = lambda _command, _allowed: None
 
     async def approve_shell(self, command: str, cwd: Path) -> bool:
         key = (command, str(cwd))
@@ -91,6 +95,7 @@ class ShellApprover:
         dialog.finished.connect(finished)
         self.dialog = dialog
         dialog.open()  # window-modal, returns at once: the loop keeps running
+        self.on_ask(command)
         try:
             allowed, always = await answer
         finally:
@@ -101,4 +106,5 @@ class ShellApprover:
             dialog.deleteLater()
         if always:
             self.always_allowed.add(key)
+        self.on_answer(command, allowed)
         return allowed

@@ -20,13 +20,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.ui.images import ThumbnailRow, thumbnail_row
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.markdown_view import MarkdownView, MessageText
 from loki_desktop.ui.qt_helpers import button, label, set_state
+from loki_desktop.ui.theme import info_icon
 
 ARGS_PREVIEW = 70
+# the summary core.tools.native gives a command the person refused (French source text)
+REFUSED_SUMMARY = "refusée par l'utilisateur"
 
 
 class UserMessage(QFrame):
@@ -176,12 +180,27 @@ class ToolCard(QFrame):
         self.result_button.toggled.connect(self.output_view.setVisible)
         self.thumbnails: ThumbnailRow | None = None
 
+    def set_waiting(self) -> None:
+        """Waiting for the person to allow it (the approval dialog is open)."""
+        self.state = "waiting"
+        self.chip.set(_("EN ATTENTE"), "waiting")
+
+    def set_answered(self, allowed: bool) -> None:
+        self.state = "running" if allowed else "refused"
+        if allowed:
+            self.chip.set(self.tr("EN COURS"), "running")
+
     def set_result(
         self, ok: bool, summary: str, output: str, images: Sequence[ImageAttachment] = ()
     ) -> None:
-        self.state = "ok" if ok else "error"
+        refused = not ok and (self.state == "refused" or summary in refusal_summaries())
+        self.state = "refused" if refused else "ok" if ok else "error"
         self.output = output
-        self.chip.set(self.tr("OK") if ok else self.tr("ÉCHEC"), self.state)
+        if refused:
+            # the person said no: nothing failed, so no red
+            self.chip.set(_("REFUSÉ"), "refused")
+        else:
+            self.chip.set(self.tr("OK") if ok else self.tr("ÉCHEC"), self.state)
         set_state(self, "state", self.state)
         if summary:
             self.detail.setText(summary)
@@ -258,15 +277,22 @@ class SkillBadge(QWidget):
         row.addStretch(1)
 
 
-class NoticeLine(QLabel):
-    """Something worth knowing, said quietly."""
+class NoticeLine(QWidget):
+    """Something worth knowing, said quietly, after an "i" icon (an SVG: no font lacks it)."""
 
     def __init__(self, message: str) -> None:
-        super().__init__("ⓘ  " + message)
+        super().__init__()
         self.message = message
-        self.setObjectName("Notice")
-        self.setWordWrap(True)
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        self.icon = QLabel()
+        self.icon.setObjectName("NoticeIcon")
+        self.icon.setPixmap(info_icon().pixmap(16, 16))
+        row.addWidget(self.icon, 0, Qt.AlignmentFlag.AlignTop)
+        self.text = label(message, "Notice", wrap=True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        row.addWidget(self.text, 1)
 
 
 class HarnessNote(QLabel):
@@ -312,6 +338,11 @@ class ErrorCard(QFrame):
     def _retry(self) -> None:
         self.disable_retry()
         self.retry_requested.emit()
+
+
+def refusal_summaries() -> set[str]:
+    """How a refused run_shell's result is summed up in the history (as stored then)."""
+    return {REFUSED_SUMMARY, _(REFUSED_SUMMARY)}
 
 
 def _args_preview(args: dict[str, Any]) -> str:

@@ -257,9 +257,28 @@ class ChatView(QScrollArea):
         if card is not None:
             card.set_result(ok, summary, output, images)
 
+    def tool_waiting(self, command: str) -> None:
+        """run_shell waits for the person's answer: its card says so (not EN COURS)."""
+        card = self._shell_card(command)
+        if card is not None:
+            card.set_waiting()
+
+    def tool_answered(self, command: str, allowed: bool) -> None:
+        card = self._shell_card(command)
+        if card is not None:
+            card.set_answered(allowed)
+
+    def _shell_card(self, command: str) -> ToolCard | None:
+        """The newest running run_shell card for `command`."""
+        for card in reversed(self._tool_cards.values()):
+            running = card.name == "run_shell" and card.state in ("running", "waiting")
+            if running and str(card.args.get("command", "")).strip() == command:
+                return card
+        return None
+
     def interrupt_tools(self) -> None:
         for card in self._tool_cards.values():
-            if card.state == "running":
+            if card.state in ("running", "waiting"):
                 card.set_interrupted()
 
     def add_check(

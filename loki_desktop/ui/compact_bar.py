@@ -98,6 +98,9 @@ class CompactBar(QObject):
         layout.insertWidget(layout.indexOf(window.workspace_picker) + 1, self.folder_button)
         self.model_button.hide()
         self.folder_button.hide()
+        # Tab reaches each where the control it stands for would be
+        QWidget.setTabOrder(window.model_picker, self.model_button)
+        QWidget.setTabOrder(window.workspace_picker, self.folder_button)
         self._wide = (
             window.model_caption,
             window.model_picker,

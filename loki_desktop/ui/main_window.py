@@ -60,6 +60,8 @@ class Session(QObject):
         self.id = conversation_id
         self.view = ChatView(window.renderer)
         self.approver = ShellApprover(window)
+        self.approver.on_ask = self.view.tool_waiting  # the card says EN ATTENTE meanwhile
+        self.approver.on_answer = self.view.tool_answered
         self.runner = TurnRunner(
             self.view,
             lambda: window.runtime.make_agent(self.approver),

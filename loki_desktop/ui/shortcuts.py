@@ -9,6 +9,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
 
 from loki_desktop.core.i18n import _
+from loki_desktop.ui.qt_helpers import set_state
 
 if TYPE_CHECKING:
     from loki_desktop.ui.main_window import MainWindow
@@ -24,6 +25,9 @@ def shortcut_table() -> list[tuple[str, str]]:
         ("Ctrl+,", _("Réglages")),
         ("Échap", _("Arrêter la réponse en cours")),
     ]
+
+
+FOCUS_EVENTS = (QEvent.Type.FocusIn, QEvent.Type.FocusOut)
 
 
 def install_shortcuts(window: MainWindow) -> list[QShortcut]:
@@ -75,6 +79,9 @@ class TypingToComposer(QObject):
         kind = event.type()
         if kind == QEvent.Type.Polish and isinstance(watched, QAbstractButton):
             name_icon_button(watched)
+        elif kind in FOCUS_EVENTS and watched is self.window.composer.input:
+            # the text box has no outline of its own: its frame shows the focus
+            set_state(self.window.composer, "focus", kind == QEvent.Type.FocusIn)
         elif (
             kind == QEvent.Type.KeyPress
             and isinstance(watched, QWidget)

@@ -94,6 +94,12 @@ def app_icon() -> QIcon:
         return QIcon(str(path))
 
 
+def info_icon() -> QIcon:
+    """The "i" of a notice, drawn in the muted colour of the theme in force."""
+    window = QGuiApplication.palette().color(QPalette.ColorRole.Window)
+    return QIcon(resource_path(f"info-{'dark' if window.lightness() < 128 else 'light'}.svg"))
+
+
 def resource_path(name: str) -> str:
     """A file of the resources as a path Qt can read (the package is installed unzipped)."""
     return str(resources.files(RESOURCES).joinpath(name)).replace("\\", "/")
@@ -103,6 +109,7 @@ def style_sheet(palette: Palette) -> str:
     values = asdict(palette)
     values["arrow_down"] = resource_path(f"arrow-down-{palette.name}.svg")
     values["arrow_up"] = resource_path(f"arrow-up-{palette.name}.svg")
+    values["check"] = resource_path(f"check-{palette.name}.svg")
     return Template(resource_text("style.qss")).substitute(values)
 
 

@@ -68,7 +68,8 @@ async def test_deny_does_not_run_and_tells_the_model(
         await finished(window)
         assert not (workspace / "interdit.txt").exists()
         card = last_card(window)
-        assert card.state == "error"
+        assert card.state == "refused"  # said neutrally: REFUSÉ, not a red ÉCHEC
+        assert card.chip.text() == "REFUSÉ"
         assert "refusée" in card.detail.text()
         tool_messages = [m for m in ollama.chat_requests[-1]["messages"] if m["role"] == "tool"]
         assert "did not approve" in tool_messages[-1]["content"]
