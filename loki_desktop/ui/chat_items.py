@@ -69,7 +69,9 @@ class AssistantMessage(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 4, 2, 4)
         layout.setSpacing(2)
-        head = QHBoxLayout()
+        self.head = QWidget()
+        head = QHBoxLayout(self.head)
+        head.setContentsMargins(0, 0, 0, 0)
         speaker = label("LOKI", "Speaker")
         speaker.setProperty("who", "loki")
         head.addWidget(speaker)
@@ -78,7 +80,9 @@ class AssistantMessage(QFrame):
         self.copy_button.setToolTip(self.tr("Copier la réponse (Markdown)"))
         self.copy_button.clicked.connect(self._copy)
         head.addWidget(self.copy_button)
-        layout.addLayout(head)
+        layout.addWidget(self.head)
+        # the answers of one turn's rounds: the first shows the one header, copies them all
+        self.parts: list[AssistantMessage] = [self]
         self.body = MarkdownView(renderer, self)
         layout.addWidget(self.body)
         self.cut_note = label(self.tr("Réponse interrompue."), "Notice")
@@ -101,8 +105,14 @@ class AssistantMessage(QFrame):
     def markdown(self) -> str:
         return self.body.markdown()
 
+    def add_part(self, later: AssistantMessage) -> None:
+        """`later` answers in the same turn, after a tool round: no second "LOKI" header."""
+        later.head.hide()
+        self.parts.append(later)
+
     def _copy(self) -> None:
-        QGuiApplication.clipboard().setText(self.body.markdown())
+        texts = [part.markdown() for part in self.parts if part.markdown().strip()]
+        QGuiApplication.clipboard().setText("\n\n".join(texts))
 
 
 class Chip(QLabel):
@@ -320,11 +330,12 @@ class ErrorCard(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(10)
-        chip = Chip(self.tr("ERREUR"), "error")
-        layout.addWidget(chip, 0, Qt.AlignmentFlag.AlignTop)
-        text = label(message, "CardTitle", wrap=True)
-        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(text, 1)
+        self.chip = Chip(self.tr("ERREUR"), "error")
+        layout.addWidget(self.chip, 0, Qt.AlignmentFlag.AlignTop)
+        self.text = label(message, "CardTitle", wrap=True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.text, 1)
+        self.offline = False
         self.retry_button: QPushButton | None = None
         if can_retry:
             self.retry_button = button(self.tr("Réessayer"), primary=True)
@@ -334,6 +345,21 @@ class ErrorCard(QFrame):
     def disable_retry(self) -> None:
         if self.retry_button is not None:
             self.retry_button.setEnabled(False)
+
+    def enable_retry(self) -> None:
+        if self.retry_button is not None:
+            self.retry_button.setEnabled(True)
+
+    def set_offline(self) -> None:
+        """The server is not there: the banner above says so and how to fix it, so this card
+        only keeps the message and its Réessayer (the error is not told twice)."""
+        self.offline = True
+        self.chip.set(_("NON ENVOYÉ"), "waiting")
+        self.text.setText(
+            _("Ollama ne répond pas (voir le bandeau en haut). Réessayez quand il tourne.")
+        )
+        self.text.setToolTip(self.message)
+        set_state(self, "state", "waiting")
 
     def _retry(self) -> None:
         self.disable_retry()

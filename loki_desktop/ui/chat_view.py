@@ -36,6 +36,7 @@ class ChatView(QScrollArea):
     """Small mutators for a live turn, and `open` for a stored conversation (lazily)."""
 
     retry_requested = Signal()
+    following_changed = Signal(bool)  # the view follows the newest message (or was scrolled up)
 
     def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +63,8 @@ class ChatView(QScrollArea):
         self._layout.addWidget(self._older)
         self._layout.addStretch(1)
         self._streaming: AssistantMessage | None = None
+        self._turn_head: AssistantMessage | None = None  # the live turn's first answer
+        self._retried: ErrorCard | None = None  # its Réessayer runs now
         self._thinking: ThinkingBlock | None = None
         self._tool_cards: dict[str, ToolCard] = {}
         self._known_results: dict[str, ChatMessage] = {}
@@ -123,13 +126,15 @@ class ChatView(QScrollArea):
             self._layout.removeWidget(widget)
             widget.deleteLater()
         self._streaming = None
+        self._turn_head = None
+        self._retried = None
         self._thinking = None
         self._tool_cards.clear()
         self._known_results.clear()
         self._loader = None
         self._oldest_id = None
         self._has_more = False
-        self._follow = True
+        self._set_follow(True)
         self._pin_from_bottom = None
 
     def open(self, loader: PageLoader) -> None:
@@ -164,11 +169,13 @@ class ChatView(QScrollArea):
             if message.role == "tool" and message.tool_call_id:
                 self._known_results[message.tool_call_id] = message
         widgets: list[QWidget] = []
+        head: AssistantMessage | None = None  # the first answer of the turn being read
         for message in messages:
             match message:
                 case ChatMessage(role="user", origin="harness"):
                     widgets.append(HarnessNote(message.content))
                 case ChatMessage(role="user"):
+                    head = None
                     widgets.append(UserMessage(message.content, message.images))
                     skill = message.extra.get("skill")
                     if isinstance(skill, dict) and skill.get("title"):
@@ -180,6 +187,10 @@ class ChatView(QScrollArea):
                         answer = AssistantMessage(self.renderer)
                         answer.set_markdown(message.content)
                         answer.finish(cut=message.cut and not message.tool_calls)
+                        if head is None:
+                            head = answer
+                        else:
+                            head.add_part(answer)
                         widgets.append(answer)
                     for call in message.tool_calls:
                         card = self._new_tool_card(call.id, call.name, call.args)
@@ -206,7 +217,8 @@ class ChatView(QScrollArea):
 
     def add_user_message(self, text: str, images: Sequence[ImageAttachment] = ()) -> UserMessage:
         self.end_answer()
-        self._follow = True
+        self._set_follow(True)
+        self._turn_head = None
         for item in self.items():
             if isinstance(item, ErrorCard):
                 # a retry answers the newest message: an older card no longer can
@@ -233,6 +245,10 @@ class ChatView(QScrollArea):
         self.end_thinking()
         if self._streaming is None:
             self._streaming = self._add(AssistantMessage(self.renderer))
+            if self._turn_head is None:
+                self._turn_head = self._streaming
+            else:
+                self._turn_head.add_part(self._streaming)
         self._streaming.append_text(text)
 
     def end_answer(self, *, cut: bool = False) -> None:
@@ -298,8 +314,29 @@ class ChatView(QScrollArea):
     def add_error(self, message: str, *, can_retry: bool = True) -> ErrorCard:
         self.end_answer(cut=True)
         card = self._add(ErrorCard(message, can_retry=can_retry))
-        card.retry_requested.connect(self.retry_requested)
+        card.retry_requested.connect(lambda: self._retry(card))
         return card
+
+    def _retry(self, card: ErrorCard) -> None:
+        self._retried = card
+        self._turn_head = None  # the retry's answer gets its own header
+        self.retry_requested.emit()
+
+    def last_error(self) -> ErrorCard | None:
+        errors = [item for item in self.items() if isinstance(item, ErrorCard)]
+        return errors[-1] if errors else None
+
+    def turn_ended(self, reason: str) -> None:
+        """A retried turn is over: its old card goes (answered now, or replaced by the new
+        one); a retry that was stopped leaves it, to try again."""
+        card, self._retried = self._retried, None
+        if card is None:
+            return
+        if reason == "cancelled":
+            card.enable_retry()
+            return
+        self._layout.removeWidget(card)
+        card.deleteLater()
 
     def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
         card = ToolCard(call_id, name, args)
@@ -312,8 +349,17 @@ class ChatView(QScrollArea):
 
     # --- scrolling: follow the stream, keep the place when older pages arrive ---------
 
+    @property
+    def following(self) -> bool:
+        return self._follow
+
+    def _set_follow(self, follow: bool) -> None:
+        if follow != self._follow:
+            self._follow = follow
+            self.following_changed.emit(follow)
+
     def scroll_to_bottom(self) -> None:
-        self._follow = True
+        self._set_follow(True)
         self._pin_from_bottom = None
         self._set_value(self.verticalScrollBar().maximum())
 
@@ -349,7 +395,7 @@ class ChatView(QScrollArea):
             return
         bar = self.verticalScrollBar()
         self._pin_from_bottom = None
-        self._follow = value >= bar.maximum() - 8
+        self._set_follow(value >= bar.maximum() - 8)
         if value <= LOAD_MARGIN_PX and self._has_more:
             self._older_timer.start()
 

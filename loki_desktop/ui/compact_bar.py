@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 FIRST_SIZE = QSize(1240, 820)  # what a new window asks for on a roomy screen
 MIN_SIZE = QSize(800, 560)  # every control stays reachable down to this
 FRAME_ALLOWANCE_PX = 32  # a title bar, before the window manager has framed the window
-COMPACT_TEXT_PX = 96
+COMPACT_TEXT_PX = 76
 COMPACT_MARGINS = (10, 8, 8, 8)  # a compact menu button shows at most this much of its text
 SIDEBAR_KEY = "sidebar_visible"
 
@@ -143,6 +143,7 @@ class CompactBar(QObject):
     def update_mode(self) -> None:
         compact = self.header.width() < self.full_width()
         if compact == self.compact:
+            self._fit_sidebar()
             return
         self.compact = compact
         marks = self.window.model_marks
@@ -157,6 +158,19 @@ class CompactBar(QObject):
         layout.setSpacing(6 if compact else self._spacing)
         self.window.title.setMinimumWidth(60 if compact else self._title_min)
         self._texts()
+        self._fit_sidebar()
+
+    def _fit_sidebar(self) -> None:
+        """The sidebar gives up width (down to its minimum) when the top bar lacks it."""
+        layout = self.header.layout()
+        assert layout is not None
+        lacking = layout.minimumSize().width() - self.header.width()
+        splitter = self.window.splitter
+        side, rest = splitter.sizes()
+        room = side - self.window.conversations.minimumWidth()
+        if lacking > 0 and room > 0 and not self.window.conversations.isHidden():
+            give = min(lacking, room)
+            splitter.setSizes([side - give, rest + give])
 
     def _texts(self) -> None:
         picker = self.window.model_picker

@@ -28,7 +28,7 @@ from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.ports import BackendError, BackendUnreachable, ModelProfile
 from loki_desktop.ui.approval import ShellApprover
 from loki_desktop.ui.attachments import Attachments
-from loki_desktop.ui.backend_status import ModelPicker, OllamaBanner
+from loki_desktop.ui.backend_status import ModelPicker
 from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
 from loki_desktop.ui.compact_bar import CompactBar, Sidebar, place_window
 from loki_desktop.ui.composer import Composer
@@ -41,7 +41,9 @@ from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
 from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
 from loki_desktop.ui.runtime import OllamaNoAnswer, Runtime
 from loki_desktop.ui.shortcuts import install_shortcuts
+from loki_desktop.ui.stream_status import StreamStatus
 from loki_desktop.ui.theme import Theme, app_icon
+from loki_desktop.ui.turn_errors import Banner, watch_turn
 from loki_desktop.ui.turns import TurnRunner
 from loki_desktop.ui.welcome import WelcomePage
 from loki_desktop.ui.workspace_picker import WorkspacePicker, remember_recent
@@ -141,7 +143,7 @@ class MainWindow(QMainWindow):
         self.settings_button.clicked.connect(self.open_settings)
         head.addWidget(self.settings_button)
 
-        self.banner = OllamaBanner()
+        self.banner = Banner()
         self.banner.retry_requested.connect(self.check_backend)
         self.banner.settings_requested.connect(self.open_settings)
         self.notice_bar = NoticeBar()
@@ -164,6 +166,8 @@ class MainWindow(QMainWindow):
         chat_layout.setContentsMargins(0, 0, 0, 0)
         chat_layout.setSpacing(0)
         chat_layout.addWidget(self.stack, 1)
+        self.stream_status = StreamStatus()
+        chat_layout.addWidget(self.stream_status)
         composer_box = QHBoxLayout()
         composer_box.setContentsMargins(24, 8, 24, 16)
         composer_box.addWidget(self.composer)
@@ -248,6 +252,7 @@ class MainWindow(QMainWindow):
         self.title.set_full_text(self.tr("Nouvelle conversation"))
         self.conversations.select(None)
         self.composer.set_busy(False)
+        self.stream_status.follow(None, False)
         self.composer.input.setFocus()
 
     def open_conversation(self, conversation_id: str) -> None:
@@ -266,6 +271,7 @@ class MainWindow(QMainWindow):
         session.view.retry_requested.connect(lambda: self.retry(session))
         session.runner.busy_changed.connect(lambda busy: self._on_busy(session, busy))
         session.runner.finished.connect(lambda _reason: self._on_finished(session))
+        watch_turn(self, session)
         self.sessions[conversation_id] = session
         self.stack.addWidget(session.view)
         return session
@@ -276,6 +282,7 @@ class MainWindow(QMainWindow):
         self.conversations.select(session.id)
         self.title.set_full_text(self._title_of(session.id))
         self.composer.set_busy(session.runner.busy)
+        self.stream_status.follow(session.view, session.runner.busy)
         if not self.conversations.list.hasFocus():  # opened from the list: Up/Down go on there
             self.composer.input.setFocus()
 
@@ -365,6 +372,7 @@ class MainWindow(QMainWindow):
     def _on_busy(self, session: Session, busy: bool) -> None:
         if session is self.current:
             self.composer.set_busy(busy)
+            self.stream_status.follow(session.view, busy)
 
     def _on_finished(self, session: Session) -> None:
         current = self.current.id if self.current else None
@@ -457,7 +465,7 @@ class MainWindow(QMainWindow):
         if model and model not in self._server_models:
             self.banner.show_missing_model(self.runtime.host, model)
         else:
-            self.banner.hide()
+            self.banner.clear(self.runtime.host)
         profile = self.runtime.profile_of(model) if model in self._server_models else None
         self.model_marks.set_profile(profile)
         self.composer.set_vision(self._vision_refusal(model, profile))

@@ -1,0 +1,104 @@
+"""Errors told once: the banner says the server is gone (and "connecté" when it is back); a
+turn that failed for that reason keeps a quiet card with its Réessayer, not a second error."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QTimer
+
+from loki_desktop.core.i18n import _
+from loki_desktop.ui.backend_status import OllamaBanner
+from loki_desktop.ui.qt_helpers import set_state
+
+if TYPE_CHECKING:
+    from loki_desktop.ui.main_window import MainWindow, Session
+
+CONNECTED_MS = 3000  # how long "Connecté" stays once the server is back
+SERVER_DOWN = ("unreachable", "no_answer", "error")  # the server itself, not a model choice
+
+
+class Banner(OllamaBanner):
+    """The Ollama banner, knowing which problem it shows, and saying when it is solved."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.problem = ""
+        self._connected = QTimer(self)
+        self._connected.setSingleShot(True)
+        self._connected.setInterval(CONNECTED_MS)
+        self._connected.timeout.connect(self._end_connected)
+
+    def _showing(self, problem: str) -> None:
+        self._connected.stop()
+        self.problem = problem
+        set_state(self, "state", "problem")
+        self.body.show()
+        self.retry_button.show()
+        self.settings_button.show()
+
+    def show_unreachable(self, host: str) -> None:
+        self._showing("unreachable")
+        super().show_unreachable(host)
+
+    def show_no_answer(self, host: str, message: str) -> None:
+        self._showing("no_answer")
+        super().show_no_answer(host, message)
+
+    def show_error(self, host: str, message: str) -> None:
+        self._showing("error")
+        super().show_error(host, message)
+
+    def show_no_model(self, host: str) -> None:
+        self._showing("no_model")
+        super().show_no_model(host)
+
+    def show_missing_model(self, host: str, model: str) -> None:
+        self._showing("missing_model")
+        super().show_missing_model(host, model)
+
+    @property
+    def server_down(self) -> bool:
+        return self.isVisible() and self.problem in SERVER_DOWN
+
+    def clear(self, host: str) -> None:
+        """Nothing wrong (any more): after a server problem, "Connecté" for a moment."""
+        was_down = self.problem in SERVER_DOWN and not self.isHidden()
+        self.problem = ""
+        if not was_down:
+            if not self._connected.isActive():
+                self.hide()
+            return
+        self.title.setText(_("Connecté à {host}").format(host=host))
+        self.body.hide()
+        self.retry_button.hide()
+        self.settings_button.hide()
+        set_state(self, "state", "ok")
+        self.show()
+        self._connected.start()
+
+    def _end_connected(self) -> None:
+        self.hide()
+        set_state(self, "state", "problem")
+
+
+def watch_turn(window: MainWindow, session: Session) -> None:
+    """Hook a session's turns: a failed one asks whether the server is there at all."""
+    session.runner.finished.connect(session.view.turn_ended)
+    session.runner.finished.connect(
+        lambda reason: (
+            window.tasks.spawn(_after_failure(window, session)) if reason == "error" else None
+        )
+    )
+
+
+async def _after_failure(window: MainWindow, session: Session) -> None:
+    check = window.check_backend()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.shield(check)
+    banner = window.banner
+    card = session.view.last_error()
+    if isinstance(banner, Banner) and banner.server_down and card is not None:
+        card.set_offline()
