@@ -258,7 +258,9 @@ class ConversationList(QFrame):
         item.setData(ID_ROLE, info.id)
         count = info.message_count
         size = self.tr("1 message") if count == 1 else self.tr("{n} messages").format(n=count)
-        item.setData(META_ROLE, f"{size} · {when(info.updated_at)}")
+        # a conversation just made has no message stored yet: its age only, not "0 messages"
+        meta = f"{size} · {when(info.updated_at)}" if count else when(info.updated_at)
+        item.setData(META_ROLE, meta)
         item.setToolTip(info.title)
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         return item

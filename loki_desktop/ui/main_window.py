@@ -64,6 +64,7 @@ class Session(QObject):
         self.approver = ShellApprover(window)
         self.approver.on_ask = self.view.tool_waiting  # the card says EN ATTENTE meanwhile
         self.approver.on_answer = self.view.tool_answered
+        self.after_failure: asyncio.Task[None] | None = None  # is the server gone? (turn_errors)
         self.runner = TurnRunner(
             self.view,
             lambda: window.runtime.make_agent(self.approver),

@@ -229,7 +229,13 @@ class MarkdownRenderer:
     def _render_blockquote_open(
         self, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
     ) -> str:
-        return f'<blockquote style="color:{self.palette.muted}; margin-left:16px;">'
+        # ink, not the muted grey: a quote is text to read (Qt draws no left rule on a
+        # block, so a tinted background and italics set it apart)
+        palette = self.palette
+        return (
+            f'<blockquote style="color:{palette.ink}; background-color:{palette.code_bg}; '
+            'font-style:italic; margin-left:12px; margin-right:0px;">'
+        )
 
 
 def _without_first_head(rendered: str) -> str:

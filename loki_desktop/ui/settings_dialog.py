@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
-from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
+from loki_desktop.core.settings import Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
@@ -69,7 +70,9 @@ class GeneralPage(QWidget):
         form.setSpacing(10)
         host_row = QHBoxLayout()
         self.host = QLineEdit(settings.host)
-        self.host.setPlaceholderText(DEFAULT_HOST)
+        # empty, the field means "the default": show the host that then really is used
+        # ($OLLAMA_HOST when set), not a fixed 127.0.0.1:11434
+        self.host.setPlaceholderText(resolve_host(None, Settings()))
         host_row.addWidget(self.host, 1)
         self.test_button = button(self.tr("Tester la connexion"))
         self.test_button.clicked.connect(self.test_connection)
@@ -316,6 +319,13 @@ class SettingsDialog(QDialog):
         bar.setObjectName("Footer")
         bar_layout = QHBoxLayout(bar)
         bar_layout.setContentsMargins(16, 10, 16, 10)
+        # the MCP page saves each change at once: Enregistrer is not what keeps it
+        self.footer_note = label(
+            _("Les serveurs MCP s'enregistrent dès qu'on les change (un paramètre : Entrée)."),
+            "FieldHelp",
+        )
+        self.footer_note.hide()
+        bar_layout.addWidget(self.footer_note)
         bar_layout.addStretch(1)
         self.cancel_button = button(self.tr("Annuler"))
         self.save_button = button(self.tr("Enregistrer"), primary=True)
@@ -330,6 +340,7 @@ class SettingsDialog(QDialog):
         self.finished.connect(self._closed)
 
     def _page_shown(self, row: int) -> None:
+        self.footer_note.setVisible(self.PAGES[row] == "mcp")
         if self.PAGES[row] == "models" and not self.models.names:
             self.models.refresh()  # asked when first looked at, not at every opening
 

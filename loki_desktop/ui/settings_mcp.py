@@ -20,12 +20,15 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp import secret_values
 from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
 from loki_desktop.core.mcp.service import ImportReport, McpService, ServerView
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStoreUnavailable
+from loki_desktop.ui.busy_line import BusyLine
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 
 TOOLS_SHOWN = 12
@@ -100,12 +103,9 @@ class ServerCard(QFrame):
         self.test_button = button(self.tr("Tester"))
         self.test_button.clicked.connect(self._test)
         actions.addWidget(self.test_button)
-        self.save_button: QWidget | None = None
-        if self.fields:
-            save = button(self.tr("Enregistrer les paramètres"))
-            save.clicked.connect(self._save_params)
-            actions.addWidget(save)
-            self.save_button = save
+        self.testing: asyncio.Task[None] | None = None
+        self.progress = BusyLine()  # while a test runs (a server may take long to answer)
+        actions.addWidget(self.progress, 1)
         actions.addStretch(1)
         if view.custom:
             remove = button(self.tr("Retirer"), danger=True)
@@ -131,6 +131,9 @@ class ServerCard(QFrame):
             else:
                 text = self.tr("secret : gardé dans le trousseau système")
             field.setPlaceholderText(text)
+        # one way to save on this page: at once, like the on/off switch (Enter, or leaving
+        # the field); the dialog's Enregistrer is for its other pages
+        field.editingFinished.connect(self._save_if_changed)
         self.fields[name] = field
         return field
 
@@ -177,9 +180,14 @@ class ServerCard(QFrame):
     def _on_toggle(self, checked: bool) -> None:
         self.page.set_enabled(self, checked)
 
-    def _save_params(self) -> None:
+    def _save_if_changed(self) -> None:
+        if any(field.isModified() for field in self.fields.values()):
+            self.save_params()
+
+    def save_params(self) -> None:
         values: dict[str, str | None] = {}
         for name, field in self.fields.items():
+            field.setModified(False)
             text = field.text().strip()
             if field.echoMode() == QLineEdit.EchoMode.Password and not text:
                 continue  # an empty secret field keeps the stored secret
@@ -196,23 +204,43 @@ class ServerCard(QFrame):
         self.page.run(lambda: service.set_params(server_id, values), self, then=saved)
 
     def _test(self) -> None:
-        self.test_button.setEnabled(False)
+        if self.testing is not None and not self.testing.done():
+            self.testing.cancel()  # the button says "Arrêter le test" meanwhile
+            return
+        self.test_button.setText(_("Arrêter le test"))
+        self.progress.start()
         self.show_message(self.tr("Test en cours : démarrage du serveur…"), error=False)
-        self.page.tasks.spawn(self._run_test())
+        self.testing = self.page.tasks.spawn(self._run_test())
 
     async def _run_test(self) -> None:
         page, server_id = self.page, self.server_id
+        result: TestResult | None = None
         try:
             result = await page.service.test(server_id)
         except McpConfigError as exc:
             result = TestResult(False, str(exc))
+        except asyncio.CancelledError:
+            if page.closing:
+                raise  # the dialog closes: no card to tell
         finally:
+            self.testing = None
             # the cards may have been rebuilt meanwhile (reload): this one may be deleted
             card = page.cards.get(server_id)
-            if card is not None:
-                card.test_button.setEnabled(True)
-        if card is not None:
+            if isValid(self):
+                self.end_test()
+            if card is not None and card is not self:
+                card.end_test()
+        if card is None:
+            return
+        if result is None:
+            card.show_message(_("Test arrêté."), error=False)
+        else:
             card.show_test_result(result)
+
+    def end_test(self) -> None:
+        self.progress.stop()
+        self.test_button.setText(self.tr("Tester"))
+        self.test_button.setEnabled(True)
 
     def show_test_result(self, result: TestResult) -> None:
         if not result.ok:
@@ -240,6 +268,7 @@ class McpPage(QWidget):
         super().__init__()
         self.service = service
         self.on_enabled = on_enabled
+        self.closing = False
         self.tasks = OwnedTasks()
         self.cards: dict[str, ServerCard] = {}
         self.file_dialog: QFileDialog | None = None
@@ -326,6 +355,7 @@ class McpPage(QWidget):
         self._unsubscribe = service.manager.subscribe(self._on_status)
 
     def close_page(self) -> None:
+        self.closing = True
         self._unsubscribe()
         self.tasks.cancel_soon()
 

@@ -87,11 +87,12 @@ class Banner(OllamaBanner):
 def watch_turn(window: MainWindow, session: Session) -> None:
     """Hook a session's turns: a failed one asks whether the server is there at all."""
     session.runner.finished.connect(session.view.turn_ended)
-    session.runner.finished.connect(
-        lambda reason: (
-            window.tasks.spawn(_after_failure(window, session)) if reason == "error" else None
-        )
-    )
+
+    def ended(reason: str) -> None:
+        if reason == "error":
+            session.after_failure = window.tasks.spawn(_after_failure(window, session))
+
+    session.runner.finished.connect(ended)
 
 
 async def _after_failure(window: MainWindow, session: Session) -> None:

@@ -10,7 +10,8 @@ from typing import Any
 
 import keyring
 import shiboken6
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit, QPushButton
 
 from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.services import Services
@@ -201,9 +202,10 @@ async def test_mcp_secret_parameters_are_masked_and_kept_in_the_keyring(
         card = dialog.mcp.cards["context7"]
         field = card.fields["CONTEXT7_API_KEY"]
         assert field.echoMode() == QLineEdit.EchoMode.Password
-        field.setText("sk-tres-secret-1234")
-        assert card.save_button is not None
-        card.save_button.click()  # type: ignore[attr-defined]
+        # one way to save on this page: at once, when the field is left (Enter here)
+        field.setFocus()
+        qtbot.keyClicks(field, "sk-tres-secret-1234")
+        qtbot.keyClick(field, Qt.Key.Key_Return)
         await wait_until(lambda: card.result.text() == "Paramètres enregistrés.")
         assert memory_keyring.values[("loki-desktop", "mcp/context7/CONTEXT7_API_KEY")] == (
             "sk-tres-secret-1234"
@@ -307,8 +309,10 @@ async def test_a_keyring_waiting_to_be_unlocked_leaves_the_window_running(
         dialog = open_dialog(window, qtbot)
         page = dialog.mcp
         card = page.cards["context7"]
-        card.fields["CONTEXT7_API_KEY"].setText("sk-attend-le-trousseau")
-        card.save_button.click()  # type: ignore[attr-defined]
+        field = card.fields["CONTEXT7_API_KEY"]
+        field.setFocus()
+        qtbot.keyClicks(field, "sk-attend-le-trousseau")
+        qtbot.keyClick(field, Qt.Key.Key_Return)
 
         # the keyring is asked in a worker thread: meanwhile this loop (the window's) runs,
         # and the page shows it is busy (on the GUI thread this test could not even go on)
@@ -326,3 +330,32 @@ async def test_a_keyring_waiting_to_be_unlocked_leaves_the_window_running(
             "sk-attend-le-trousseau"
         )
         await close(dialog)
+
+
+async def test_an_mcp_test_shows_it_runs_and_can_be_stopped(
+    services: Services, qtbot: Any, ollama: FakeOllama
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        page = dialog.mcp
+        page.add_button.click()
+        page.new_name.setText("muet")
+        page.new_target.setText(shlex.join([sys.executable, script("never_answers")]))
+        assert await page.add_from_form()
+        card = page.cards["muet"]
+        # one way to save on this page: no per-card button, the dialog says so on this page
+        assert not [b for b in card.findChildren(QPushButton) if "Enregistrer" in b.text()]
+        dialog.show_page("mcp")
+        assert dialog.footer_note.isVisibleTo(dialog)
+        card.test_button.click()
+        assert card.progress.running
+        assert card.progress.isVisibleTo(card)
+        assert card.test_button.text() == "Arrêter le test"
+        await wait_until(lambda: card.progress.seconds.text() != "0 s", what="it counts")
+        card.test_button.click()  # the server never answers: the person stops waiting
+        await wait_until(lambda: card.result.text() == "Test arrêté.")
+        assert not card.progress.running
+        assert not card.progress.isVisibleTo(card)
+        assert card.test_button.text() == "Tester"
+        await close(dialog)
+        await window.runtime.mcp.manager.settle()  # the test connection closes

@@ -1,0 +1,202 @@
+"""Honest states: the offline error told once, "connecté", a retried card cleared, the streaming
+line and its jump button, one header per turn, a refusal after a restart, the sidebar's count,
+the host Loki really uses, readable quotes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+
+from loki_desktop.core.services import Services
+from loki_desktop.ui.chat_items import AssistantMessage, Chip, ErrorCard, ToolCard
+from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.theme import LIGHT
+from loki_desktop.ui.turn_errors import Banner
+from tests.fakes.ollama_server import FakeOllama, Reply
+from tests.ui.helpers import open_window, wait_until
+
+
+async def send_and_wait(window: MainWindow, text: str) -> None:
+    window.composer.set_text(text)
+    window.composer.submit()
+    await wait_until(lambda: window.current is not None and not window.current.runner.busy)
+
+
+def chips(window: MainWindow) -> list[str]:
+    assert window.current is not None
+    return [chip.text() for chip in window.current.view.findChildren(Chip) if chip.isVisible()]
+
+
+async def test_offline_is_said_once_then_connected_and_the_retried_card_goes(
+    qtbot: Any, services: Services, offline_host: str
+) -> None:
+    async with open_window(services, qtbot, offline_host) as window:
+        banner = window.banner
+        assert isinstance(banner, Banner)
+        await wait_until(lambda: banner.server_down)
+        await send_and_wait(window, "Bonjour")
+        view = window.current.view  # type: ignore[union-attr]
+        card = view.last_error()
+        assert card is not None
+        await wait_until(lambda: card.offline, what="the card leaves the error to the banner")
+        # told once: the banner explains; the card keeps the message and its Réessayer
+        assert banner.isVisible()
+        assert "ERREUR" not in chips(window)
+        assert chips(window) == ["NON ENVOYÉ"]
+        assert card.retry_button is not None
+        assert card.retry_button.isEnabled()
+
+        # Ollama starts where Loki looks for it
+        server = FakeOllama(port=urlparse(offline_host).port or 0).start()
+        try:
+            server.script(Reply.text("Me voilà."))
+            banner.retry_button.click()
+            await wait_until(lambda: banner.property("state") == "ok")
+            assert banner.title.text().startswith("Connecté à ")
+            assert not banner.retry_button.isVisible()
+            await wait_until(lambda: not banner.isVisible(), what="'connecté' goes by itself")
+
+            card.retry_button.click()
+            await wait_until(lambda: not window.current.runner.busy)  # type: ignore[union-attr]
+            await wait_until(lambda: card not in view.items(), what="the answered card goes")
+            assert not any(isinstance(item, ErrorCard) for item in view.items())
+            answers = [i for i in view.items() if isinstance(i, AssistantMessage)]
+            assert [a.markdown() for a in answers] == ["Me voilà."]
+        finally:
+            server.stop()
+
+
+async def test_a_server_error_keeps_its_error_card(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        ollama.script(Reply.http_error(500, "GPU en feu"))
+        await send_and_wait(window, "Bonjour")
+        card = window.current.view.last_error()  # type: ignore[union-attr]
+        assert card is not None
+        # the server answered (with an error): nothing for the banner, the card says it
+        session = window.current
+        assert session is not None
+        await wait_until(lambda: session.after_failure is not None and session.after_failure.done())
+        assert not window.banner.isVisible()
+        assert not card.offline
+        assert "ERREUR" in chips(window)
+
+
+async def test_the_streaming_line_and_the_jump_to_latest_button(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        status = window.stream_status
+        assert not status.isVisible()
+        words = [f"ligne {n}\n\n" for n in range(400)]
+        ollama.script(Reply.text(*words, token_delay=0.01))
+        window.composer.set_text("Raconte longuement")
+        window.composer.submit()
+        session = window.current
+        assert session is not None
+        await wait_until(lambda: status.isVisible())
+        assert status.text.text().startswith("Loki répond…")
+        assert not status.jump_button.isVisible()  # following the answer: nothing to jump to
+        bar = session.view.verticalScrollBar()
+        await wait_until(lambda: bar.maximum() > 200, what="the answer outgrows the view")
+        bar.setValue(0)  # the person scrolls up to read
+        await wait_until(lambda: status.jump_button.isVisible())
+        status.jump_button.click()
+        assert session.view.following
+        assert not status.jump_button.isVisible()
+        await wait_until(lambda: not session.runner.busy, within=60)
+        assert not status.isVisible()
+
+
+async def test_one_turn_has_one_loki_header_and_copies_whole(
+    ollama: FakeOllama, qtbot: Any, services: Services, workspace: Path
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        window.workspace_picker.choose(str(workspace))
+        ollama.script(
+            Reply.tool("list_files", {"path": "."}, tokens=("Je regarde le dossier.",)),
+            Reply.text("Il est vide."),
+        )
+        await send_and_wait(window, "Que contient le dossier ?")
+        for view_items in (
+            window.current.view.items(),  # type: ignore[union-attr]
+            await reopened(window),
+        ):
+            answers = [i for i in view_items if isinstance(i, AssistantMessage)]
+            assert len(answers) == 2
+            first, second = answers
+            assert not first.head.isHidden()
+            assert second.head.isHidden()
+            first.copy_button.click()
+            copied = QGuiApplication.clipboard().text()
+            assert copied == "Je regarde le dossier.\n\nIl est vide."
+
+
+async def reopened(window: MainWindow) -> list[Any]:
+    assert window.current is not None
+    conversation = window.current.id
+    window.new_conversation()
+    window.open_conversation(conversation)
+    assert window.current is not None
+    return window.current.view.items()
+
+
+async def test_a_refused_command_still_says_refuse_after_a_restart(
+    ollama: FakeOllama, qtbot: Any, services: Services, workspace: Path
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        window.workspace_picker.choose(str(workspace))
+        ollama.script(Reply.tool("run_shell", {"command": "touch y.txt"}), Reply.text("Soit."))
+        window.composer.set_text("Crée y.txt")
+        window.composer.submit()
+        approver = window.current.approver  # type: ignore[union-attr]
+        await wait_until(lambda: approver.dialog is not None)
+        approver.dialog.deny_button.click()  # type: ignore[union-attr]
+        await wait_until(lambda: not window.current.runner.busy)  # type: ignore[union-attr]
+        items = await reopened(window)
+        card = next(i for i in items if isinstance(i, ToolCard))
+        assert card.chip.text() == "REFUSÉ"
+        assert card.state == "refused"
+
+
+async def test_a_new_conversation_does_not_say_0_messages(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        conversation = window.runtime.new_conversation("Vide pour l'instant")
+        window.conversations.refresh()
+        from loki_desktop.ui.conversations import META_ROLE
+
+        metas = [
+            str(window.conversations.list.item(i).data(META_ROLE))
+            for i in range(window.conversations.list.count())
+        ]
+        assert conversation in window.conversations.ids()
+        assert not any("0 message" in meta for meta in metas)
+        assert metas == ["à l'instant"]
+
+
+async def test_the_host_field_shows_the_host_loki_uses(
+    qtbot: Any, services: Services, offline_host: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", offline_host)
+    async with open_window(services, qtbot) as window:
+        assert window.runtime.host == offline_host
+        dialog = window.open_settings()
+        try:
+            assert dialog.general.host.text() == ""
+            assert dialog.general.host.placeholderText() == offline_host
+        finally:
+            dialog.reject()
+
+
+def test_a_quote_is_written_in_ink_not_muted_grey() -> None:
+    html = MarkdownRenderer(LIGHT, "Copier").render("> Une citation à lire")
+    assert f"color:{LIGHT.ink}" in html
+    assert LIGHT.muted not in html
