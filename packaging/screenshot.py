@@ -1,6 +1,7 @@
 """Screenshots of the real window under Xvfb, to look at the result before calling it done.
 
     .venv/bin/python packaging/screenshot.py [--out build/screenshots] [--theme light|dark]
+                                             [--lang fr|en]
 
 Starts Xvfb (unless a DISPLAY is given with --display), a scripted Ollama server
 (tests/fakes/demo_conversation.py) and then, each in its own process, the real app:
@@ -16,6 +17,12 @@ Starts Xvfb (unless a DISPLAY is given with --display), a scripted Ollama server
                               to a vision model shown as a thumbnail; one waiting in the composer
     model-picker.png          the model list open, each model with its capability marks
     settings-reflexion.png    Réglages › Général: the Réflexion and tool-mode rows
+    main-window-1024x640.png  the reopened conversation on a 1024×640 screen (compact top bar)
+    main-window-800x560.png   the same at the smallest size the window supports
+    approval.png              a run_shell command waiting for approval (EN ATTENTE)
+
+--lang picks the language of the window (LANGUAGE for the app's processes);
+each file name then ends with "-<lang>" unless the language is French (the README's).
 
 Debian packages: xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libegl1
@@ -40,19 +47,22 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SCREEN = (1440, 1200)
-SCENES = ("live", "reopen", "offline", "models")
+SCENES = ("live", "reopen", "small", "offline", "models")
+LANGUAGES = ("fr", "en")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / "build" / "screenshots")
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
+    parser.add_argument("--lang", choices=LANGUAGES, default="fr")
     parser.add_argument("--display", help="use this X display instead of starting Xvfb")
     parser.add_argument("--scene", choices=SCENES, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scene:
         return run_scene(args.scene, args.out, args.home, args.theme)
+    os.environ["LOKI_SHOT_SUFFIX"] = "" if args.lang == "fr" else f"-{args.lang}"
     args.out.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
         display = args.display or stack.enter_context(xvfb())
@@ -60,9 +70,13 @@ def main() -> int:
         home = work / "home"
         for scene in SCENES:
             env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(REPO))
+            # gettext reads LANGUAGE first; C.UTF-8 because a build box may have no fr/en
+            # locale installed (Qt would warn and fall back to it anyway)
+            env.update(LANGUAGE=args.lang, LC_ALL="C.UTF-8")
             env.pop("WAYLAND_DISPLAY", None)
             command = [sys.executable, __file__, "--scene", scene, "--out", str(args.out)]
-            command += ["--home", str(home if scene in ("live", "reopen") else work / scene)]
+            shared = scene in ("live", "reopen", "small")  # the conversation of the first
+            command += ["--home", str(home if shared else work / scene)]
             command += ["--theme", args.theme]
             print(f"scene {scene}…", flush=True)
             done = subprocess.run(command, env=env, timeout=180, check=False)
@@ -135,7 +149,13 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
 
     app = QApplication(sys.argv[:1])
     loki = App(services, socket_name(services.data_home))
-    driver = {"live": live, "reopen": reopen, "offline": offline, "models": models}[scene]
+    driver = {
+        "live": live,
+        "reopen": reopen,
+        "small": small,
+        "offline": offline,
+        "models": models,
+    }[scene]
 
     async def both() -> None:
         task = asyncio.ensure_future(loki.run())
@@ -197,6 +217,36 @@ async def reopen(loki: Any, out: Path) -> None:
     window.current.view.scroll_to_bottom()
     await settle()
     save(screen_region(window), out / "main-window-reopened.png")
+
+
+async def small(loki: Any, out: Path) -> None:
+    """The reopened conversation on small screens: the top bar collapses, nothing is cut."""
+    window = loki.window
+    await wait_for(lambda: window.current is not None and window.model_picker.isEnabled())
+    for width, height in ((1024, 640), (800, 560)):
+        window.setGeometry(80, 40, width, height)
+        await wait_for(lambda w=width: window.width() == w)
+        await settle(0.6)
+        window.current.view.scroll_to_bottom()
+        await settle()
+        save(screen_region(window), out / f"main-window-{width}x{height}.png")
+    await approval(loki, out)
+
+
+async def approval(loki: Any, out: Path) -> None:
+    """A command waiting for the person: the dialog, and the card saying EN ATTENTE."""
+    from tests.fakes.demo_conversation import APPROVAL_QUESTION
+
+    window = loki.window
+    window.setGeometry(80, 40, 1024, 640)
+    window.composer.set_text(APPROVAL_QUESTION)
+    window.composer.submit()
+    approver = window.current.approver
+    await wait_for(lambda: approver.dialog is not None and approver.dialog.isVisible(), 30)
+    await settle(0.6)
+    save(screen_region(window, approver.dialog), out / "approval.png")
+    approver.dialog.deny_button.click()
+    await wait_for(lambda: not window.current.runner.busy, 30)
 
 
 async def offline(loki: Any, out: Path) -> None:
@@ -372,6 +422,7 @@ def screen_region(*widgets: Any) -> Any:
 
 
 def save(pixmap: Any, path: Path) -> None:
+    path = path.with_name(path.stem + os.environ.get("LOKI_SHOT_SUFFIX", "") + path.suffix)
     if not pixmap.save(str(path)):
         raise RuntimeError(f"could not write {path}")
     print(f"  {path.name}: {pixmap.width()}x{pixmap.height()}", flush=True)

@@ -292,6 +292,9 @@ class ChatView(QScrollArea):
                 return card
         return None
 
+    def waiting_for_approval(self) -> bool:
+        return any(card.state == "waiting" for card in self._tool_cards.values())
+
     def interrupt_tools(self) -> None:
         for card in self._tool_cards.values():
             if card.state in ("running", "waiting"):

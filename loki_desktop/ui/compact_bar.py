@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize, Qt
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 FIRST_SIZE = QSize(1240, 820)  # what a new window asks for on a roomy screen
 MIN_SIZE = QSize(800, 560)  # every control stays reachable down to this
 FRAME_ALLOWANCE_PX = 32  # a title bar, before the window manager has framed the window
-COMPACT_TEXT_PX = 76
+COMPACT_TEXT_PX = 92
 COMPACT_MARGINS = (10, 8, 8, 8)  # a compact menu button shows at most this much of its text
 SIDEBAR_KEY = "sidebar_visible"
 
@@ -177,7 +178,8 @@ class CompactBar(QObject):
         self.model_button.set_short_text(picker.currentText() or _("Aucun modèle"))
         self.model_button.setEnabled(picker.isEnabled())
         folder = self.window.workspace_picker
-        self.folder_button.set_short_text(folder.text())
+        name = Path(folder.folder).name or folder.folder if folder.folder else _("Aucun dossier")
+        self.folder_button.set_short_text(name)  # the folder, without "Dossier : "
         self.folder_button.setToolTip(folder.toolTip())
 
     def _fill_models(self) -> None:

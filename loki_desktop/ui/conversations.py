@@ -92,7 +92,8 @@ class ConversationDelegate(QStyledItemDelegate):
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
         metrics = QFontMetrics(option.font)
-        return QSize(200, metrics.lineSpacing() * 2 + 22)
+        # narrow: the list's width decides (a wider hint would add a horizontal scroll bar)
+        return QSize(100, metrics.lineSpacing() * 2 + 22)
 
     def paint(
         self,

@@ -73,7 +73,10 @@ class StreamStatus(QFrame):
         self._tick += 1
         self.pulse.setText("●" if self._tick % 2 else "○")
         seconds = int(time.monotonic() - self._started)
-        self.text.setText(_("Loki répond… {s} s").format(s=seconds))
+        if view is not None and view.waiting_for_approval():
+            self.text.setText(_("Loki attend votre accord pour lancer une commande"))
+        else:
+            self.text.setText(_("Loki répond… {s} s").format(s=seconds))
 
     def _jump(self) -> None:
         if self.view is not None:

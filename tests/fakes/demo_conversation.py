@@ -15,6 +15,9 @@ from typing import Any
 from tests.fakes.ollama_server import Reply
 
 QUESTION = "Écris un script Python qui calcule la moyenne et la médiane des ventes dans ventes.csv"
+APPROVAL_QUESTION = "Lance le script pour voir ce qu'il affiche"
+APPROVAL_COMMAND = "python3 stats_ventes.py"
+APPROVAL_REFUSED = "Entendu, je ne le lance pas : la commande est `python3 stats_ventes.py`."
 QUICK_QUESTION = "Quelle est la différence entre une liste et un tuple en Python ?"
 
 SALES_CSV = """mois,ventes
@@ -77,6 +80,8 @@ Pour l'exécuter :
 
 1. ouvrez un terminal dans le dossier de travail ;
 2. lancez `python stats_ventes.py`.
+
+> Les chiffres viennent de `ventes.csv` : modifiez-le, relancez le script, ils suivent.
 """
 
 QUICK_ANSWER = """Une **liste** se modifie, un **tuple** non :
@@ -106,6 +111,10 @@ def reply_for(body: dict[str, Any], token_delay: float = 0.004) -> Reply:
     if "tuple" in question:
         return Reply.text(*words(QUICK_ANSWER), token_delay=token_delay)
     tools_done = sum(1 for m in messages[last_user + 1 :] if m.get("role") == "tool")
+    if question == APPROVAL_QUESTION:
+        if tools_done == 0:
+            return Reply.tool("run_shell", {"command": APPROVAL_COMMAND})
+        return Reply.text(*words(APPROVAL_REFUSED), token_delay=token_delay)
     if tools_done == 0:
         return Reply.tool("read_file", {"path": "ventes.csv"})
     if tools_done == 1:
