@@ -1,59 +1,21 @@
-"""Small screens: the first size fits the screen, the top bar collapses, the sidebar hides."""
+"""Small screens: the top bar collapses into compact menus when it lacks room."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSize, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication
-from PySide6.QtWidgets import QApplication, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from loki_desktop.core.i18n import _
 
 if TYPE_CHECKING:
     from loki_desktop.ui.main_window import MainWindow
 
-FIRST_SIZE = QSize(1240, 820)  # what a new window asks for on a roomy screen
-MIN_SIZE = QSize(800, 560)  # every control stays reachable down to this
-FRAME_ALLOWANCE_PX = 32  # a title bar, before the window manager has framed the window
-COMPACT_TEXT_PX = 92
-COMPACT_MARGINS = (10, 8, 8, 8)  # a compact menu button shows at most this much of its text
-SIDEBAR_KEY = "sidebar_visible"
-
-
-def fit_rect(wanted: QSize, available: QRect, minimum: QSize = MIN_SIZE) -> QRect:
-    """`wanted`, shrunk to fit `available` (the screen less its panels), centred on it.
-
-    Never below `minimum` unless the screen itself is smaller."""
-    width = min(max(wanted.width(), min(minimum.width(), available.width())), available.width())
-    height = min(
-        max(wanted.height(), min(minimum.height(), available.height())), available.height()
-    )
-    left = available.x() + (available.width() - width) // 2
-    top = available.y() + (available.height() - height) // 2
-    return QRect(left, top, width, height)
-
-
-def clamp_rect(current: QRect, available: QRect) -> QRect:
-    """A restored geometry made to fit on `available` (the screen may have shrunk since)."""
-    if available.contains(current):
-        return current
-    fitted = fit_rect(current.size(), available)
-    left = min(max(current.x(), available.x()), available.right() - fitted.width() + 1)
-    top = min(max(current.y(), available.y()), available.bottom() - fitted.height() + 1)
-    return QRect(left, top, fitted.width(), fitted.height())
-
-
-def available_geometry(widget: QWidget) -> QRect:
-    screen = widget.screen() or QGuiApplication.primaryScreen()
-    return screen.availableGeometry()
-
-
-def minimum_for(available: QRect) -> QSize:
-    return QSize(
-        min(MIN_SIZE.width(), available.width()), min(MIN_SIZE.height(), available.height())
-    )
+COMPACT_TEXT_PX = 92  # a compact menu button shows at most this much of its text
+COMPACT_MARGINS = (10, 8, 8, 8)  # the top bar's margins once compact
 
 
 class MenuButton(QToolButton):
@@ -191,94 +153,3 @@ class CompactBar(QObject):
             action.setCheckable(True)
             action.setChecked(row == picker.currentIndex())
             action.triggered.connect(lambda _checked=False, r=row: picker.setCurrentIndex(r))
-
-
-class Sidebar(QObject):
-    """The conversation list shown or hidden (Ctrl+B); the choice is kept between runs."""
-
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        visible = window.runtime.settings.ui.get(SIDEBAR_KEY, True)
-        window.conversations.setVisible(visible is not False)
-        new_button = window.conversations.new_button
-        self._new_text = new_button.text()
-        self._short_text = _("+  Nouvelle")
-        new_button.setAccessibleName(_("Nouvelle conversation"))
-        new_button.setToolTip(_("Nouvelle conversation (Ctrl+N)"))
-        window.conversations.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.window.conversations and event.type() == QEvent.Type.Resize:
-            self._fit_new_button()
-        return False
-
-    def _fit_new_button(self) -> None:
-        """A narrow list says "+ Nouvelle" rather than a cut "Nouvelle conversatic"."""
-        new_button = self.window.conversations.new_button
-        metrics = QFontMetrics(new_button.font())
-        # the list's width less its margins, the button's padding and outline
-        room = self.window.conversations.width() - 28 - 34
-        fits = metrics.horizontalAdvance(self._new_text) <= room
-        new_button.setText(self._new_text if fits else self._short_text)
-        tagline = self.window.conversations.findChild(QLabel, "BrandTagline")
-        if tagline is not None:  # a cut "MODÈLES L" says less than nothing
-            tagline.setVisible(fits)
-
-    @property
-    def visible(self) -> bool:
-        return not self.window.conversations.isHidden()
-
-    def toggle(self) -> None:
-        self.set_visible(not self.visible)
-
-    def set_visible(self, visible: bool) -> None:
-        conversations = self.window.conversations
-        focus = QApplication.focusWidget()
-        if not visible and focus is not None and conversations.isAncestorOf(focus):
-            self.window.composer.input.setFocus()  # focus must not vanish with the list
-        conversations.setVisible(visible)
-        self.window.runtime.settings.ui[SIDEBAR_KEY] = visible
-
-    def show_for_search(self) -> None:
-        """Ctrl+K: the search field, even when the list was hidden."""
-        if not self.visible:
-            self.set_visible(True)
-        search = self.window.conversations.search
-        search.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        search.selectAll()
-
-
-def place_window(window: QWidget, ui: dict[str, object]) -> None:
-    """The saved geometry, else the first size; either way on the screen as it is now."""
-    available = available_geometry(window)
-    window.setMinimumSize(minimum_for(available))
-    extra = _frame_extra(window)
-    geometry = ui.get("geometry")
-    if isinstance(geometry, str) and window.restoreGeometry(
-        QByteArray.fromBase64(geometry.encode())
-    ):
-        if not window.isMaximized() and not window.isFullScreen():
-            framed = window.geometry().adjusted(0, -extra.height(), extra.width(), 0)
-            _set_frame(window, clamp_rect(framed, available), extra)
-        return
-    wanted = QSize(FIRST_SIZE.width() + extra.width(), FIRST_SIZE.height() + extra.height())
-    _set_frame(window, fit_rect(wanted, available), extra)
-
-
-def _frame_extra(window: QWidget) -> QSize:
-    """What the window manager's frame adds around the window (a guess before it is shown)."""
-    frame, inner = window.frameGeometry(), window.geometry()
-    extra = QSize(frame.width() - inner.width(), frame.height() - inner.height())
-    if not window.isVisible() and extra.height() <= 0:
-        return QSize(0, FRAME_ALLOWANCE_PX)
-    return extra
-
-
-def _set_frame(window: QWidget, frame: QRect, extra: QSize) -> None:
-    """Place the window so that its frame (title bar included) is `frame`."""
-    window.resize(
-        max(frame.width() - extra.width(), window.minimumWidth()),
-        max(frame.height() - extra.height(), window.minimumHeight()),
-    )
-    window.move(frame.topLeft())

@@ -30,7 +30,7 @@ from loki_desktop.ui.approval import ShellApprover
 from loki_desktop.ui.attachments import Attachments
 from loki_desktop.ui.backend_status import ModelPicker
 from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
-from loki_desktop.ui.compact_bar import CompactBar, Sidebar, place_window
+from loki_desktop.ui.compact_bar import CompactBar
 from loki_desktop.ui.composer import Composer
 from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
@@ -41,11 +41,13 @@ from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
 from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
 from loki_desktop.ui.runtime import OllamaNoAnswer, Runtime
 from loki_desktop.ui.shortcuts import install_shortcuts
+from loki_desktop.ui.sidebar import Sidebar
 from loki_desktop.ui.stream_status import StreamStatus
 from loki_desktop.ui.theme import Theme, app_icon
 from loki_desktop.ui.turn_errors import Banner, watch_turn
 from loki_desktop.ui.turns import TurnRunner
 from loki_desktop.ui.welcome import WelcomePage
+from loki_desktop.ui.window_fit import place_window
 from loki_desktop.ui.workspace_picker import WorkspacePicker, remember_recent
 
 if TYPE_CHECKING:
