@@ -209,3 +209,36 @@ async def test_the_approval_dialog_defaults_to_refuse_and_looks_it(
         assert card.chip.text() == "REFUSÉ"
         assert card.chip.property("state") == "refused"
         assert card.property("state") == "refused"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_every_control_of_the_settings_shows_its_focus(
+    ollama: FakeOllama, qtbot: Any, services: Services, theme: str
+) -> None:
+    async with open_window(services, qtbot, ollama.url, theme=theme) as window:
+        Theme(theme).apply(QApplication.instance())  # type: ignore[arg-type]
+        dialog = window.open_settings()
+        try:
+            dialog.activateWindow()
+            await wait_until(dialog.isActiveWindow)
+            for page in ("general", "mcp"):
+                dialog.show_page(page)
+                chain = tab_chain(dialog, dialog.nav)  # type: ignore[arg-type]
+                assert len(chain) >= 6
+                names = set()
+                for widget in chain:
+                    names.add(type(widget).__name__)
+                    widget.setFocus()
+                    focused = picture(widget)
+                    other = dialog.nav if widget is not dialog.nav else dialog.cancel_button
+                    other.setFocus()
+                    unfocused = picture(widget)
+                    assert focused != unfocused, f"{page}: {widget.objectName() or widget}"
+                # the kinds of control these pages have, each seen with and without focus
+                assert {"QPushButton", "QLineEdit"} <= names
+                if page == "mcp":
+                    assert "QCheckBox" in names
+        finally:
+            dialog.reject()
+            await dialog.mcp.tasks.cancel_all()
+            QApplication.instance().setStyleSheet("")  # type: ignore[union-attr]
