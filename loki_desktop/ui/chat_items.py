@@ -198,7 +198,7 @@ class ToolCard(QFrame):
     def set_answered(self, allowed: bool) -> None:
         self.state = "running" if allowed else "refused"
         if allowed:
-            self.chip.set(self.tr("EN COURS"), "running")
+            self.chip.set(_("EN COURS"), "running")
 
     def set_result(
         self, ok: bool, summary: str, output: str, images: Sequence[ImageAttachment] = ()
@@ -345,6 +345,15 @@ class ErrorCard(QFrame):
     def disable_retry(self) -> None:
         if self.retry_button is not None:
             self.retry_button.setEnabled(False)
+
+    def leave_behind(self) -> None:
+        """A newer message was sent: this one can no longer be retried. An offline card then
+        says what became of its message, without a dead button."""
+        self.disable_retry()
+        if self.offline and self.retry_button is not None:
+            self.retry_button.hide()
+            self.chip.set(_("SANS RÉPONSE"), "skipped")
+            self.text.setText(_("Ce message est resté sans réponse : Ollama ne répondait pas."))
 
     def enable_retry(self) -> None:
         if self.retry_button is not None:

@@ -222,7 +222,7 @@ class ChatView(QScrollArea):
         for item in self.items():
             if isinstance(item, ErrorCard):
                 # a retry answers the newest message: an older card no longer can
-                item.disable_retry()
+                item.leave_behind()
         return self._add(UserMessage(text, images))
 
     def add_skill_badge(self, title: str) -> SkillBadge:

@@ -239,7 +239,7 @@ class ServerCard(QFrame):
 
     def end_test(self) -> None:
         self.progress.stop()
-        self.test_button.setText(self.tr("Tester"))
+        self.test_button.setText(_("Tester"))
         self.test_button.setEnabled(True)
 
     def show_test_result(self, result: TestResult) -> None:

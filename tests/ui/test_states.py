@@ -71,6 +71,25 @@ async def test_offline_is_said_once_then_connected_and_the_retried_card_goes(
             server.stop()
 
 
+async def test_an_offline_card_left_behind_says_so_without_a_dead_button(
+    qtbot: Any, services: Services, offline_host: str
+) -> None:
+    async with open_window(services, qtbot, offline_host) as window:
+        await send_and_wait(window, "Premier")
+        view = window.current.view  # type: ignore[union-attr]
+        card = view.last_error()
+        assert card is not None
+        await wait_until(lambda: card.offline)
+        await send_and_wait(window, "Second")  # still offline: a new card for this one
+        assert card.retry_button is not None
+        assert card.retry_button.isHidden()
+        assert card.chip.text() == "SANS RÉPONSE"
+        newest = view.last_error()
+        assert newest is not card
+        await wait_until(lambda: newest.offline)  # type: ignore[union-attr]
+        assert chips(window) == ["SANS RÉPONSE", "NON ENVOYÉ"]
+
+
 async def test_a_server_error_keeps_its_error_card(
     ollama: FakeOllama, qtbot: Any, services: Services
 ) -> None:
