@@ -15,18 +15,6 @@ if TYPE_CHECKING:
     from loki_desktop.ui.main_window import MainWindow
 
 
-def shortcut_table() -> list[tuple[str, str]]:
-    """(keys, what they do): the window's shortcuts, as the README and the tooltips say."""
-    return [
-        ("Ctrl+N", _("Nouvelle conversation")),
-        ("Ctrl+K", _("Rechercher dans les conversations")),
-        ("Ctrl+L", _("Aller au champ de message")),
-        ("Ctrl+B", _("Afficher ou masquer la liste des conversations")),
-        ("Ctrl+,", _("Réglages")),
-        ("Échap", _("Arrêter la réponse en cours")),
-    ]
-
-
 FOCUS_EVENTS = (QEvent.Type.FocusIn, QEvent.Type.FocusOut)
 
 
