@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QWidget
 
 FIRST_SIZE = QSize(1240, 820)  # what a new window asks for on a roomy screen
 MIN_SIZE = QSize(800, 560)  # every control stays reachable down to this
-FRAME_ALLOWANCE_PX = 32  # a title bar, before the window manager has framed the window
+# what a window manager's frame adds (borders, title bar), guessed before it has framed it
+FRAME_GUESS = QSize(8, 40)
 
 
 def fit_rect(wanted: QSize, available: QRect, minimum: QSize = MIN_SIZE) -> QRect:
@@ -68,7 +69,7 @@ def _frame_extra(window: QWidget) -> QSize:
     frame, inner = window.frameGeometry(), window.geometry()
     extra = QSize(frame.width() - inner.width(), frame.height() - inner.height())
     if not window.isVisible() and extra.height() <= 0:
-        return QSize(0, FRAME_ALLOWANCE_PX)
+        return FRAME_GUESS
     return extra
 
 

@@ -151,3 +151,19 @@ async def test_ctrl_b_hides_the_sidebar_and_it_stays_hidden(
         qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
         assert not window.conversations.isVisible()
         assert window.composer.input.hasFocus()  # the focus did not vanish with the list
+
+
+async def test_a_window_saved_on_a_bigger_screen_opens_inside_this_one(
+    qtbot: Any, services: Services, offline_host: str
+) -> None:
+    big = QWidget()
+    qtbot.addWidget(big)
+    big.setGeometry(900, 700, 2400, 1500)  # from a 4K monitor, partly right of this screen
+    settings = services.settings.load()
+    settings.ui["geometry"] = bytes(big.saveGeometry().toBase64().data()).decode()
+    services.settings.save(settings)
+    async with open_window(services, qtbot, offline_host) as window:
+        available = window.screen().availableGeometry()  # 1600×1000 in these tests
+        assert available.contains(window.frameGeometry())
+        assert window.width() >= MIN_SIZE.width()
+        assert window.height() >= MIN_SIZE.height()
