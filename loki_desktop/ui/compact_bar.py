@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from loki_desktop.ui.main_window import MainWindow
 
 COMPACT_TEXT_PX = 92  # a compact menu button shows at most this much of its text
+MIN_TEXT_PX = 40  # and at least this much, when the top bar is very short of room
+TITLE_MIN_PX = 60  # the conversation title's least width once compact
 COMPACT_MARGINS = (10, 8, 8, 8)  # the top bar's margins once compact
 
 
@@ -28,11 +30,15 @@ class MenuButton(QToolButton):
         self.setAccessibleName(accessible)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
-    def set_short_text(self, text: str) -> None:
+    def metrics(self) -> QFontMetrics:
         font = QFont(self.font())
         font.setBold(True)  # as the style sheet draws it
-        shown = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideMiddle, COMPACT_TEXT_PX)
-        self.setText(f"{shown} ▾")
+        return QFontMetrics(font)
+
+    def set_short_text(self, text: str, room: int = COMPACT_TEXT_PX) -> None:
+        shown = self.metrics().elidedText(text, Qt.TextElideMode.ElideMiddle, room)
+        if self.text() != f"{shown} ▾":  # unchanged, it asks for no new layout
+            self.setText(f"{shown} ▾")
         self.setToolTip(text)
 
 
@@ -82,6 +88,8 @@ class CompactBar(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.header and event.type() == QEvent.Type.Resize:
             self.update_mode()
+        elif watched is self.header and event.type() == QEvent.Type.LayoutRequest and self.compact:
+            self._texts()  # a button's text changed ("Problèmes (12)"): share the room again
         return False
 
     def full_width(self) -> int:
@@ -106,6 +114,8 @@ class CompactBar(QObject):
     def update_mode(self) -> None:
         compact = self.header.width() < self.full_width()
         if compact == self.compact:
+            if compact:
+                self._texts()  # the room for the menus' texts follows the width
             self._fit_sidebar()
             return
         self.compact = compact
@@ -119,7 +129,7 @@ class CompactBar(QObject):
         assert layout is not None
         layout.setContentsMargins(*(COMPACT_MARGINS if compact else self._margins))
         layout.setSpacing(6 if compact else self._spacing)
-        self.window.title.setMinimumWidth(60 if compact else self._title_min)
+        self.window.title.setMinimumWidth(TITLE_MIN_PX if compact else self._title_min)
         self._texts()
         self._fit_sidebar()
 
@@ -135,13 +145,27 @@ class CompactBar(QObject):
             give = min(lacking, room)
             splitter.setSizes([side - give, rest + give])
 
+    def _text_room(self) -> int:
+        """How much of its text each compact menu can show in the top bar's width now
+        (a "Problèmes (12)" leaves less)."""
+        left, _top, right, _bottom = COMPACT_MARGINS
+        others = [self.window.problems_button, self.window.settings_button]
+        fixed = left + right + 6 * 4 + TITLE_MIN_PX + sum(w.sizeHint().width() for w in others)
+        button = self.model_button
+        # what the button adds around its text: padding, outline, the " ▾"
+        chrome = button.sizeHint().width() - button.metrics().horizontalAdvance(button.text())
+        chrome += button.metrics().horizontalAdvance(" ▾") + 2
+        room = (self.header.width() - fixed) // 2 - chrome
+        return max(MIN_TEXT_PX, min(COMPACT_TEXT_PX, room))
+
     def _texts(self) -> None:
+        room = self._text_room() if self.compact else COMPACT_TEXT_PX
         picker = self.window.model_picker
-        self.model_button.set_short_text(picker.currentText() or _("Aucun modèle"))
+        self.model_button.set_short_text(picker.currentText() or _("Aucun modèle"), room)
         self.model_button.setEnabled(picker.isEnabled())
         folder = self.window.workspace_picker
         name = Path(folder.folder).name or folder.folder if folder.folder else _("Aucun dossier")
-        self.folder_button.set_short_text(name)  # the folder, without "Dossier : "
+        self.folder_button.set_short_text(name, room)  # the folder, without "Dossier : "
         self.folder_button.setToolTip(folder.toolTip())
 
     def _fill_models(self) -> None:

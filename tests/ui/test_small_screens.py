@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -78,7 +79,7 @@ def trouble(window: MainWindow) -> list[str]:
     for name, widget in essential(window).items():
         squeezed = widget is not window.title and widget.width() < widget.minimumSizeHint().width()
         if not widget.isVisible() or not fully_inside(window, widget) or squeezed:
-            found.append(f"{name} {widget.geometry()}")
+            found.append(f"{name} {widget.geometry()} {widget.minimumSizeHint()}")
     return found
 
 
@@ -89,7 +90,7 @@ def fully_inside(window: MainWindow, widget: QWidget) -> bool:
 
 @pytest.mark.usefixtures("styled")
 async def test_every_control_is_whole_at_800_by_560(
-    ollama: FakeOllama, qtbot: Any, services: Services
+    ollama: FakeOllama, qtbot: Any, services: Services, tmp_path: Path
 ) -> None:
     async with open_window(services, qtbot, ollama.url) as window:
         assert window.size() == FIRST_SIZE  # the test screen (1600×1000) has room for it
@@ -103,7 +104,12 @@ async def test_every_control_is_whole_at_800_by_560(
         assert not window.model_picker.isVisible()
         assert not window.workspace_picker.isVisible()
         # once laid out, every essential control is visible, inside, and not squeezed
-        await wait_until(lambda: not trouble(window), what=f"cut off: {trouble(window)}")
+        await wait_until(lambda: not trouble(window), what="cut off at 800×560")
+        # a long folder name, a longer button (problems counted): the menus give up room
+        window.workspace_picker.choose(str(tmp_path))
+        await wait_until(lambda: not trouble(window), what="cut off with a long folder name")
+        window.problems.count_changed.emit(12)  # (the new folder's watch said 0 meanwhile)
+        await wait_until(lambda: not trouble(window), what="cut off with Problèmes (12)")
         # the title elides with "…" and keeps the full text in its tooltip
         window.title.set_full_text("Une conversation au titre vraiment très long " * 3)
         assert window.title.text().endswith("…")
@@ -111,7 +117,7 @@ async def test_every_control_is_whole_at_800_by_560(
         # the compact menus show what they stand for
         assert "qwen2.5-coder:7b" in window.compact_bar.model_button.toolTip()
 
-        window.resize(1400, 900)
+        window.resize(1580, 980)  # room even for the long folder name and the count
         await wait_until(lambda: not window.compact_bar.compact, what="the top bar widens")
         assert window.model_picker.isVisible()
         assert not window.compact_bar.model_button.isVisible()
