@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QBoxLayout, QMenu, QToolButton, QWidget
 
 from loki_desktop.core.i18n import _
 
@@ -54,16 +54,14 @@ class CompactBar(QObject):
         assert header is not None
         self.header = header
         layout = header.layout()
-        assert layout is not None
+        assert isinstance(layout, QBoxLayout)
         self.model_button = MenuButton("CompactModel", _("Modèle"))
         self.model_menu = QMenu(self.model_button)
         self.model_menu.aboutToShow.connect(self._fill_models)
         self.model_button.setMenu(self.model_menu)
         self.folder_button = MenuButton("CompactFolder", _("Dossier de travail"))
         self.folder_button.setMenu(window.workspace_picker.menu())  # same recent folders
-        index = layout.indexOf(window.model_picker)
-        assert hasattr(layout, "insertWidget")
-        layout.insertWidget(index + 1, self.model_button)
+        layout.insertWidget(layout.indexOf(window.model_picker) + 1, self.model_button)
         layout.insertWidget(layout.indexOf(window.workspace_picker) + 1, self.folder_button)
         self.model_button.hide()
         self.folder_button.hide()
@@ -94,8 +92,6 @@ class CompactBar(QObject):
 
     def full_width(self) -> int:
         """What the header needs to show every control at its full size."""
-        layout = self.header.layout()
-        assert layout is not None
         widgets = [self.window.title, *self._wide, *self._always()]
         shown = [w for w in widgets if w is not self.window.model_marks or self._marks_wanted()]
         needed = sum(

@@ -1,5 +1,4 @@
-"""The line above the composer while Loki answers: that it works, for how long, and a way
-back to the newest text when the person has scrolled up."""
+"""The line above the composer while Loki answers, with a jump back to the newest text."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Errors told once: the banner says the server is gone (and "connecté" when it is back); a
-turn that failed for that reason keeps a quiet card with its Réessayer, not a second error."""
+"""Errors told once: the banner for a missing server ("connecté" when back), a quiet card."""
 
 from __future__ import annotations
 

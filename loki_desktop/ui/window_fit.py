@@ -1,5 +1,4 @@
-"""The window's size and place: the first size fits the screen, a restored one is brought
-back onto it, and the minimum is 800×560 (or the screen, when smaller)."""
+"""The window's size and place: fits the screen, restored onto it, 800×560 at least."""
 
 from __future__ import annotations
 
