@@ -245,7 +245,8 @@ async def test_switching_conversations_gives_freed_memory_back_once_quiet(
         if not memory.available:  # not glibc: nothing to give back, nothing scheduled
             window.open_conversation(ids["Conversation 0"])
             window.open_conversation(ids["Conversation 1"])
-            assert not memory.pending and memory.runs == 0
+            assert not memory.pending
+            assert memory.runs == 0
             return
         runs_before = memory.runs
         for title in ("Conversation 0", "Conversation 1", "Conversation 2"):
