@@ -105,7 +105,7 @@ async def test_the_model_sees_the_undo_next_turn(
 
 
 def test_checkpoints_survive_a_new_store_on_the_same_folder(
-    workspace: Path, tmp_path: Path
+    workspace: Path, tmp_path: Path, store: History
 ) -> None:
     from loki_desktop.core.changes.recorder import ChangeRecorder
     from loki_desktop.core.tools.jail import Workspace
