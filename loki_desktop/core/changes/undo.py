@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -22,6 +23,8 @@ from loki_desktop.core.tools.jail import JailError, Workspace
 Direction = Literal["undo", "redo"]
 # The state of a path that is a folder (or another thing that cannot be read as a file).
 NOT_A_FILE = "not-a-file"
+# Files written at once by an undo (their fsyncs overlap).
+WRITERS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,24 +123,39 @@ def plan(turn: TurnCheckpoint, direction: Direction) -> UndoPlan:
 
 
 def apply(store: CheckpointStore, undo: UndoPlan, decide: Decide | None = None) -> UndoReport:
-    """Put each file of the plan back; a file changed since only when `decide` says so."""
+    """Put each file of the plan back; a file changed since only when `decide` says so.
+
+    The files are written by a few threads at once: each write waits on its own fsync, and
+    those waits overlap (a 100-file undo takes a third of the time, see bench/).
+    """
     workspace = Workspace(undo.workspace)  # no observer: an undo is no turn's change
     report = UndoReport()
+    chosen: list[FileStep] = []
     for step in undo.steps:
         if not step.kept:
             report.failed.append((step, "its previous state was too big to be kept"))
-            continue
-        if step.changed_since and not (decide is not None and decide(step)):
+        elif step.changed_since and not (decide is not None and decide(step)):
             report.left.append(step)
-            continue
-        try:
-            _put(store, workspace, step)
-        except (OSError, JailError, ValueError) as exc:
-            report.failed.append((step, str(exc)))
+        else:
+            chosen.append(step)
+    with ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="loki-undo") as pool:
+        outcomes = list(pool.map(lambda step: _put_safely(store, workspace, step), chosen))
+    for step, failure in zip(chosen, outcomes, strict=True):
+        if failure is not None:
+            report.failed.append((step, failure))
             continue
         store.set_restored(undo.conversation_id, undo.turn, step.path, undo.direction == "undo")
         report.restored.append(step)
     return report
+
+
+def _put_safely(store: CheckpointStore, workspace: Workspace, step: FileStep) -> str | None:
+    """None when the file is back, else why not."""
+    try:
+        _put(store, workspace, step)
+    except (OSError, JailError, ValueError) as exc:
+        return str(exc)
+    return None
 
 
 def _put(store: CheckpointStore, workspace: Workspace, step: FileStep) -> None:
