@@ -631,8 +631,17 @@ class _Turn:
                 yield report
                 output += check_feedback(report)
                 extra["check"] = _report_json(report)
+            changed = outcome.extra.get("shell_changes", ())
+            if changed:  # what the card lists when the conversation is reopened
+                extra["shell_changes"] = [{"path": c.path, "kind": c.kind} for c in changed]
             yield ToolResult(
-                record.id, record.name, outcome.ok, outcome.summary, output, outcome.images
+                record.id,
+                record.name,
+                outcome.ok,
+                outcome.summary,
+                output,
+                outcome.images,
+                shell_changes=tuple(changed),
             )
             # a vision model sees a tool's images (an MCP screenshot); another reads the
             # placeholder the output already has

@@ -197,6 +197,10 @@ class ToolCard(QFrame):
         self.state = "cut"
         self.chip.set(self.tr("INTERROMPU"), "skipped")
 
+    def add_detail(self, widget: QWidget) -> None:
+        """A block under the card (the files a command changed)."""
+        self._layout.addWidget(widget)
+
 
 class CheckCard(QFrame):
     """A static check of a file the agent wrote: OK, or the problems it found."""

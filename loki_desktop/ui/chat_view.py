@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
+from loki_desktop.core.events import ChangedFile
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
@@ -21,6 +22,7 @@ from loki_desktop.ui.chat_items import (
 )
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import label
+from loki_desktop.ui.shell_changes import ShellChangesList, changes_from_extra
 from loki_desktop.ui.thinking import ThinkingBlock
 
 PAGE_SIZE = 40
@@ -191,6 +193,8 @@ class ChatView(QScrollArea):
                                 result.content,
                                 result.images,
                             )
+                            if shell_changes := changes_from_extra(result.extra):
+                                card.add_detail(ShellChangesList(shell_changes))
                         else:
                             card.set_interrupted()
                         widgets.append(card)
@@ -252,10 +256,13 @@ class ChatView(QScrollArea):
         summary: str,
         output: str,
         images: Sequence[ImageAttachment] = (),
+        shell_changes: Sequence[ChangedFile] = (),
     ) -> None:
         card = self._tool_cards.get(call_id)
         if card is not None:
             card.set_result(ok, summary, output, images)
+            if shell_changes:
+                card.add_detail(ShellChangesList(shell_changes))
 
     def interrupt_tools(self) -> None:
         for card in self._tool_cards.values():
