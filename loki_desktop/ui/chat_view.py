@@ -38,6 +38,7 @@ class ChatView(QScrollArea):
     """Small mutators for a live turn, and `open` for a stored conversation (lazily)."""
 
     retry_requested = Signal()
+    older_loaded = Signal()  # a page of older messages came (their turns' undo bars follow)
 
     def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -159,6 +160,7 @@ class ChatView(QScrollArea):
         widgets = self._history_widgets(messages)
         for offset, widget in enumerate(widgets):
             self._layout.insertWidget(1 + offset, widget)
+        self.older_loaded.emit()
         return len(messages)
 
     def _history_widgets(self, messages: Sequence[ChatMessage]) -> list[QWidget]:
@@ -288,6 +290,22 @@ class ChatView(QScrollArea):
         card = self._add(ErrorCard(message, can_retry=can_retry))
         card.retry_requested.connect(self.retry_requested)
         return card
+
+    def place_after_turn(self, call_id: str, widget: QWidget) -> bool:
+        """Put `widget` at the end of the turn holding the card `call_id` (before the next
+        message the person wrote); False when that card is not shown."""
+        card = self._tool_cards.get(call_id)
+        if card is None:
+            return False
+        index = self._layout.indexOf(card) + 1
+        end = self._layout.count() - 1  # the stretch
+        while index < end:
+            item = self._layout.itemAt(index)
+            if item is not None and isinstance(item.widget(), UserMessage):
+                break
+            index += 1
+        self._layout.insertWidget(index, widget)
+        return True
 
     def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
         card = ToolCard(call_id, name, args)
