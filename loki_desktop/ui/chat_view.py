@@ -24,6 +24,7 @@ from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import label
 from loki_desktop.ui.shell_changes import ShellChangesList, changes_from_extra
 from loki_desktop.ui.thinking import ThinkingBlock
+from loki_desktop.ui.undo_note import undo_note_text
 
 PAGE_SIZE = 40
 # Older messages load when the view is scrolled this close to its top.
@@ -171,7 +172,7 @@ class ChatView(QScrollArea):
         for message in messages:
             match message:
                 case ChatMessage(role="user", origin="harness"):
-                    widgets.append(HarnessNote(message.content))
+                    widgets.append(HarnessNote(message.content, undo_note_text(message.extra)))
                 case ChatMessage(role="user"):
                     widgets.append(UserMessage(message.content, message.images))
                     skill = message.extra.get("skill")

@@ -8,7 +8,7 @@ from typing import Any
 from loki_desktop.core.events import ChangedFile, ToolCall, ToolResult
 from loki_desktop.core.services import Services
 from loki_desktop.persistence.history import History
-from loki_desktop.ui.chat_items import ToolCard
+from loki_desktop.ui.chat_items import HarnessNote, ToolCard
 from loki_desktop.ui.chat_view import ChatView
 from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.shell_changes import ShellChangesList
@@ -127,3 +127,38 @@ def test_the_run_shell_card_lists_the_files_the_command_changed(qtbot: Any) -> N
     assert isinstance(card, ToolCard)
     (listed,) = card.findChildren(ShellChangesList)
     assert listed.text.text() == "build.log (ajouté)\nsrc/a.c (modifié)"
+
+
+async def test_deleting_the_conversation_deletes_its_checkpoints(
+    ollama: FakeOllama, qtbot: Any, services: Services, workspace: Path, loki_home: Path
+) -> None:
+    (workspace / "a.txt").write_text("ancien\n")
+    with_workspace(services, workspace)
+    async with open_window(services, qtbot, ollama.url) as window:
+        await a_turn_that_writes(window, ollama)
+        assert window.current is not None
+        conversation = window.current.id
+        points = window.runtime.checkpoints
+        assert points is not None
+        assert points.turns(conversation)
+        window.delete_conversation(conversation)
+        await wait_until(lambda: not points.turns(conversation))
+    blobs = [p for p in (loki_home / "checkpoints" / "blobs").rglob("*") if p.is_file()]
+    assert blobs == []
+
+
+async def test_a_reopened_conversation_shows_the_undo_as_a_note(
+    ollama: FakeOllama, qtbot: Any, services: Services, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("ancien\n")
+    with_workspace(services, workspace)
+    async with open_window(services, qtbot, ollama.url) as window:
+        bar = await a_turn_that_writes(window, ollama)
+        bar.button.click()
+        await wait_until(lambda: bar.direction == "redo", what=bar.status.text())
+        conversation = window.current.id if window.current else ""
+    async with open_window(services, qtbot, ollama.url) as window:
+        window.open_conversation(conversation)
+        assert window.current is not None
+        (note,) = [i for i in window.current.view.items() if isinstance(i, HarnessNote)]
+        assert note.text() == "Modifications du tour 1 annulées : a.txt, b.txt."
