@@ -15,8 +15,6 @@ from loki_desktop.core.services import Services
 if TYPE_CHECKING:
     from loki_desktop.core.changes.counts import FileSummary
 
-KIND_WORDS = {"added": "ajouté", "modified": "modifié", "deleted": "supprimé"}
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -85,6 +83,8 @@ def run(args: argparse.Namespace, services: Services) -> int:
 
 
 def file_line(summary: FileSummary) -> str:
+    from loki_desktop.core.changes.labels import kind_label
+
     counts = ""
     if summary.added is not None and summary.removed is not None:
         counts = f"  +{summary.added} −{summary.removed}"
@@ -93,7 +93,7 @@ def file_line(summary: FileSummary) -> str:
         state = "  " + _("(annulé)")
     elif not summary.kept:
         state = "  " + _("(trop gros : pas de point de restauration)")
-    return f"{KIND_WORDS[summary.kind]:<9} {summary.path}{counts}{state}"
+    return f"{kind_label(summary.kind):<9} {summary.path}{counts}{state}"
 
 
 def _as_json(session: str | None, listed: list[Any]) -> dict[str, Any]:

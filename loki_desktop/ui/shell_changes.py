@@ -7,17 +7,13 @@ from typing import Any
 
 from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
+from loki_desktop.core.changes.labels import kind_label
 from loki_desktop.core.events import ChangedFile
 from loki_desktop.core.i18n import _
 from loki_desktop.ui.qt_helpers import label
 
 # Past this many files the list says how many more there are.
 SHOWN_MAX = 20
-
-
-def kind_word(kind: str) -> str:
-    words = {"added": _("ajouté"), "modified": _("modifié"), "deleted": _("supprimé")}
-    return words.get(kind, kind)
 
 
 class ShellChangesList(QFrame):
@@ -34,7 +30,7 @@ class ShellChangesList(QFrame):
             label(_("Modifiés par la commande ({n}) :").format(n=len(changes)), "CardDetail")
         )
         lines = [
-            _("{path} ({kind})").format(path=c.path, kind=kind_word(c.kind))
+            _("{path} ({kind})").format(path=c.path, kind=kind_label(c.kind))
             for c in changes[:SHOWN_MAX]
         ]
         if len(changes) > SHOWN_MAX:

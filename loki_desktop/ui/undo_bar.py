@@ -23,14 +23,14 @@ if TYPE_CHECKING:
     from loki_desktop.core.changes.undo import FileStep, UndoPlan, UndoReport
     from loki_desktop.ui.chat_view import ChatView
 
-KIND_WORDS = {"added": "ajouté", "modified": "modifié", "deleted": "supprimé"}
-
 
 def file_line(summary: FileSummary) -> str:
+    from loki_desktop.core.changes.labels import kind_label
+
     counts = ""
     if summary.added is not None and summary.removed is not None:
         counts = f"  +{summary.added} −{summary.removed}"
-    return f"{_(KIND_WORDS[summary.kind])}  {summary.path}{counts}"
+    return f"{kind_label(summary.kind)}  {summary.path}{counts}"
 
 
 class UndoBar(QFrame):
