@@ -127,6 +127,8 @@ async def _ask(
     )
     # a corrupt settings file or history moved aside: said in the turn's own stream
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
+    if checkpoints is not None:
+        agent.pending_notices += checkpoints.take_notices()
     failed = False
     try:
         if images and (refusal := await _refuse_images(agent)):

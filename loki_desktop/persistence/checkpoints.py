@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import FileCheckpoint, StoreUnavailable, TurnCheckpoint
 from loki_desktop.persistence.aside import move_aside
 
@@ -63,13 +64,17 @@ class CheckpointFolder:
             self._db = self._open()
         except sqlite3.OperationalError as exc:
             raise StoreUnavailable(
-                f"Les points de restauration ({self.index}) sont inaccessibles ({exc})."
+                _("Les points de restauration ({path}) sont inaccessibles ({error}).").format(
+                    path=self.index, error=exc
+                )
             ) from exc
         except sqlite3.DatabaseError as exc:
             kept = move_aside(self.index, companions=("-wal", "-shm"))
             self.notices.append(
-                f"L'index des points de restauration était illisible ({exc}) : il a été mis de "
-                f"côté dans {kept.name} ; les tours passés ne peuvent plus être annulés."
+                _(
+                    "L'index des points de restauration était illisible ({error}) : il a été "
+                    "mis de côté dans {name} ; les tours passés ne peuvent plus être annulés."
+                ).format(error=exc, name=kept.name)
             )
             self._db = self._open()
 
@@ -91,6 +96,10 @@ class CheckpointFolder:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    def take_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
+        return notices
 
     # --- blobs ---------------------------------------------------------------------------
 

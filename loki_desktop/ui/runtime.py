@@ -117,6 +117,8 @@ class Runtime:
                 self._checkpoints = opener() if opener is not None else None
             except StoreUnavailable as exc:
                 self.pending_notices.append(str(exc))
+            if self._checkpoints is not None:
+                self.pending_notices += self._checkpoints.take_notices()
             self._checkpoints_failed = self._checkpoints is None
         return self._checkpoints
 
