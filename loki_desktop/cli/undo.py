@@ -87,11 +87,11 @@ def _print_plan(undo: UndoPlan, force: bool) -> None:
         if not step.kept:
             line = _("impossible  {path} : trop gros, pas de point de restauration")
         elif step.changed_since and not force:
-            line = _("laissé      {path} : modifié depuis le tour")
+            line = _("à laisser   {path} : modifié depuis le tour")
         elif step.target is None:
-            line = _("supprimé    {path}")
+            line = _("à supprimer {path}")
         else:
-            line = _("restauré    {path}")
+            line = _("à restaurer {path}")
         print("  " + line.format(path=step.path))
 
 
