@@ -162,3 +162,18 @@ async def test_a_reopened_conversation_shows_the_undo_as_a_note(
         assert window.current is not None
         (note,) = [i for i in window.current.view.items() if isinstance(i, HarnessNote)]
         assert note.text() == "Modifications du tour 1 annulées : a.txt, b.txt."
+
+
+async def test_the_checkpoints_budget_is_a_setting_of_the_window(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = window.open_settings()  # a child of the window: it goes with it
+        budget = dialog.general.checkpoints_budget
+        assert budget.value() == 500
+        assert (budget.minimum(), budget.maximum()) == (10, 100_000)
+        budget.setValue(2000)
+        dialog.save_button.click()
+        await dialog.mcp.tasks.cancel_all()
+        await dialog.tasks.cancel_all()
+    assert services.settings.load().checkpoints_budget_mb == 2000
