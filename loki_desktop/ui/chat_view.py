@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
+from loki_desktop.core.events import ChangedFile
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
@@ -21,7 +22,9 @@ from loki_desktop.ui.chat_items import (
 )
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import label
+from loki_desktop.ui.shell_changes import ShellChangesList, changes_from_extra
 from loki_desktop.ui.thinking import ThinkingBlock
+from loki_desktop.ui.undo_note import undo_note_text
 
 PAGE_SIZE = 40
 # Older messages load when the view is scrolled this close to its top.
@@ -37,6 +40,7 @@ class ChatView(QScrollArea):
 
     retry_requested = Signal()
     following_changed = Signal(bool)  # the view follows the newest message (or was scrolled up)
+    older_loaded = Signal()  # a page of older messages came (their turns' undo bars follow)
 
     def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -162,6 +166,7 @@ class ChatView(QScrollArea):
         widgets = self._history_widgets(messages)
         for offset, widget in enumerate(widgets):
             self._layout.insertWidget(1 + offset, widget)
+        self.older_loaded.emit()
         return len(messages)
 
     def _history_widgets(self, messages: Sequence[ChatMessage]) -> list[QWidget]:
@@ -173,7 +178,7 @@ class ChatView(QScrollArea):
         for message in messages:
             match message:
                 case ChatMessage(role="user", origin="harness"):
-                    widgets.append(HarnessNote(message.content))
+                    widgets.append(HarnessNote(message.content, undo_note_text(message.extra)))
                 case ChatMessage(role="user"):
                     head = None
                     widgets.append(UserMessage(message.content, message.images))
@@ -202,6 +207,8 @@ class ChatView(QScrollArea):
                                 result.content,
                                 result.images,
                             )
+                            if shell_changes := changes_from_extra(result.extra):
+                                card.add_detail(ShellChangesList(shell_changes))
                         else:
                             card.set_interrupted()
                         widgets.append(card)
@@ -268,10 +275,13 @@ class ChatView(QScrollArea):
         summary: str,
         output: str,
         images: Sequence[ImageAttachment] = (),
+        shell_changes: Sequence[ChangedFile] = (),
     ) -> None:
         card = self._tool_cards.get(call_id)
         if card is not None:
             card.set_result(ok, summary, output, images)
+            if shell_changes:
+                card.add_detail(ShellChangesList(shell_changes))
 
     def tool_waiting(self, command: str) -> None:
         """run_shell waits for the person's answer: its card says so (not EN COURS)."""
@@ -340,6 +350,22 @@ class ChatView(QScrollArea):
             return
         self._layout.removeWidget(card)
         card.deleteLater()
+
+    def place_after_turn(self, call_id: str, widget: QWidget) -> bool:
+        """Put `widget` at the end of the turn holding the card `call_id` (before the next
+        message the person wrote); False when that card is not shown."""
+        card = self._tool_cards.get(call_id)
+        if card is None:
+            return False
+        index = self._layout.indexOf(card) + 1
+        end = self._layout.count() - 1  # the stretch
+        while index < end:
+            item = self._layout.itemAt(index)
+            if item is not None and isinstance(item.widget(), UserMessage):
+                break
+            index += 1
+        self._layout.insertWidget(index, widget)
+        return True
 
     def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
         card = ToolCard(call_id, name, args)
