@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from loki_desktop.core.changes import change_of
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import (
     CheckReport,
@@ -617,13 +618,16 @@ class _Turn:
             outcome = await self.agent.toolbox.call(call.name, call.arguments)
             output = outcome.output
             extra: dict[str, Any] = {"ok": outcome.ok, "summary": outcome.summary}
+            change = change_of(outcome.extra)
+            if change is not None:  # the diff card is built again from it when reopened
+                extra["change"] = change.as_dict()
             report = await self._check_written(outcome)
             if report is not None:
                 yield report
                 output += check_feedback(report)
                 extra["check"] = _report_json(report)
             yield ToolResult(
-                record.id, record.name, outcome.ok, outcome.summary, output, outcome.images
+                record.id, record.name, outcome.ok, outcome.summary, output, outcome.images, change
             )
             # a vision model sees a tool's images (an MCP screenshot); another reads the
             # placeholder the output already has

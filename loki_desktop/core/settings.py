@@ -101,6 +101,8 @@ class Settings:
     num_ctx: int = field(default=DEFAULT_NUM_CTX, metadata=_between(*NUM_CTX_RANGE))
     skills_enabled: bool = True
     auto_checks: bool = True
+    # "Demander avant d'écrire": write_file / edit_file wait for the approver (the diff shown)
+    review_writes: bool = False
     think: str = field(default="auto", metadata={"check": _think_check})
     tool_modes: dict[str, str] = field(default_factory=dict, metadata={"check": _modes_check})
     workspace: str = ""

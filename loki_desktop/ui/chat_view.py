@@ -8,7 +8,10 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
+from loki_desktop.core.changes import FileChange
+from loki_desktop.core.events import CutArgument
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
+from loki_desktop.ui.args_view import cut_note
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
     CheckCard,
@@ -191,6 +194,9 @@ class ChatView(QScrollArea):
                                 result.content,
                                 result.images,
                             )
+                            change = FileChange.from_dict(result.extra.get("change"))
+                            if change is not None:
+                                card.set_change(change, self.renderer)
                         else:
                             card.set_interrupted()
                         widgets.append(card)
@@ -241,9 +247,11 @@ class ChatView(QScrollArea):
             self._streaming.finish(cut=cut)
             self._streaming = None
 
-    def add_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
+    def add_tool_call(
+        self, call_id: str, name: str, args: dict[str, Any], cut: Sequence[CutArgument] = ()
+    ) -> ToolCard:
         self.end_answer()
-        return self._add(self._new_tool_card(call_id, name, args))
+        return self._add(self._new_tool_card(call_id, name, args, cut_note(cut)))
 
     def set_tool_result(
         self,
@@ -252,10 +260,13 @@ class ChatView(QScrollArea):
         summary: str,
         output: str,
         images: Sequence[ImageAttachment] = (),
+        change: FileChange | None = None,
     ) -> None:
         card = self._tool_cards.get(call_id)
         if card is not None:
             card.set_result(ok, summary, output, images)
+            if change is not None:
+                card.set_change(change, self.renderer)
 
     def interrupt_tools(self) -> None:
         for card in self._tool_cards.values():
@@ -282,8 +293,10 @@ class ChatView(QScrollArea):
         card.retry_requested.connect(self.retry_requested)
         return card
 
-    def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
-        card = ToolCard(call_id, name, args)
+    def _new_tool_card(
+        self, call_id: str, name: str, args: dict[str, Any], note: str = ""
+    ) -> ToolCard:
+        card = ToolCard(call_id, name, args, note)
         self._tool_cards[call_id] = card
         return card
 

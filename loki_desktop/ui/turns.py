@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from loki_desktop.core.changes import FileChange
 from loki_desktop.core.events import (
     CheckReport,
+    CutArgument,
     Done,
     Error,
     Event,
@@ -41,7 +43,9 @@ class TurnSink(Protocol):
 
     def end_answer(self, *, cut: bool = False) -> None: ...
 
-    def add_tool_call(self, call_id: str, name: str, args: dict[str, object]) -> object: ...
+    def add_tool_call(
+        self, call_id: str, name: str, args: dict[str, object], cut: Sequence[CutArgument] = ()
+    ) -> object: ...
 
     def set_tool_result(
         self,
@@ -50,6 +54,7 @@ class TurnSink(Protocol):
         summary: str,
         output: str,
         images: Sequence[ImageAttachment] = (),
+        change: FileChange | None = None,
     ) -> None: ...
 
     def interrupt_tools(self) -> None: ...
@@ -76,10 +81,10 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             sink.append_thinking(text)
         case SkillUsed(title=title):
             sink.add_skill_badge(title)
-        case ToolCall(id=call_id, name=name, args=args):
-            sink.add_tool_call(call_id, name, args)
+        case ToolCall(id=call_id, name=name, args=args, cut_args=cut):
+            sink.add_tool_call(call_id, name, args, cut)
         case ToolResult(id=call_id, ok=ok, summary=summary, output=output, images=images):
-            sink.set_tool_result(call_id, ok, summary, output, images)
+            sink.set_tool_result(call_id, ok, summary, output, images, event.change)
         case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
             sink.add_check(path, ok, [(p.line, p.col, p.message) for p in problems], skipped)
         case Notice(message=message):

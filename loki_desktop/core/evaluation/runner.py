@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loki_desktop.core.assembly import TurnOptions, build_agent
+from loki_desktop.core.changes import FileChange
 from loki_desktop.core.evaluation.graders import Verdict, grade
 from loki_desktop.core.evaluation.tasks import EvalTask
 from loki_desktop.core.events import Done, Error, Token, ToolCall, ToolResult
@@ -70,6 +71,9 @@ class _NoShell:
 
     async def approve_shell(self, command: str, cwd: Path) -> bool:
         return False
+
+    async def approve_write(self, change: FileChange, cwd: Path) -> bool:
+        return True  # the tasks' own scratch folders: writing there is the task
 
 
 @dataclass
