@@ -62,7 +62,7 @@ def test_a_modified_file_gets_a_unified_diff_and_exact_counts() -> None:
     assert "-line 5\n+line five\n" in change.diff
     assert apply_unified(old, change.diff) == new
     assert change.content is None
-    assert not (change.truncated or change.coarse or change.omitted)
+    assert (change.truncated, change.coarse, change.omitted) == (False, False, "")
 
 
 def test_a_new_file_is_added_with_its_content() -> None:
