@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from loki_desktop.core.changes import FileChange
 from loki_desktop.core.i18n import _
-from loki_desktop.ui.diff_rows import diff_rows
+from loki_desktop.ui.code_colours import Piece, coloured_lines
+from loki_desktop.ui.diff_rows import DiffRow, diff_rows
 from loki_desktop.ui.diff_view import DiffText
 from loki_desktop.ui.markdown_render import MarkdownRenderer
-from loki_desktop.ui.markdown_view import MarkdownView
 from loki_desktop.ui.qt_helpers import button, label
 from loki_desktop.ui.theme import Palette
 
@@ -34,7 +32,8 @@ def counts_label(change: FileChange, palette: Palette) -> QLabel:
 
 
 class ChangeView(QWidget):
-    """A unified diff with line numbers, or a new file as highlighted code; folded when long."""
+    """A unified diff with line numbers, or a new file as numbered, highlighted code; folded
+    after FOLD_ROWS lines until "Tout voir"."""
 
     def __init__(self, change: FileChange, renderer: MarkdownRenderer) -> None:
         super().__init__()
@@ -48,14 +47,15 @@ class ChangeView(QWidget):
         self.note.setVisible(bool(self.note.text()))
         layout.addWidget(self.note)
         self.rows = diff_rows(change.diff)
-        self.code_lines: list[str] = []
-        self.diff_text: DiffText | None = None
-        self.code_view: MarkdownView | None = None
+        self.code_style = renderer.palette.pygments
+        self.code = change.kind == "added" and change.content is not None
+        self.pieces: list[list[Piece]] | None = None  # the syntax colours of the lines lexed
         if change.kind == "added" and change.content is not None:
-            self.code_lines = change.content.splitlines()
-            self.code_view = MarkdownView(renderer, self)
-            layout.addWidget(self.code_view)
-        elif self.rows:
+            # a new file reads as code: its lines, numbered, in syntax colours
+            lines = change.content.splitlines()
+            self.rows = [DiffRow("context", line, new=i) for i, line in enumerate(lines, 1)]
+        self.diff_text: DiffText | None = None
+        if self.rows:
             self.diff_text = DiffText(renderer.palette, self)
             layout.addWidget(self.diff_text)
         foot = QHBoxLayout()
@@ -69,7 +69,7 @@ class ChangeView(QWidget):
 
     @property
     def total_lines(self) -> int:
-        return len(self.code_lines) if self.code_view is not None else len(self.rows)
+        return len(self.rows)
 
     @property
     def shown_lines(self) -> int:
@@ -81,23 +81,27 @@ class ChangeView(QWidget):
 
     def shown_text(self) -> str:
         """What is on screen, as text (tests, copying)."""
-        if self.diff_text is not None:
-            return self.diff_text.toPlainText()
-        if self.code_view is not None:
-            return self.code_view.plain_text()
-        return ""
+        return self.diff_text.toPlainText() if self.diff_text is not None else ""
 
     def _show(self) -> None:
         count = self.shown_lines
         if self.diff_text is not None:
-            self.diff_text.set_rows(self.rows[:count])
-        elif self.code_view is not None:
-            self.code_view.set_markdown(_fenced(self.code_lines[:count], self.change.path))
+            self.diff_text.set_rows(self.rows[:count], self._colours(count))
         hidden = self.total_lines - count
         self.more_button.setVisible(self.total_lines > FOLD_ROWS)
         self.more_button.setText(
             _("Tout voir ({n} lignes de plus)").format(n=hidden) if hidden else _("Réduire")
         )
+
+    def _colours(self, count: int) -> list[list[Piece]] | None:
+        """A new file's colours for its first `count` lines. Only what is shown is lexed
+        (pygments takes ~0.3 s for 1,000 lines of Python here): a prefix lexes the same."""
+        if not self.code:
+            return None
+        if self.pieces is None or len(self.pieces) < count:
+            shown = "\n".join(row.text for row in self.rows[:count]) + "\n"
+            self.pieces = coloured_lines(shown, self.change.path, self.code_style)
+        return self.pieces
 
 
 def change_note(change: FileChange) -> str:
@@ -121,23 +125,3 @@ def change_note(change: FileChange) -> str:
     if change.truncated:
         notes.append(_("Trop long pour être gardé en entier : seul le début est montré."))
     return " ".join(notes)
-
-
-def _fenced(lines: list[str], path: str) -> str:
-    """A Markdown code block, its language from the file name (the Markdown view's
-    highlighting then colours it), with a fence longer than any backtick run inside."""
-    code = "\n".join(lines)
-    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{_language(path)}\n{code}\n{fence}\n"
-
-
-def _language(path: str) -> str:
-    from pygments.lexers import get_lexer_for_filename
-    from pygments.util import ClassNotFound
-
-    try:
-        lexer = get_lexer_for_filename(path)
-    except ClassNotFound:
-        return ""
-    return str(lexer.aliases[0]) if lexer.aliases else ""

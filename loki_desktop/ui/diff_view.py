@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import (
     QColor,
+    QFont,
     QFontDatabase,
     QPainter,
     QPaintEvent,
@@ -18,6 +19,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QPlainTextEdit, QWidget
 
+from loki_desktop.ui.code_colours import Piece
 from loki_desktop.ui.diff_rows import DiffRow
 from loki_desktop.ui.theme import Palette
 
@@ -52,13 +54,20 @@ class DiffText(QPlainTextEdit):
             f"QPlainTextEdit#DiffText {{ background: {palette.code_bg}; color: {palette.ink}; }}"
         )
         self.rows: list[DiffRow] = []
+        self._columns = ["old", "new"]  # the line numbers shown left of the lines
         self.gutter = _Gutter(self)
         self.updateRequest.connect(lambda *_args: self.gutter.update())
         self.horizontalScrollBar().rangeChanged.connect(self._fit)
 
-    def set_rows(self, rows: Sequence[DiffRow]) -> None:
-        """Show these rows (replacing any shown), one block each, coloured by kind."""
+    def set_rows(
+        self, rows: Sequence[DiffRow], pieces: Sequence[Sequence[Piece]] | None = None
+    ) -> None:
+        """Show these rows (replacing any shown), one block each, coloured by kind; with
+        `pieces` (a new file's syntax colours, one list a row) each piece its own colour."""
         self.rows = list(rows)
+        self._columns = [
+            name for name in ("old", "new") if any(getattr(r, name) for r in self.rows)
+        ] or ["new"]
         colours = row_colours(self.palette_)
         document = self.document()
         document.clear()
@@ -76,15 +85,26 @@ class DiffText(QPlainTextEdit):
                 cursor.setCharFormat(char)
             else:
                 cursor.insertBlock(block, char)
-            cursor.insertText(row.text)
+            if pieces is None or index >= len(pieces):
+                cursor.insertText(row.text)
+                continue
+            for text, colour, bold in pieces[index]:
+                piece = QTextCharFormat(char)
+                if colour is not None:
+                    piece.setForeground(QColor(colour))
+                if bold:
+                    piece.setFontWeight(QFont.Weight.Bold)
+                cursor.insertText(text, piece)
         cursor.endEditBlock()
         self._place_gutter()
         self._fit()
 
-    def gutter_width(self) -> int:
+    def column_width(self) -> int:
         digits = len(str(max((r.old or r.new or 0 for r in self.rows), default=0) or 1))
-        column = self.fontMetrics().horizontalAdvance("9") * max(digits, 2) + 2 * GUTTER_PAD
-        return 2 * column
+        return self.fontMetrics().horizontalAdvance("9") * max(digits, 2) + 2 * GUTTER_PAD
+
+    def gutter_width(self) -> int:
+        return self.column_width() * len(self._columns)
 
     def _place_gutter(self) -> None:
         width = self.gutter_width()
@@ -121,7 +141,7 @@ class DiffText(QPlainTextEdit):
         p = self.palette_
         painter.fillRect(event.rect(), QColor(p.code_bg))
         painter.setPen(QColor(p.muted))
-        column = self.gutter_width() // 2
+        column = self.column_width()
         height = self.fontMetrics().height()
         block = self.firstVisibleBlock()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
@@ -131,14 +151,16 @@ class DiffText(QPlainTextEdit):
             if number < len(self.rows):
                 row = self.rows[number]
                 right = Qt.AlignmentFlag.AlignRight
-                for x, value in ((0, row.old), (column, row.new)):
+                for place, name in enumerate(self._columns):
+                    x, value = place * column, getattr(row, name)
                     if value is not None:
                         box = QRect(x, top, column - GUTTER_PAD, height)
                         painter.drawText(box, right, str(value))
             block = block.next()
             top = bottom
         painter.setPen(QColor(p.ink))
-        painter.drawLine(2 * column - 1, event.rect().top(), 2 * column - 1, event.rect().bottom())
+        edge = self.gutter_width() - 1
+        painter.drawLine(edge, event.rect().top(), edge, event.rect().bottom())
         painter.end()
 
 

@@ -7,11 +7,10 @@ from typing import Any
 
 from loki_desktop.core.services import Services
 from loki_desktop.core.tools.diffs import compute_change
-from loki_desktop.ui.chat_items import ToolCard
 from loki_desktop.ui.change_view import FOLD_ROWS
+from loki_desktop.ui.chat_items import ToolCard
 from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.markdown_render import MarkdownRenderer
-from loki_desktop.ui.markdown_view import MessageText
 from loki_desktop.ui.theme import DARK, LIGHT
 from loki_desktop.ui.write_approval import WriteApprovalDialog
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -80,19 +79,26 @@ def test_a_long_diff_is_folded_until_tout_voir(qtbot: Any) -> None:
     assert view.diff_text.blockCount() == FOLD_ROWS
 
 
-def test_a_new_file_shows_as_highlighted_code(qtbot: Any) -> None:
+def test_a_new_file_shows_as_numbered_highlighted_code(qtbot: Any) -> None:
     card = card_with(qtbot, None, "def hello():\n    return 42\n", path="hello.py")
     assert card.counts is not None
     assert "+2" in card.counts.text()
     view = card.change_view
     assert view is not None
-    assert view.diff_text is None
-    assert view.code_view is not None
-    assert "def hello():" in view.shown_text()
-    assert "+def" not in view.shown_text()
-    chunks = [c.toHtml() for c in view.code_view.findChildren(MessageText)]
-    assert any("python" in chunk for chunk in chunks)  # the code block's language head
-    assert any("color:" in chunk and "hello" in chunk for chunk in chunks)
+    assert view.diff_text is not None
+    assert view.shown_text() == "def hello():\n    return 42"  # the code, no +/- signs
+    assert [(r.old, r.new) for r in view.diff_text.rows] == [(None, 1), (None, 2)]
+    # the keyword and the name get different colours from the Markdown blocks' style
+    block = view.diff_text.document().firstBlock()
+    colours = set()
+    it = block.begin()
+    while not it.atEnd():
+        fragment = it.fragment()
+        colours.add((fragment.text(), fragment.charFormat().foreground().color().name()))
+        it += 1
+    by_text = dict(colours)
+    assert by_text["def"] != by_text["hello"]
+    assert by_text["def"] != LIGHT.ink.lower()
 
 
 def test_a_dark_card_uses_the_dark_palette(qtbot: Any) -> None:
@@ -107,7 +113,7 @@ def test_a_dark_card_uses_the_dark_palette(qtbot: Any) -> None:
 
 
 def test_arguments_are_pretty_json_with_real_line_breaks_never_cut(qtbot: Any) -> None:
-    args = {"query": "SELECT *\nFROM t\nWHERE x = \"y\"", "limit": 5, "tags": ["a", "b"]}
+    args = {"query": 'SELECT *\nFROM t\nWHERE x = "y"', "limit": 5, "tags": ["a", "b"]}
     card = ToolCard("c3", "run_query", args)
     qtbot.addWidget(card)
     card.resize(700, 400)
