@@ -64,6 +64,7 @@ class ArgumentsView(MessageText):
     def __init__(self, args: dict[str, Any], cut_note: str = "") -> None:
         super().__init__()
         self.setObjectName("ToolArgsText")
+        self.document().setDocumentMargin(6)  # inside the outline (counted in the height)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         # long unbroken values (a URL, base64) wrap anywhere rather than widen the card
         self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)

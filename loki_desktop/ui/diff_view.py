@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -31,7 +31,8 @@ def row_colours(palette: Palette) -> dict[str, tuple[str | None, str]]:
     return {
         "added": (palette.ok_soft, palette.ink),
         "removed": (palette.danger_soft, palette.ink),
-        "hunk": (palette.sidebar, palette.muted),
+        # the dark sidebar is the code background itself: hunks take the code head there
+        "hunk": (palette.code_head if palette.dark else palette.sidebar, palette.muted),
         "note": (None, palette.muted),
         "context": (None, palette.ink),
     }
@@ -49,13 +50,13 @@ class DiffText(QPlainTextEdit):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.rows: list[DiffRow] = []
+        self._columns = ["old", "new"]  # the line numbers shown left of the lines
+        self.gutter = _Gutter(self)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setStyleSheet(
             f"QPlainTextEdit#DiffText {{ background: {palette.code_bg}; color: {palette.ink}; }}"
         )
-        self.rows: list[DiffRow] = []
-        self._columns = ["old", "new"]  # the line numbers shown left of the lines
-        self.gutter = _Gutter(self)
         self.updateRequest.connect(lambda *_args: self.gutter.update())
         self.horizontalScrollBar().rangeChanged.connect(self._fit)
 
@@ -130,6 +131,12 @@ class DiffText(QPlainTextEdit):
         super().resizeEvent(event)
         self._place_gutter()
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # the style sheet's font, once polished
+            self._place_gutter()
+            self._fit()
+
     def wheelEvent(self, event: QWheelEvent) -> None:
         if event.angleDelta().x() != 0:  # sideways: long lines
             super().wheelEvent(event)
@@ -138,6 +145,7 @@ class DiffText(QPlainTextEdit):
 
     def paint_gutter(self, event: QPaintEvent) -> None:
         painter = QPainter(self.gutter)
+        painter.setFont(self.font())
         p = self.palette_
         painter.fillRect(event.rect(), QColor(p.code_bg))
         painter.setPen(QColor(p.muted))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -64,9 +64,7 @@ class WriteApprovalDialog(QDialog):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(self.change_view)
-        screen = QGuiApplication.primaryScreen()
-        tallest = screen.availableGeometry().height() * 6 // 10 if screen else 600
-        scroll.setMinimumHeight(min(tallest, self.change_view.sizeHint().height() + 8))
+        self.diff_scroll = scroll
         layout.addWidget(scroll, 1)
         self.always = QCheckBox(_("Toujours autoriser les écritures dans cette conversation"))
         layout.addWidget(self.always)
@@ -81,6 +79,17 @@ class WriteApprovalDialog(QDialog):
         self.allow_button.clicked.connect(self.accept)
         self.always.toggled.connect(self._on_always)
         self.deny_button.setDefault(True)  # Enter never writes a file by accident
+
+    def showEvent(self, event: QShowEvent) -> None:
+        # sized once shown: the style sheet's font sets the diff's height
+        inner = self.change_view.layout()
+        if inner is not None:
+            inner.activate()
+        screen = QGuiApplication.primaryScreen()
+        tallest = screen.availableGeometry().height() * 6 // 10 if screen else 600
+        wanted = self.change_view.sizeHint().height() + 2 * self.diff_scroll.frameWidth()
+        self.diff_scroll.setMinimumHeight(min(tallest, wanted))
+        super().showEvent(event)
 
     def _on_always(self, checked: bool) -> None:
         self.allow_button.setText(_("Autoriser") if checked else _("Autoriser une fois"))
