@@ -50,12 +50,14 @@ class ChangeView(QWidget):
         self.code_style = renderer.palette.pygments
         self.code = change.kind == "added" and change.content is not None
         self.pieces: list[list[Piece]] | None = None  # the syntax colours of the lines lexed
+        self.code_lines: list[str] = []
         if change.kind == "added" and change.content is not None:
-            # a new file reads as code: its lines, numbered, in syntax colours
-            lines = change.content.splitlines()
-            self.rows = [DiffRow("context", line, new=i) for i, line in enumerate(lines, 1)]
+            # a new file reads as code: its lines, numbered, in syntax colours (rows made
+            # for the lines shown only)
+            self.code_lines = change.content.splitlines()
+            self.rows = []
         self.diff_text: DiffText | None = None
-        if self.rows:
+        if self.rows or self.code_lines:
             self.diff_text = DiffText(renderer.palette, self)
             layout.addWidget(self.diff_text)
         foot = QHBoxLayout()
@@ -69,7 +71,7 @@ class ChangeView(QWidget):
 
     @property
     def total_lines(self) -> int:
-        return len(self.rows)
+        return len(self.code_lines) if self.code else len(self.rows)
 
     @property
     def shown_lines(self) -> int:
@@ -85,6 +87,13 @@ class ChangeView(QWidget):
 
     def _show(self) -> None:
         count = self.shown_lines
+        if self.code and len(self.rows) < count:
+            self.rows += [
+                DiffRow("context", line, new=number)
+                for number, line in enumerate(
+                    self.code_lines[len(self.rows) : count], 1 + len(self.rows)
+                )
+            ]
         if self.diff_text is not None:
             self.diff_text.set_rows(self.rows[:count], self._colours(count))
         hidden = self.total_lines - count
