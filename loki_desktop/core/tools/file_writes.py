@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import ToolOutcome
 from loki_desktop.core.tools.diffs import FileChange, compute_change, read_limit
 from loki_desktop.core.tools.jail import Entry, Workspace, read_fd
@@ -64,7 +65,7 @@ class FileWriter:
                 return _fail(
                     f"old_text {where} in {raw}; it must match exactly once "
                     "(copy it exactly, with more surrounding lines if needed)",
-                    f"old_text trouvé {count} fois",
+                    _("old_text trouvé {n} fois").format(n=count),
                 )
             new = text.replace(old_text, new_text, 1).encode("utf-8")
             return Planned(raw, read.data, new, compute_change(entry.rel, read.data, new))

@@ -11,6 +11,7 @@ import regex
 from pydantic import Field
 
 from loki_desktop.core.checks.source import NotRegularFile
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
 from loki_desktop.core.tools.debris import sweep_once
@@ -230,7 +231,7 @@ class NativeTools:
             return fail(
                 f"the user did not approve this change to {rel}; the file was not written. "
                 "Do not retry the same change; ask what they want instead.",
-                "refusée par l'utilisateur",
+                _("refusée par l'utilisateur"),
             )
         try:
             existed = await asyncio.to_thread(self._files.apply, planned)
@@ -238,7 +239,7 @@ class NativeTools:
             return fail(
                 f"{rel} changed while the change waited for approval; nothing was written. "
                 "Read it again before changing it.",
-                f"{rel} modifié entre-temps : rien écrit",
+                _("{path} modifié entre-temps : rien écrit").format(path=rel),
             )
         # the change travels to the card, the history and the turn's checkpoints
         extra: dict[str, Any] = {"change": change}
