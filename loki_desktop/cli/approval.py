@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loki_desktop.core.changes import FileChange
+from loki_desktop.core.file_change import FileChange
 
 
 class FixedApprover:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from loki_desktop.core.changes import change_of
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import (
     CheckReport,
@@ -27,6 +26,7 @@ from loki_desktop.core.events import (
     ToolCall,
     ToolResult,
 )
+from loki_desktop.core.file_change import change_of
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
 from loki_desktop.core.llm.mode import (
@@ -627,7 +627,13 @@ class _Turn:
                 output += check_feedback(report)
                 extra["check"] = _report_json(report)
             yield ToolResult(
-                record.id, record.name, outcome.ok, outcome.summary, output, outcome.images, change
+                record.id,
+                record.name,
+                outcome.ok,
+                outcome.summary,
+                output,
+                outcome.images,
+                change=change,
             )
             # a vision model sees a tool's images (an MCP screenshot); another reads the
             # placeholder the output already has

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from loki_desktop.core.changes import FileChange
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import ImageAttachment
 
 # "interrupted": written by `ask` itself when a signal (SIGINT, SIGTERM, SIGHUP) stopped it

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from loki_desktop.core.changes import FileChange
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
 from loki_desktop.core.settings import Settings
 

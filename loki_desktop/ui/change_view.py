@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from loki_desktop.core.changes import FileChange
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.ui.code_colours import Piece, coloured_lines
 from loki_desktop.ui.diff_rows import DiffRow, diff_rows

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.changes import FileChange
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.ui.args_view import ArgumentsView
 from loki_desktop.ui.change_view import ChangeView, counts_label

@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-from loki_desktop.core.changes import FileChange
 from loki_desktop.core.events import CutArgument
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
 from loki_desktop.ui.args_view import cut_note
 from loki_desktop.ui.chat_items import (

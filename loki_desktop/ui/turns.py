@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from loki_desktop.core.changes import FileChange
 from loki_desktop.core.events import (
     CheckReport,
     CutArgument,
@@ -24,6 +23,7 @@ from loki_desktop.core.events import (
     ToolCall,
     ToolResult,
 )
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import ImageAttachment
 
 if TYPE_CHECKING:

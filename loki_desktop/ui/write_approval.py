@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.changes import FileChange
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.ui.change_view import ChangeView, counts_label
 from loki_desktop.ui.markdown_render import MarkdownRenderer

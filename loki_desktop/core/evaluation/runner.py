@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loki_desktop.core.assembly import TurnOptions, build_agent
-from loki_desktop.core.changes import FileChange
 from loki_desktop.core.evaluation.graders import Verdict, grade
 from loki_desktop.core.evaluation.tasks import EvalTask
 from loki_desktop.core.events import Done, Error, Token, ToolCall, ToolResult
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.ports import ChatBackend, ConversationStore, SecretStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.tools.toolbox import OwningSource

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from pathlib import Path
@@ -10,8 +11,8 @@ import pytest
 
 from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.assembly import TurnOptions, build_agent
-from loki_desktop.core.changes import FileChange, change_of
 from loki_desktop.core.events import ToolResult, event_to_json
+from loki_desktop.core.file_change import FileChange, change_of
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.tools import diffs
@@ -264,3 +265,14 @@ async def test_with_review_on_the_cli_approver_refuses_writes_unless_allowed(
         (result,) = [e for e in events if isinstance(e, ToolResult)]
         assert result.ok is expected
         assert (workspace / f"w{allow}.txt").exists() is expected
+
+
+def test_the_diff_is_difflibs_unified_diff() -> None:
+    old = "".join(f"line {i}\n" if i % 5 else "\n" for i in range(300))
+    new = old.replace("line 42\n", "line 42 changed\n").replace("line 201\n", "") + "end"
+    change = compute_change("x.txt", old.encode(), new.encode())
+    expected = "".join(
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a/x.txt", "b/x.txt")
+    )
+    # difflib leaves the last line without its break: git's marker follows it here
+    assert change.diff == expected + "\n\\ No newline at end of file\n"

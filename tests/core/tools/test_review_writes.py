@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loki_desktop.core.changes import FileChange, change_of
+from loki_desktop.core.file_change import FileChange, change_of
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTools
 from loki_desktop.core.tools.toolbox import Toolbox
