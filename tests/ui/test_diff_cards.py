@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from shiboken6 import isValid
+
 from loki_desktop.core.services import Services
 from loki_desktop.core.tools.diffs import compute_change
 from loki_desktop.ui.change_view import FOLD_ROWS
@@ -227,3 +229,21 @@ async def test_review_waits_refuses_then_always_and_the_diff_survives_reopening(
         created = reopened[2].change_view
         assert created is not None
         assert "x = 1" in created.shown_text()
+
+
+async def test_stop_while_asking_to_write_closes_the_dialog_and_writes_nothing(
+    ollama: FakeOllama, workspace: Path, services: Services, qtbot: Any
+) -> None:
+    review_on(services)
+    ollama.script(Reply.tool("write_file", {"path": "jamais.txt", "content": "x\n"}))
+    async with open_window(services, qtbot, ollama.url) as window:
+        window.workspace_picker.choose(str(workspace))
+        dialog = await ask(window, "Crée jamais.txt")
+        assert "x" in dialog.change_view.shown_text()
+        window.stop_current()
+        await finished(window)
+        assert window.current is not None
+        assert window.current.approver.dialog is None
+        assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted)
+        assert not (workspace / "jamais.txt").exists()
+        assert cards(window)[-1].state == "cut"
