@@ -237,8 +237,9 @@ class NativeTools:
             existed = await asyncio.to_thread(self._files.apply, planned)
         except ChangedMeanwhile:
             return fail(
-                f"{rel} changed while the change waited for approval; nothing was written. "
-                "Read it again before changing it.",
+                f"{rel} changed on disk before this change could be written (while it "
+                "waited for approval, or just then); nothing was written. Read it again "
+                "before changing it.",
                 _("{path} modifié entre-temps : rien écrit").format(path=rel),
             )
         # the change travels to the card, the history and the turn's checkpoints

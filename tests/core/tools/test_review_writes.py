@@ -76,7 +76,7 @@ async def test_a_file_changed_while_waiting_is_not_overwritten(workspace: Path) 
         "write_file", {"path": "busy.txt", "content": "from the model\n"}
     )
     assert not outcome.ok
-    assert "changed while" in outcome.output
+    assert "changed on disk" in outcome.output
     assert target.read_text() == "changed by the person\n"
 
 
