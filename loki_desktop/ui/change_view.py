@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
-from loki_desktop.ui.code_colours import Piece, coloured_lines
+from loki_desktop.ui.code_colours import LineColourer, Piece
 from loki_desktop.ui.diff_rows import DiffRow, diff_rows
 from loki_desktop.ui.diff_view import DiffText
 from loki_desktop.ui.markdown_render import MarkdownRenderer
@@ -14,6 +17,7 @@ from loki_desktop.ui.qt_helpers import button, label
 from loki_desktop.ui.theme import Palette
 
 FOLD_ROWS = 40  # a longer diff (or new file) shows this many lines until "Tout voir"
+COLOUR_SLICE_S = 0.012  # background colouring of a new file: this long per loop turn
 
 
 def counts_label(change: FileChange, palette: Palette) -> QLabel:
@@ -47,15 +51,18 @@ class ChangeView(QWidget):
         self.note.setVisible(bool(self.note.text()))
         layout.addWidget(self.note)
         self.rows = diff_rows(change.diff)
-        self.code_style = renderer.palette.pygments
-        self.code = change.kind == "added" and change.content is not None
-        self.pieces: list[list[Piece]] | None = None  # the syntax colours of the lines lexed
         self.code_lines: list[str] = []
+        self.colourer: LineColourer | None = None
         if change.kind == "added" and change.content is not None:
             # a new file reads as code: its lines, numbered, in syntax colours (rows made
-            # for the lines shown only)
+            # and lines lexed for what is shown)
             self.code_lines = change.content.splitlines()
+            self.colourer = LineColourer(change.content, change.path, renderer.palette.pygments)
             self.rows = []
+        self.coloured = 0  # rows of the view that have their syntax colours
+        self._colour_timer = QTimer(self)
+        self._colour_timer.setInterval(0)
+        self._colour_timer.timeout.connect(self._colour_more)
         self.diff_text: DiffText | None = None
         if self.rows or self.code_lines:
             self.diff_text = DiffText(renderer.palette, self)
@@ -68,6 +75,10 @@ class ChangeView(QWidget):
         foot.addStretch(1)
         layout.addLayout(foot)
         self._show()
+
+    @property
+    def code(self) -> bool:
+        return self.colourer is not None
 
     @property
     def total_lines(self) -> int:
@@ -103,14 +114,35 @@ class ChangeView(QWidget):
         )
 
     def _colours(self, count: int) -> list[list[Piece]] | None:
-        """A new file's colours for its first `count` lines. Only what is shown is lexed
-        (pygments takes ~0.3 s for 1,000 lines of Python here): a prefix lexes the same."""
-        if not self.code:
+        """A new file's colours for the lines shown. The folded lines are lexed at once
+        (pygments takes ~0.3-0.6 ms a line of Python here); past them the lines show plain
+        and are coloured in the background, a slice of the event loop at a time."""
+        if self.colourer is None or not self.colourer.known:
             return None
-        if self.pieces is None or len(self.pieces) < count:
-            shown = "\n".join(row.text for row in self.rows[:count]) + "\n"
-            self.pieces = coloured_lines(shown, self.change.path, self.code_style)
-        return self.pieces
+        self.colourer.advance(min(count, FOLD_ROWS))
+        self.coloured = min(count, len(self.colourer.lines))
+        if self.coloured < count:
+            self._colour_timer.start()
+        return self.colourer.lines
+
+    def _colour_more(self) -> None:
+        colourer, view = self.colourer, self.diff_text
+        if colourer is None or view is None:
+            self._colour_timer.stop()
+            return
+        shown = view.blockCount()
+        colourer.advance(shown, deadline=time.perf_counter() + COLOUR_SLICE_S)
+        done = min(shown, len(colourer.lines))
+        if done > self.coloured:
+            view.colour_rows(self.coloured, colourer.lines[self.coloured : done])
+            self.coloured = done
+        if self.coloured >= shown or colourer.done:
+            self._colour_timer.stop()
+
+    @property
+    def colouring(self) -> bool:
+        """Colours are still being added to the lines shown (tests, measurements)."""
+        return self._colour_timer.isActive()
 
 
 def change_note(change: FileChange) -> str:

@@ -7,6 +7,8 @@ lines as a Markdown code block take over a second), coloured piece by piece from
 from __future__ import annotations
 
 import functools
+import time
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -17,26 +19,45 @@ if TYPE_CHECKING:
 Piece = tuple[str, str | None, bool]
 
 
-def coloured_lines(code: str, path: str, style: str) -> list[list[Piece]] | None:
-    """Each line of `code` as coloured pieces; None when the file name has no known language."""
-    lexer = _lexer_for(_name_key(path))
-    if lexer is None:
-        return None
-    from pygments import lex
+class LineColourer:
+    """A file's lines coloured as pygments reads them, a few at a time: `advance` lexes on
+    from where it stopped (one token stream over the whole text), so the lines shown first
+    cost only themselves and the rest can be coloured later without lexing anything twice."""
 
-    colours = _style(style)
-    lines: list[list[Piece]] = [[]]
-    for token, value in lex(code, lexer):
-        colour, bold = colours(token)
+    def __init__(self, code: str, path: str, style: str) -> None:
+        self.lines: list[list[Piece]] = []  # the complete lines, coloured
+        self._open: list[Piece] = []  # the line being read
+        lexer = _lexer_for(_name_key(path))
+        self.known = lexer is not None  # False: no language for this file name
+        self.done = lexer is None
+        self._colours = _style(style)
+        self._tokens: Iterator[tuple[Any, str]] = iter(())
+        if lexer is not None:
+            self._tokens = iter(lexer.get_tokens(code))
+
+    def advance(self, lines: int, deadline: float | None = None) -> None:
+        """Lex until `lines` lines are complete, the text ends, or `deadline` (perf_counter)."""
+        while not self.done and len(self.lines) < lines:
+            if deadline is not None and time.perf_counter() >= deadline:
+                return
+            for _ in range(64):  # the clock is read once per 64 tokens
+                token = next(self._tokens, None)
+                if token is None:
+                    self.done = True
+                    if self._open:
+                        self.lines.append(self._open)
+                    return
+                self._take(*token)
+
+    def _take(self, kind: Any, value: str) -> None:
+        colour, bold = self._colours(kind)
         parts = value.split("\n")
         for index, part in enumerate(parts):
             if index:
-                lines.append([])
+                self.lines.append(self._open)
+                self._open = []
             if part:
-                lines[-1].append((part, colour, bold))
-    if lines and not lines[-1] and code.endswith("\n"):
-        lines.pop()  # the lexer's final line break opens no line
-    return lines
+                self._open.append((part, colour, bold))
 
 
 def _name_key(path: str) -> str:

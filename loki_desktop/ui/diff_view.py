@@ -90,15 +90,31 @@ class DiffText(QPlainTextEdit):
                 cursor.insertText(row.text)
                 continue
             for text, colour, bold in pieces[index]:
-                piece = QTextCharFormat(char)
-                if colour is not None:
-                    piece.setForeground(QColor(colour))
-                if bold:
-                    piece.setFontWeight(QFont.Weight.Bold)
-                cursor.insertText(text, piece)
+                cursor.insertText(text, _piece_format(char, colour, bold))
         cursor.endEditBlock()
         self._place_gutter()
         self._fit()
+
+    def colour_rows(self, first: int, pieces: Sequence[Sequence[Piece]]) -> None:
+        """Colour rows already shown (`first` on), piece by piece: a new file's colours that
+        were lexed after its lines went on screen."""
+        document = self.document()
+        cursor = QTextCursor(document)
+        plain = QTextCharFormat()
+        plain.setForeground(QColor(self.palette_.ink))
+        cursor.beginEditBlock()
+        for offset, line in enumerate(pieces):
+            block = document.findBlockByNumber(first + offset)
+            if not block.isValid():
+                break
+            position = block.position()
+            for text, colour, bold in line:
+                length = len(text.encode("utf-16-le")) // 2  # Qt counts UTF-16 units
+                cursor.setPosition(position)
+                cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+                cursor.setCharFormat(_piece_format(plain, colour, bold))
+                position += length
+        cursor.endEditBlock()
 
     def column_width(self) -> int:
         digits = len(str(max((r.old or r.new or 0 for r in self.rows), default=0) or 1))
@@ -170,6 +186,15 @@ class DiffText(QPlainTextEdit):
         edge = self.gutter_width() - 1
         painter.drawLine(edge, event.rect().top(), edge, event.rect().bottom())
         painter.end()
+
+
+def _piece_format(base: QTextCharFormat, colour: str | None, bold: bool) -> QTextCharFormat:
+    piece = QTextCharFormat(base)
+    if colour is not None:
+        piece.setForeground(QColor(colour))
+    if bold:
+        piece.setFontWeight(QFont.Weight.Bold)
+    return piece
 
 
 class _Gutter(QWidget):

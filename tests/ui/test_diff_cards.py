@@ -9,7 +9,7 @@ from shiboken6 import isValid
 
 from loki_desktop.core.services import Services
 from loki_desktop.core.tools.diffs import compute_change
-from loki_desktop.ui.change_view import FOLD_ROWS
+from loki_desktop.ui.change_view import FOLD_ROWS, ChangeView
 from loki_desktop.ui.chat_items import ToolCard
 from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.markdown_render import MarkdownRenderer
@@ -101,6 +101,41 @@ def test_a_new_file_shows_as_numbered_highlighted_code(qtbot: Any) -> None:
     by_text = dict(colours)
     assert by_text["def"] != by_text["hello"]
     assert by_text["def"] != LIGHT.ink.lower()
+
+
+def fragment_colours(view: ChangeView, row: int) -> dict[str, str]:
+    assert view.diff_text is not None
+    block = view.diff_text.document().findBlockByNumber(row)
+    found = {}
+    it = block.begin()
+    while not it.atEnd():
+        fragment = it.fragment()
+        found[fragment.text()] = fragment.charFormat().foreground().color().name()
+        it += 1
+    return found
+
+
+async def test_a_long_new_file_unfolds_at_once_and_is_coloured_in_the_background(
+    qtbot: Any,
+) -> None:
+    code = "".join(f'def f{i}(x):\n    return "é🙂" + str(x + {i})\n' for i in range(100))
+    card = card_with(qtbot, None, code, path="long.py")
+    view = card.change_view
+    assert view is not None
+    assert view.diff_text is not None
+    assert view.diff_text.blockCount() == FOLD_ROWS
+    assert not view.colouring  # the folded lines were coloured at once
+    view.more_button.click()
+    assert view.diff_text.blockCount() == 200
+    assert view.shown_text().endswith('return "é🙂" + str(x + 99)')
+    await wait_until(lambda: not view.colouring)
+    late = fragment_colours(view, 198)  # "def f99(x):", coloured after it was shown
+    assert late["def"] != late["f99"]
+    assert view.coloured == 200
+    # the pieces after a non-BMP character kept their place (Qt counts UTF-16 units)
+    after = fragment_colours(view, 199)
+    assert "str" in after
+    assert after["str"] != after['"é🙂"']
 
 
 def test_a_dark_card_uses_the_dark_palette(qtbot: Any) -> None:
