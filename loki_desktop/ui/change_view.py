@@ -114,12 +114,11 @@ class ChangeView(QWidget):
         )
 
     def _colours(self, count: int) -> list[list[Piece]] | None:
-        """A new file's colours for the lines shown. The folded lines are lexed at once
-        (pygments takes ~0.3-0.6 ms a line of Python here); past them the lines show plain
-        and are coloured in the background, a slice of the event loop at a time."""
+        """A new file's colours: the lines go on screen plain and are coloured as pygments
+        lexes them, 12 ms of the event loop at a time (it takes ~0.3-0.6 ms a line of Python
+        here: 40 lines lexed at once would be most of a card's render time)."""
         if self.colourer is None or not self.colourer.known:
             return None
-        self.colourer.advance(min(count, FOLD_ROWS))
         self.coloured = min(count, len(self.colourer.lines))
         if self.coloured < count:
             self._colour_timer.start()
@@ -134,7 +133,7 @@ class ChangeView(QWidget):
         colourer.advance(shown, deadline=time.perf_counter() + COLOUR_SLICE_S)
         done = min(shown, len(colourer.lines))
         if done > self.coloured:
-            view.colour_rows(self.coloured, colourer.lines[self.coloured : done])
+            view.colour_rows(self.coloured, done - self.coloured)
             self.coloured = done
         if self.coloured >= shown or colourer.done:
             self._colour_timer.stop()

@@ -12,9 +12,11 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QResizeEvent,
+    QSyntaxHighlighter,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
+    QTextDocument,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QFrame, QPlainTextEdit, QWidget
@@ -52,6 +54,7 @@ class DiffText(QPlainTextEdit):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.rows: list[DiffRow] = []
         self._columns = ["old", "new"]  # the line numbers shown left of the lines
+        self._syntax: _Syntax | None = None  # a new file's syntax colours, when it has some
         self.gutter = _Gutter(self)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setStyleSheet(
@@ -63,12 +66,17 @@ class DiffText(QPlainTextEdit):
     def set_rows(
         self, rows: Sequence[DiffRow], pieces: Sequence[Sequence[Piece]] | None = None
     ) -> None:
-        """Show these rows (replacing any shown), one block each, coloured by kind; with
-        `pieces` (a new file's syntax colours, one list a row) each piece its own colour."""
+        """Show these rows (replacing any shown), one block each, coloured by kind. `pieces`
+        (a new file's syntax colours, one list a row, which may grow later: see
+        `colour_rows`) colours each row that has them, piece by piece."""
         self.rows = list(rows)
         self._columns = [
             name for name in ("old", "new") if any(getattr(r, name) for r in self.rows)
         ] or ["new"]
+        if pieces is not None and self._syntax is None:
+            self._syntax = _Syntax(self.document(), self.palette_.ink)
+        if self._syntax is not None:
+            self._syntax.pieces = pieces if pieces is not None else ()
         colours = row_colours(self.palette_)
         document = self.document()
         document.clear()
@@ -86,35 +94,21 @@ class DiffText(QPlainTextEdit):
                 cursor.setCharFormat(char)
             else:
                 cursor.insertBlock(block, char)
-            if pieces is None or index >= len(pieces):
-                cursor.insertText(row.text)
-                continue
-            for text, colour, bold in pieces[index]:
-                cursor.insertText(text, _piece_format(char, colour, bold))
+            cursor.insertText(row.text)
         cursor.endEditBlock()
         self._place_gutter()
         self._fit()
 
-    def colour_rows(self, first: int, pieces: Sequence[Sequence[Piece]]) -> None:
-        """Colour rows already shown (`first` on), piece by piece: a new file's colours that
-        were lexed after its lines went on screen."""
-        document = self.document()
-        cursor = QTextCursor(document)
-        plain = QTextCharFormat()
-        plain.setForeground(QColor(self.palette_.ink))
-        cursor.beginEditBlock()
-        for offset, line in enumerate(pieces):
-            block = document.findBlockByNumber(first + offset)
+    def colour_rows(self, first: int, count: int) -> None:
+        """Colour `count` rows from `first` on, whose pieces arrived after they were shown."""
+        if self._syntax is None:
+            return
+        block = self.document().findBlockByNumber(first)
+        for _ in range(count):
             if not block.isValid():
                 break
-            position = block.position()
-            for text, colour, bold in line:
-                length = len(text.encode("utf-16-le")) // 2  # Qt counts UTF-16 units
-                cursor.setPosition(position)
-                cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
-                cursor.setCharFormat(_piece_format(plain, colour, bold))
-                position += length
-        cursor.endEditBlock()
+            self._syntax.rehighlightBlock(block)
+            block = block.next()
 
     def column_width(self) -> int:
         digits = len(str(max((r.old or r.new or 0 for r in self.rows), default=0) or 1))
@@ -188,13 +182,36 @@ class DiffText(QPlainTextEdit):
         painter.end()
 
 
-def _piece_format(base: QTextCharFormat, colour: str | None, bold: bool) -> QTextCharFormat:
-    piece = QTextCharFormat(base)
-    if colour is not None:
-        piece.setForeground(QColor(colour))
-    if bold:
-        piece.setFontWeight(QFont.Weight.Bold)
-    return piece
+class _Syntax(QSyntaxHighlighter):
+    """Lays the lexed colours over a new file's lines (the layout's formats, not the text's):
+    a line's colours cost one block's layout, whenever they arrive."""
+
+    def __init__(self, document: QTextDocument, ink: str) -> None:
+        super().__init__(document)
+        self.pieces: Sequence[Sequence[Piece]] = ()
+        self._formats: dict[tuple[str | None, bool], QTextCharFormat] = {}
+        self._ink = ink
+
+    def highlightBlock(self, text: str) -> None:
+        number = self.currentBlock().blockNumber()
+        if number >= len(self.pieces):
+            return
+        position = 0
+        for piece, colour, bold in self.pieces[number]:
+            length = len(piece.encode("utf-16-le")) // 2  # Qt counts UTF-16 units
+            if colour is not None or bold:
+                self.setFormat(position, length, self._format(colour, bold))
+            position += length
+
+    def _format(self, colour: str | None, bold: bool) -> QTextCharFormat:
+        found = self._formats.get((colour, bold))
+        if found is None:
+            found = QTextCharFormat()
+            found.setForeground(QColor(colour or self._ink))
+            if bold:
+                found.setFontWeight(QFont.Weight.Bold)
+            self._formats[(colour, bold)] = found
+        return found
 
 
 class _Gutter(QWidget):

@@ -81,7 +81,7 @@ def test_a_long_diff_is_folded_until_tout_voir(qtbot: Any) -> None:
     assert view.diff_text.blockCount() == FOLD_ROWS
 
 
-def test_a_new_file_shows_as_numbered_highlighted_code(qtbot: Any) -> None:
+async def test_a_new_file_shows_as_numbered_highlighted_code(qtbot: Any) -> None:
     card = card_with(qtbot, None, "def hello():\n    return 42\n", path="hello.py")
     assert card.counts is not None
     assert "+2" in card.counts.text()
@@ -90,28 +90,22 @@ def test_a_new_file_shows_as_numbered_highlighted_code(qtbot: Any) -> None:
     assert view.diff_text is not None
     assert view.shown_text() == "def hello():\n    return 42"  # the code, no +/- signs
     assert [(r.old, r.new) for r in view.diff_text.rows] == [(None, 1), (None, 2)]
+    await wait_until(lambda: not view.colouring)
     # the keyword and the name get different colours from the Markdown blocks' style
-    block = view.diff_text.document().firstBlock()
-    colours = set()
-    it = block.begin()
-    while not it.atEnd():
-        fragment = it.fragment()
-        colours.add((fragment.text(), fragment.charFormat().foreground().color().name()))
-        it += 1
-    by_text = dict(colours)
-    assert by_text["def"] != by_text["hello"]
-    assert by_text["def"] != LIGHT.ink.lower()
+    colours = piece_colours(view, 0)
+    assert colours["def"] != colours.get("hello", LIGHT.ink.lower())
+    assert colours["def"] != LIGHT.ink.lower()
 
 
-def fragment_colours(view: ChangeView, row: int) -> dict[str, str]:
+def piece_colours(view: ChangeView, row: int) -> dict[str, str]:
+    """The syntax colours laid over a row (the highlighter's formats), by the text they cover."""
     assert view.diff_text is not None
     block = view.diff_text.document().findBlockByNumber(row)
+    units = block.text().encode("utf-16-le")  # Qt's positions count UTF-16 units
     found = {}
-    it = block.begin()
-    while not it.atEnd():
-        fragment = it.fragment()
-        found[fragment.text()] = fragment.charFormat().foreground().color().name()
-        it += 1
+    for laid in block.layout().formats():
+        piece = units[2 * laid.start : 2 * (laid.start + laid.length)].decode("utf-16-le")
+        found[piece] = laid.format.foreground().color().name()
     return found
 
 
@@ -124,16 +118,18 @@ async def test_a_long_new_file_unfolds_at_once_and_is_coloured_in_the_background
     assert view is not None
     assert view.diff_text is not None
     assert view.diff_text.blockCount() == FOLD_ROWS
-    assert not view.colouring  # the folded lines were coloured at once
+    await wait_until(lambda: not view.colouring)
+    assert view.coloured == FOLD_ROWS  # what is shown, not more
     view.more_button.click()
     assert view.diff_text.blockCount() == 200
     assert view.shown_text().endswith('return "é🙂" + str(x + 99)')
+    assert piece_colours(view, 198) == {}  # on screen before its colours
     await wait_until(lambda: not view.colouring)
-    late = fragment_colours(view, 198)  # "def f99(x):", coloured after it was shown
-    assert late["def"] != late["f99"]
+    late = piece_colours(view, 198)  # "def f99(x):"
+    assert "def" in late
     assert view.coloured == 200
     # the pieces after a non-BMP character kept their place (Qt counts UTF-16 units)
-    after = fragment_colours(view, 199)
+    after = piece_colours(view, 199)
     assert "str" in after
     assert after["str"] != after['"é🙂"']
 
