@@ -1,8 +1,9 @@
 """Diff cards: a write whose diff has 1,000 lines, rendered in its tool card (offscreen Qt).
 
-"Renders" is what the window does when the result arrives: the card's `set_change` (rows
-parsed, the first 40 lines laid out, `+N −M` in the header), then the card painted once
-(`grab`, which lays out and paints every child). Also measured: unfolding all 1,000 lines
+"Renders" is what the window does when the result arrives, in a real chat view (1000 x 800,
+offscreen): `set_tool_result` with the change (rows parsed, the first 40 lines laid out,
+`+N −M` in the header), then the view painted once (`grab`, which lays out and paints what
+the chat shows). Also measured: unfolding all 1,000 lines
 ("Tout voir"), and computing the change itself (difflib, in the tool's worker thread).
 
     python -m bench.diff_card --child      # prints the measurements as JSON on stdout
@@ -136,33 +137,35 @@ def _child() -> dict[str, Any]:
 def _render(
     app: Any, renderer: Any, change: Any
 ) -> tuple[list[float], list[float], int, list[tuple[float, float]]]:
-    """Milliseconds to show the change in a fresh card, then to unfold it; its line count;
-    and for a new file, how long its background colouring took and its longest loop turn."""
-    from loki_desktop.ui.chat_items import ToolCard
+    """Milliseconds to show the change in a fresh card of a chat view, then to unfold it; its
+    line count; and for a new file, how long its background colouring took and its longest
+    event-loop turn meanwhile."""
+    from loki_desktop.ui.chat_view import ChatView
 
     card_times: list[float] = []
     unfold_times: list[float] = []
     colour: list[tuple[float, float]] = []
     rows = 0
-    for _ in range(RUNS + 1):  # the first run pays the imports and font caches: dropped
-        card = ToolCard("c", "write_file", {"path": change.path, "content": "..."})
-        card.resize(900, 700)
-        card.show()
+    for run in range(RUNS + 1):  # the first run pays the imports and font caches: dropped
+        view = ChatView(renderer)
+        view.resize(1000, 800)
+        view.show()
+        card = view.add_tool_call(f"c{run}", "write_file", {"path": change.path})
         app.processEvents()
         began = time.perf_counter()
-        card.set_change(change, renderer)
-        card.grab()
+        view.set_tool_result(card.call_id, True, "écrit", "ok", (), change)
+        view.grab()  # lays out and paints what the chat shows
         card_times.append(time.perf_counter() - began)
-        view = card.change_view
-        assert view is not None
-        rows = view.total_lines
+        shown = card.change_view
+        assert shown is not None
+        rows = shown.total_lines
         began = time.perf_counter()
-        view.toggle_fold()
-        card.grab()
+        shown.toggle_fold()
+        view.grab()
         unfold_times.append(time.perf_counter() - began)
-        colour.append(_colouring(app, view))
-        card.close()
-        card.deleteLater()
+        colour.append(_colouring(app, shown))
+        view.close()
+        view.deleteLater()
         app.processEvents()
     return (
         [t * 1000 for t in card_times[1:]],

@@ -55,6 +55,7 @@ class DiffText(QPlainTextEdit):
         self.rows: list[DiffRow] = []
         self._columns = ["old", "new"]  # the line numbers shown left of the lines
         self._syntax: _Syntax | None = None  # a new file's syntax colours, when it has some
+        self._largest = 0  # the largest line number shown (the gutter's width)
         self.gutter = _Gutter(self)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setStyleSheet(
@@ -73,6 +74,7 @@ class DiffText(QPlainTextEdit):
         self._columns = [
             name for name in ("old", "new") if any(getattr(r, name) for r in self.rows)
         ] or ["new"]
+        self._largest = max((r.old or r.new or 0 for r in self.rows), default=0)
         if pieces is not None and self._syntax is None:
             self._syntax = _Syntax(self.document(), self.palette_.ink)
         if self._syntax is not None:
@@ -111,7 +113,7 @@ class DiffText(QPlainTextEdit):
             block = block.next()
 
     def column_width(self) -> int:
-        digits = len(str(max((r.old or r.new or 0 for r in self.rows), default=0) or 1))
+        digits = len(str(self._largest or 1))
         return self.fontMetrics().horizontalAdvance("9") * max(digits, 2) + 2 * GUTTER_PAD
 
     def gutter_width(self) -> int:
@@ -154,31 +156,41 @@ class DiffText(QPlainTextEdit):
             event.ignore()  # the chat's scroll area scrolls
 
     def paint_gutter(self, event: QPaintEvent) -> None:
+        # only the rows on screen: the diff is as tall as its rows inside the chat's scroll
+        # area, and Qt hands the whole gutter to repaint after each change of the text
+        area = event.rect().intersected(self.gutter.visibleRegion().boundingRect())
         painter = QPainter(self.gutter)
         painter.setFont(self.font())
         p = self.palette_
-        painter.fillRect(event.rect(), QColor(p.code_bg))
+        painter.fillRect(area, QColor(p.code_bg))
         painter.setPen(QColor(p.muted))
         column = self.column_width()
         height = self.fontMetrics().height()
         block = self.firstVisibleBlock()
-        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
-        while block.isValid() and top <= event.rect().bottom():
-            bottom = top + round(self.blockBoundingRect(block).height())
+        offset = self.contentOffset()
+        top = round(self.blockBoundingGeometry(block).translated(offset).top())
+        line = max(1, round(self.blockBoundingRect(block).height()))
+        if block.isValid() and area.top() > top + line:  # rows of one height: jump there
+            block = self.document().findBlockByNumber(
+                block.blockNumber() + (area.top() - top) // line
+            )
+            top = round(self.blockBoundingGeometry(block).translated(offset).top())
+        right = Qt.AlignmentFlag.AlignRight
+        while block.isValid() and top <= area.bottom():
             number = block.blockNumber()
             if number < len(self.rows):
                 row = self.rows[number]
-                right = Qt.AlignmentFlag.AlignRight
                 for place, name in enumerate(self._columns):
                     x, value = place * column, getattr(row, name)
                     if value is not None:
-                        box = QRect(x, top, column - GUTTER_PAD, height)
-                        painter.drawText(box, right, str(value))
+                        painter.drawText(
+                            QRect(x, top, column - GUTTER_PAD, height), right, str(value)
+                        )
             block = block.next()
-            top = bottom
+            top += line
         painter.setPen(QColor(p.ink))
         edge = self.gutter_width() - 1
-        painter.drawLine(edge, event.rect().top(), edge, event.rect().bottom())
+        painter.drawLine(edge, area.top(), edge, area.bottom())
         painter.end()
 
 
