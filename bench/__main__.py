@@ -33,6 +33,7 @@ MODULES = [
     "bench.diff_card",
     "bench.soak",
     "bench.jail_race",
+    "bench.checkpoints",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -91,12 +91,21 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
+class ChangedFile:
+    """A workspace file a shell command changed (seen by a look before and after it)."""
+
+    path: str  # workspace-relative, forward slashes
+    kind: str  # "added", "modified" or "deleted"
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """What a tool gave back; `output` is the full text the model saw.
 
     `images` are the images the tool returned (an MCP screenshot), for the tool card's
     thumbnails; a vision model receives them as images, another model a short placeholder.
     `change` is the file change a write or an edit made (its diff, for the card).
+    `shell_changes` are the files a `run_shell` command changed (its card lists them).
     """
 
     id: str
@@ -106,6 +115,7 @@ class ToolResult:
     output: str = ""
     images: tuple[ImageAttachment, ...] = ()
     change: FileChange | None = None
+    shell_changes: tuple[ChangedFile, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

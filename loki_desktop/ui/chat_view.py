@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-from loki_desktop.core.events import CutArgument
+from loki_desktop.core.events import ChangedFile, CutArgument
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
 from loki_desktop.ui.args_view import cut_note
@@ -24,7 +24,9 @@ from loki_desktop.ui.chat_items import (
 )
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import label
+from loki_desktop.ui.shell_changes import ShellChangesList, changes_from_extra
 from loki_desktop.ui.thinking import ThinkingBlock
+from loki_desktop.ui.undo_note import undo_note_text
 
 PAGE_SIZE = 40
 # Older messages load when the view is scrolled this close to its top.
@@ -39,6 +41,7 @@ class ChatView(QScrollArea):
     """Small mutators for a live turn, and `open` for a stored conversation (lazily)."""
 
     retry_requested = Signal()
+    older_loaded = Signal()  # a page of older messages came (their turns' undo bars follow)
 
     def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -160,6 +163,7 @@ class ChatView(QScrollArea):
         widgets = self._history_widgets(messages)
         for offset, widget in enumerate(widgets):
             self._layout.insertWidget(1 + offset, widget)
+        self.older_loaded.emit()
         return len(messages)
 
     def _history_widgets(self, messages: Sequence[ChatMessage]) -> list[QWidget]:
@@ -170,7 +174,7 @@ class ChatView(QScrollArea):
         for message in messages:
             match message:
                 case ChatMessage(role="user", origin="harness"):
-                    widgets.append(HarnessNote(message.content))
+                    widgets.append(HarnessNote(message.content, undo_note_text(message.extra)))
                 case ChatMessage(role="user"):
                     widgets.append(UserMessage(message.content, message.images))
                     skill = message.extra.get("skill")
@@ -197,6 +201,8 @@ class ChatView(QScrollArea):
                             change = FileChange.from_dict(result.extra.get("change"))
                             if change is not None:
                                 card.set_change(change, self.renderer)
+                            if shell_changes := changes_from_extra(result.extra):
+                                card.add_detail(ShellChangesList(shell_changes))
                         else:
                             card.set_interrupted()
                         widgets.append(card)
@@ -261,12 +267,15 @@ class ChatView(QScrollArea):
         output: str,
         images: Sequence[ImageAttachment] = (),
         change: FileChange | None = None,
+        shell_changes: Sequence[ChangedFile] = (),
     ) -> None:
         card = self._tool_cards.get(call_id)
         if card is not None:
             card.set_result(ok, summary, output, images)
             if change is not None:
                 card.set_change(change, self.renderer)
+            if shell_changes:
+                card.add_detail(ShellChangesList(shell_changes))
 
     def interrupt_tools(self) -> None:
         for card in self._tool_cards.values():
@@ -292,6 +301,22 @@ class ChatView(QScrollArea):
         card = self._add(ErrorCard(message, can_retry=can_retry))
         card.retry_requested.connect(self.retry_requested)
         return card
+
+    def place_after_turn(self, call_id: str, widget: QWidget) -> bool:
+        """Put `widget` at the end of the turn holding the card `call_id` (before the next
+        message the person wrote); False when that card is not shown."""
+        card = self._tool_cards.get(call_id)
+        if card is None:
+            return False
+        index = self._layout.indexOf(card) + 1
+        end = self._layout.count() - 1  # the stretch
+        while index < end:
+            item = self._layout.itemAt(index)
+            if item is not None and isinstance(item.widget(), UserMessage):
+                break
+            index += 1
+        self._layout.insertWidget(index, widget)
+        return True
 
     def _new_tool_card(
         self, call_id: str, name: str, args: dict[str, Any], note: str = ""

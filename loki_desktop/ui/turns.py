@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from loki_desktop.core.events import (
+    ChangedFile,
     CheckReport,
     CutArgument,
     Done,
@@ -55,6 +56,7 @@ class TurnSink(Protocol):
         output: str,
         images: Sequence[ImageAttachment] = (),
         change: FileChange | None = None,
+        shell_changes: Sequence[ChangedFile] = (),
     ) -> None: ...
 
     def interrupt_tools(self) -> None: ...
@@ -83,8 +85,18 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             sink.add_skill_badge(title)
         case ToolCall(id=call_id, name=name, args=args, cut_args=cut):
             sink.add_tool_call(call_id, name, args, cut)
-        case ToolResult(id=call_id, ok=ok, summary=summary, output=output, images=images):
-            sink.set_tool_result(call_id, ok, summary, output, images, event.change)
+        case ToolResult(
+            id=call_id,
+            ok=ok,
+            summary=summary,
+            output=output,
+            images=images,
+            change=change,
+            shell_changes=changed,
+        ):
+            sink.set_tool_result(
+                call_id, ok, summary, output, images, change=change, shell_changes=changed
+            )
         case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
             sink.add_check(path, ok, [(p.line, p.col, p.message) for p in problems], skipped)
         case Notice(message=message):
