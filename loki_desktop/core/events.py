@@ -104,8 +104,8 @@ class ToolResult:
 
     `images` are the images the tool returned (an MCP screenshot), for the tool card's
     thumbnails; a vision model receives them as images, another model a short placeholder.
-    `change` is the file change a write or an edit made (its diff, for the card).
     `shell_changes` are the files a `run_shell` command changed (its card lists them).
+    `change` is the file change a write or an edit made (its diff, for the card).
     """
 
     id: str
@@ -114,8 +114,8 @@ class ToolResult:
     summary: str
     output: str = ""
     images: tuple[ImageAttachment, ...] = ()
-    change: FileChange | None = None
     shell_changes: tuple[ChangedFile, ...] = ()
+    change: FileChange | None = None
 
 
 @dataclass(frozen=True, slots=True)
