@@ -278,3 +278,24 @@ async def test_stop_while_asking_to_write_closes_the_dialog_and_writes_nothing(
         assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted)
         assert not (workspace / "jamais.txt").exists()
         assert cards(window)[-1].state == "cut"
+
+
+async def test_the_review_setting_is_in_reglages_off_by_default(
+    ollama: FakeOllama, services: Services, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = window.open_settings()
+        dialog.show_page("intelligence")
+        box = dialog.intelligence.review_writes
+        assert box.text() == "Demander avant d'écrire"
+        assert not box.isChecked()
+        box.setChecked(True)
+        dialog.save_button.click()
+        await dialog.tasks.cancel_all()
+        assert services.settings.load().review_writes
+        assert window.runtime.settings.review_writes
+        again = window.open_settings()
+        assert again.intelligence.review_writes.isChecked()
+        again.reject()
+        await again.mcp.tasks.cancel_all()
+        await again.tasks.cancel_all()
