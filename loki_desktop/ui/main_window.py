@@ -65,7 +65,7 @@ class Session(QObject):
         super().__init__(window)
         self.id = conversation_id
         self.view = ChatView(window.renderer)
-        self.approver = ShellApprover(window)
+        self.approver = ShellApprover(window, lambda: window.renderer)
         self.approver.on_ask = self.view.tool_waiting  # the card says EN ATTENTE meanwhile
         self.approver.on_answer = self.view.tool_answered
         self.after_failure: asyncio.Task[None] | None = None  # is the server gone? (turn_errors)
