@@ -227,7 +227,8 @@ async def test_review_waits_refuses_then_always_and_the_diff_survives_reopening(
         await finished(window)
         assert target.read_text() == "first\nsecond\n"
         refused = cards(window)[-1]
-        assert refused.state == "error"
+        assert refused.state == "refused"  # a neutral REFUSÉ, like a refused command
+        assert refused.chip.text() == "REFUSÉ"
         assert refused.change_view is None
 
         dialog = await ask(window, "Alors écris 2nd")
