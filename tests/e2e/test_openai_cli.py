@@ -48,19 +48,23 @@ def test_streams_tokens_runs_a_write_file_sent_in_pieces_and_ends_with_done(
     assert run.code == 0, run.stderr
     events = run.events
     tokens = [e["text"] for e in events if e["type"] == "token"]
-    assert tokens[:2] == ["J'écris ", "le fichier."] and tokens[-2:] == ["C'est ", "fait."]
+    assert tokens[:2] == ["J'écris ", "le fichier."]
+    assert tokens[-2:] == ["C'est ", "fait."]
     call = run.of_type("tool_call")[0]
     assert call["name"] == "write_file"
     assert call["args"] == {"path": "src/salut.py", "content": content}
     assert run.of_type("tool_result")[0]["ok"] is True
     assert (workspace / "src" / "salut.py").read_text() == content
-    assert events[-1]["type"] == "done" and events[-1]["reason"] == "completed"
+    assert events[-1]["type"] == "done"
+    assert events[-1]["reason"] == "completed"
     # the second request carries the call with an id and the result tied to it
     assistant, result = requests[1]["messages"][-2:]
     sent_call = assistant["tool_calls"][0]
     assert json.loads(sent_call["function"]["arguments"])["path"] == "src/salut.py"
-    assert result["role"] == "tool" and result["tool_call_id"] == sent_call["id"]
-    assert requests[0]["model"] == MODEL and requests[0]["stream"] is True
+    assert result["role"] == "tool"
+    assert result["tool_call_id"] == sent_call["id"]
+    assert requests[0]["model"] == MODEL
+    assert requests[0]["stream"] is True
 
 
 def test_a_bad_key_exits_1_with_a_sentence_naming_the_server(
@@ -70,8 +74,11 @@ def test_a_bad_key_exits_1_with_a_sentence_naming_the_server(
         run = ask(server, workspace, loki_home, OPENAI_API_KEY="sk-wrong")
         url = server.url
     assert run.code == 1
-    assert url in run.stderr and "clé d'API" in run.stderr and "401" in run.stderr
-    assert run.events[-1]["type"] == "done" and run.events[-1]["reason"] == "error"
+    assert url in run.stderr
+    assert "clé d'API" in run.stderr
+    assert "401" in run.stderr
+    assert run.events[-1]["type"] == "done"
+    assert run.events[-1]["reason"] == "error"
 
 
 def test_the_environment_gives_the_url_and_the_key(workspace: Path, loki_home: Path) -> None:
@@ -109,4 +116,5 @@ def test_a_server_that_is_down_is_a_sentence(loki_home: Path, workspace: Path) -
         url = server.url
     run = run_cli("models", "--api", "openai", "--host", url, home=loki_home)
     assert run.code == 1
-    assert url in run.stderr and "injoignable" in run.stderr
+    assert url in run.stderr
+    assert "injoignable" in run.stderr

@@ -54,7 +54,8 @@ async def test_two_calls_in_one_reply_both_run(
     events = await turn(agent, "Deux fichiers")
     assert [e.name for e in events if isinstance(e, ToolCall)] == ["write_file", "write_file"]
     assert all(e.ok for e in events if isinstance(e, ToolResult))
-    assert (workspace / "a.txt").read_text() == "A" and (workspace / "b.txt").read_text() == "B"
+    assert (workspace / "a.txt").read_text() == "A"
+    assert (workspace / "b.txt").read_text() == "B"
     tool_messages = [m for m in server.chat_requests[1]["messages"] if m["role"] == "tool"]
     ids = [c["id"] for c in server.chat_requests[1]["messages"][-3]["tool_calls"]]
     assert [m["tool_call_id"] for m in tool_messages] == ids
@@ -85,7 +86,8 @@ async def test_an_empty_stream_with_tools_falls_back_to_prompted_tools(
     events = await turn(agent, "Bonjour")
     assert "".join(e.text for e in events if isinstance(e, Token)) == "Sans outils natifs."
     first, second = server.chat_requests
-    assert first.get("tools") and not second.get("tools")
+    assert first.get("tools")
+    assert not second.get("tools")
 
 
 async def test_an_empty_stream_without_tools_is_an_error_sentence(
@@ -97,7 +99,9 @@ async def test_an_empty_stream_without_tools_is_an_error_sentence(
     agent = make_agent(backend, store, workspace, settings, skills=False)
     events = await turn(agent, "Bonjour")
     errors = [e.message for e in events if isinstance(e, Error)]
-    assert len(errors) == 1 and "vide" in errors[0] and server.url in errors[0]
+    assert len(errors) == 1
+    assert "vide" in errors[0]
+    assert server.url in errors[0]
 
 
 async def test_reasoning_is_shown_as_thinking(
