@@ -29,7 +29,8 @@ def loki_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "loki-home"
     home.mkdir()
     monkeypatch.setenv("LOKI_HOME", str(home))
-    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    for name in ("OLLAMA_HOST", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
     return home
 
 
