@@ -14,7 +14,9 @@ Error bodies seen (OpenAI API reference "Error codes"; vLLM's protocol.py ErrorR
   `--enable-auto-tool-choice`: 400 `"auto" tool choice requires --enable-auto-tool-choice
   and --tool-call-parser to be set`;
 - llama.cpp's llama-server: `{"error": {"code": 400, "type": "exceed_context_size_error",
-  "message": "...", "n_prompt_tokens": N, "n_ctx": M}}`.
+  "message": "...", "n_prompt_tokens": N, "n_ctx": M}}`;
+- llama-cpp-python's server: its ValueError "Requested tokens (3000) exceed context window of
+  2048" as a 500 (or, once streaming has begun, an empty 200).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from loki_desktop.core.ports import (
 
 _MAX_DETAIL = 300
 _PROMPT_PART = re.compile(r"\((\d+) in the messages")
+# llama-cpp-python's ValueError, sent as a 500 by its server
+_LLAMA_PY_OVERFLOW = re.compile(r"requested tokens \((\d+)\) exceed context window of (\d+)", re.I)
 _TOOL_REFUSALS = (
     "tool choice requires",
     "enable-auto-tool-choice",
@@ -138,6 +142,16 @@ def answered(server: str, status: int, error: Any) -> BackendError:
         return bad_key(server, status)
     if status == 400 and any(words in lowered for words in _TOOL_REFUSALS):
         return ToolsUnsupported(text)
+    if match := _LLAMA_PY_OVERFLOW.search(text):
+        n_prompt, n_ctx = int(match.group(1)), int(match.group(2))
+        return ContextOverflow(
+            _(
+                "La requête (~{prompt} jetons) dépasse le contexte de {n_ctx} jetons avec "
+                "lequel le serveur fait tourner le modèle."
+            ).format(prompt=n_prompt, n_ctx=n_ctx),
+            n_ctx=n_ctx,
+            n_prompt=n_prompt,
+        )
     typed = answered_error(status, error)
     if isinstance(typed, ContextOverflow):
         if typed.n_ctx is not None and (match := _PROMPT_PART.search(text)):

@@ -256,3 +256,16 @@ async def test_a_wrong_path_says_where_the_api_is() -> None:
         finally:
             await backend.close()
     assert "/v1" in str(caught.value)
+
+
+async def test_llama_cpp_python_overflow_500_is_a_context_overflow(
+    backend: OpenAIBackend, server: FakeOpenAI
+) -> None:
+    server.script(
+        Reply.http_error(
+            500, "Requested tokens (3000) exceed context window of 2048", "internal", 500
+        )
+    )
+    with pytest.raises(ContextOverflow) as caught:
+        await collect(backend)
+    assert (caught.value.n_ctx, caught.value.n_prompt) == (2048, 3000)
