@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.ui.model_marks import MARKS_ROLE, MarksDelegate, describe, marks_of
 from loki_desktop.ui.qt_helpers import button, label
@@ -94,6 +95,12 @@ class OllamaBanner(QFrame):
 
     def show_error(self, host: str, message: str) -> None:
         self.title.setText(self.tr("Ollama ne répond pas correctement à {host}").format(host=host))
+        self.body.setText(message)
+        self.show()
+
+    def show_server_problem(self, host: str, message: str) -> None:
+        """An OpenAI-compatible server that cannot be used: its sentence (no Ollama advice)."""
+        self.title.setText(_("Le serveur de modèles {host} n'est pas utilisable").format(host=host))
         self.body.setText(message)
         self.show()
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.ports import BackendError, BackendUnreachable, ModelProfile
 from loki_desktop.ui.approval import ShellApprover
@@ -416,9 +417,12 @@ class MainWindow(QMainWindow):
         try:
             models = await self.runtime.list_models()
             self._others = await others_task
-        except BackendUnreachable:
+        except BackendUnreachable as exc:
             self._others = await others_task
-            self.banner.show_unreachable(host)
+            if self.runtime.server.kind == "ollama":
+                self.banner.show_unreachable(host)
+            else:
+                self.banner.show_server_problem(host, str(exc))
             self._fill_picker([], model)
             self._recheck.start()
             return
@@ -427,7 +431,10 @@ class MainWindow(QMainWindow):
             self._recheck.start()
             return
         except BackendError as exc:
-            self.banner.show_error(host, str(exc))
+            if self.runtime.server.kind == "ollama":
+                self.banner.show_error(host, str(exc))
+            else:
+                self.banner.show_server_problem(host, str(exc))
             self._recheck.start()
             return
         finally:
@@ -439,9 +446,14 @@ class MainWindow(QMainWindow):
         # embedding-only models cannot chat: they are not offered
         self._server_models = [name for name, p in profiles.items() if p.for_chat]
         if not self._server_models:
-            self.banner.show_no_model(host)
             self._fill_picker([], model)
             self._recheck.start()  # a model pulled from a terminal shows up by itself
+            if self.runtime.server.kind != "ollama":  # nothing to download through its API
+                self.banner.show_server_problem(
+                    host, _("Le serveur répond, mais ne sert aucun modèle de conversation.")
+                )
+                return
+            self.banner.show_no_model(host)
             await self.downloads.offer_first_model()
             return
         self.downloads.models_present()

@@ -207,7 +207,7 @@ class Runtime:
 
         backend = make_backend(server, self.services.secrets, key=key)
         try:
-            return await self._list_models(backend, server.url)
+            return await self._list_models(backend, server.url, server.kind)
         finally:
             await backend.close()
 
@@ -219,7 +219,7 @@ class Runtime:
         async def one(server: ModelServer) -> list[str] | str:
             backend = make_backend(server, self.services.secrets)
             try:
-                return [m.name for m in await self._list_models(backend, server.url)]
+                return [m.name for m in await self._list_models(backend, server.url, server.kind)]
             except BackendError as exc:
                 return str(exc)
             finally:
@@ -229,7 +229,9 @@ class Runtime:
         found = await asyncio.gather(*(one(server) for server in others))
         return [(server.name, models) for server, models in zip(others, found, strict=True)]
 
-    async def _list_models(self, backend: Backend, host: str) -> list[ModelInfo]:
+    async def _list_models(
+        self, backend: Backend, host: str, kind: str | None = None
+    ) -> list[ModelInfo]:
         try:
             return await asyncio.wait_for(backend.list_models(), self.models_timeout_s)
         except TimeoutError:
@@ -239,7 +241,7 @@ class Runtime:
                     "Ollama ne répond pas à {host} : aucune réponse en {n} s. Il démarre "
                     "peut-être encore ; sinon, redémarrez-le, puis réessayez.",
                 ).format(host=host, n=f"{self.models_timeout_s:g}")
-                if self.server.kind == "ollama"
+                if (kind or self.server.kind) == "ollama"
                 else _("Le serveur {host} ne répond pas : aucune réponse en {n} s.").format(
                     host=host, n=f"{self.models_timeout_s:g}"
                 )

@@ -71,7 +71,8 @@ def _wait_ready(url: str, child: subprocess.Popen[bytes], log: Path) -> None:
     end = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < end:
         if child.poll() is not None:
-            raise AssertionError(f"the server exited ({child.returncode}): {log.read_text()[-2000:]}")
+            tail = log.read_text()[-2000:]
+            raise AssertionError(f"the server exited ({child.returncode}): {tail}")
         try:
             if httpx.get(f"{url}/models", timeout=2).status_code == 200:
                 return
