@@ -305,6 +305,8 @@ class Runtime:
 # What the first model list, turn, rendered answer and the workspace watcher import (~300 ms).
 AGENT_MODULES = (
     "loki_desktop.core.llm.ollama",
+    "loki_desktop.core.llm.backends",
+    "loki_desktop.core.llm.openai_backend",
     "loki_desktop.core.assembly",
     "loki_desktop.core.mcp.service",
     "loki_desktop.core.checks.registry",
