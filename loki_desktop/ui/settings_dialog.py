@@ -22,9 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.model_servers import save_servers, servers
 from loki_desktop.core.ports import ModelProfile
-from loki_desktop.core.settings import Settings
+from loki_desktop.core.settings import CHECKPOINTS_BUDGET_RANGE, Settings
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
@@ -59,7 +60,7 @@ class GeneralPage(QWidget):
         layout.addWidget(label(self.tr("Général"), "PageTitle"))
         layout.addWidget(
             label(
-                self.tr(
+                _(
                     "Où trouver les modèles (Ollama, ou un serveur compatible OpenAI comme "
                     "vLLM, llama.cpp ou LM Studio), quel modèle utiliser, et jusqu'où laisser "
                     "l'agent aller."
@@ -79,7 +80,7 @@ class GeneralPage(QWidget):
         # the selected server's fields (the tests and older code know them by these names)
         self.host, self.test_button = self.servers.host, self.servers.test_button
         self.test_result = self.servers.test_result
-        form.addRow(label(self.tr("Serveurs de modèles"), "CardTitle"), self.servers)
+        form.addRow(label(_("Serveurs de modèles"), "CardTitle"), self.servers)
 
         self.model = QComboBox()
         self.model.setEditable(True)
@@ -107,6 +108,7 @@ class GeneralPage(QWidget):
                 wrap=True,
             ),
         )
+        self._add_checkpoints_budget(settings, form)
 
         self.num_ctx = QComboBox()
         self.num_ctx.setObjectName("ContextSize")
@@ -140,6 +142,19 @@ class GeneralPage(QWidget):
         layout.addLayout(form)
         layout.addStretch(1)
 
+    def _add_checkpoints_budget(self, settings: Settings, form: QFormLayout) -> None:
+        low, high = CHECKPOINTS_BUDGET_RANGE
+        self.checkpoints_budget = QSpinBox()
+        self.checkpoints_budget.setRange(low, high)
+        self.checkpoints_budget.setSuffix(" " + _("Mo"))
+        self.checkpoints_budget.setValue(settings.checkpoints_budget_mb)
+        form.addRow(label(_("Points de restauration"), "CardTitle"), self.checkpoints_budget)
+        help_text = _(
+            "La place que gardent les états d'avant des fichiers modifiés (pour annuler un "
+            "tour) ; au-delà, les plus anciens sont supprimés."
+        )
+        form.addRow("", label(help_text, "FieldHelp", wrap=True))
+
     def _on_model_text(self, text: str) -> None:
         name = text.strip()
         self.behaviour.show_for(name, self.profile_of(name) if name else None)
@@ -158,6 +173,7 @@ class GeneralPage(QWidget):
         if settings.model in names and tested in {d.name.strip() for d in drafts}:
             settings.model_server = tested  # a model of the server just tested: its server
         settings.max_rounds = self.max_rounds.value()
+        settings.checkpoints_budget_mb = self.checkpoints_budget.value()
         settings.num_ctx = int(self.num_ctx.currentData())
         settings.ui["theme"] = str(self.theme.currentData())
 

@@ -79,8 +79,8 @@ class ServersEditor(QWidget):
         self.list.setMaximumHeight(110)
         layout.addWidget(self.list)
         row = QHBoxLayout()
-        self.add_button = button(self.tr("Ajouter un serveur"))
-        self.remove_button = button(self.tr("Retirer"))
+        self.add_button = button(_("Ajouter un serveur"))
+        self.remove_button = button(_("Retirer"))
         row.addWidget(self.add_button)
         row.addWidget(self.remove_button)
         row.addStretch(1)
@@ -88,24 +88,24 @@ class ServersEditor(QWidget):
         form = QFormLayout()
         form.setSpacing(8)
         self.name = QLineEdit()
-        form.addRow(self.tr("Nom"), self.name)
+        form.addRow(_("Nom"), self.name)
         self.kind = QComboBox()
-        self.kind.addItem(self.tr("Ollama"), "ollama")
-        self.kind.addItem(self.tr("Compatible OpenAI (vLLM, llama.cpp, LM Studio…)"), "openai")
-        form.addRow(self.tr("Protocole"), self.kind)
+        self.kind.addItem(_("Ollama"), "ollama")
+        self.kind.addItem(_("Compatible OpenAI (vLLM, llama.cpp, LM Studio…)"), "openai")
+        form.addRow(_("Protocole"), self.kind)
         host_row = QHBoxLayout()
         self.host = QLineEdit()
         host_row.addWidget(self.host, 1)
-        self.test_button = button(self.tr("Tester la connexion"))
+        self.test_button = button(_("Tester la connexion"))
         host_row.addWidget(self.test_button)
-        form.addRow(self.tr("Adresse"), host_row)
+        form.addRow(_("Adresse"), host_row)
         key_row = QHBoxLayout()
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         key_row.addWidget(self.key, 1)
-        self.forget_key = button(self.tr("Oublier la clé"))
+        self.forget_key = button(_("Oublier la clé"))
         key_row.addWidget(self.forget_key)
-        form.addRow(self.tr("Clé d'API"), key_row)
+        form.addRow(_("Clé d'API"), key_row)
         layout.addLayout(form)
         self.test_result = label("", "TestResult", wrap=True)
         self.test_result.hide()
@@ -141,7 +141,7 @@ class ServersEditor(QWidget):
     def add_server(self) -> None:
         names = {d.name for d in self.drafts}
         number = 2
-        while (name := self.tr("Serveur {n}").format(n=number)) in names:
+        while (name := _("Serveur {n}").format(n=number)) in names:
             number += 1
         self.drafts.append(ServerDraft("openai", name, DEFAULT_OPENAI_URL))
         self._refill(len(self.drafts) - 1)
@@ -172,7 +172,7 @@ class ServersEditor(QWidget):
             self.host.setPlaceholderText(DEFAULT_HOST if draft.kind == "ollama" else "")
             self.key.setText(draft.key or "")
             self.key.setPlaceholderText(
-                self.tr("enregistrée dans le trousseau") if draft.has_key else self.tr("aucune")
+                _("enregistrée dans le trousseau") if draft.has_key else _("aucune")
             )
             self.forget_key.setEnabled(draft.has_key or bool(draft.key))
             self.test_result.hide()
@@ -216,7 +216,7 @@ class ServersEditor(QWidget):
         if draft is None:
             return
         self.test_button.setEnabled(False)
-        self.test_result.setText(self.tr("Connexion…"))
+        self.test_result.setText(_("Connexion…"))
         set_state(self.test_result, "state", "ok")
         self.test_result.show()
         self.tasks.spawn(self._test(dataclasses.replace(draft)))
@@ -236,15 +236,13 @@ class ServersEditor(QWidget):
         names = [m.name for m in models]
         if names:
             self.test_result.setText(
-                self.tr("Connecté à {host} : {n} modèle(s) — {names}").format(
+                _("Connecté à {host} : {n} modèle(s) — {names}").format(
                     host=server.url, n=len(names), names=", ".join(names)
                 )
             )
         else:
             self.test_result.setText(
-                self.tr("Connecté à {host}, mais aucun modèle n'est installé.").format(
-                    host=server.url
-                )
+                _("Connecté à {host}, mais aucun modèle n'est installé.").format(host=server.url)
             )
         set_state(self.test_result, "state", "ok")
         self.tested.emit(names)
