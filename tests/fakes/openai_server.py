@@ -115,6 +115,7 @@ class FakeOpenAI:
         self.api_key = api_key  # when set, a request without `Bearer <api_key>` gets 401
         self.default = default or Reply.text("(pas de réponse scriptée)")
         self.requests: list[tuple[str, str, Any, dict[str, str]]] = []
+        self.peers: list[tuple[str, int]] = []  # the client's address of each request
         self._scripts: list[Script] = []
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
@@ -195,6 +196,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
         def _record(self, body: Any) -> None:
             with fake._lock:
                 fake.requests.append(("", self.path, body, dict(self.headers.items())))
+                fake.peers.append(self.client_address)
 
         def _authorized(self) -> bool:
             if not fake.api_key or self.headers.get("Authorization") == f"Bearer {fake.api_key}":

@@ -58,6 +58,8 @@ class DeltaAssembler:
 
     def feed(self, data: str) -> ChatChunk | None:
         """One event's data; the text and reasoning it carries (None when it has none)."""
+        if self.ended:
+            return None  # nothing counts after `[DONE]`
         self.events += 1
         if data.strip() == DONE_MARK:
             self.ended = True

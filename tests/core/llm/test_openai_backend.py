@@ -269,3 +269,13 @@ async def test_llama_cpp_python_overflow_500_is_a_context_overflow(
     with pytest.raises(ContextOverflow) as caught:
         await collect(backend)
     assert (caught.value.n_ctx, caught.value.n_prompt) == (2048, 3000)
+
+
+async def test_the_connection_is_kept_for_the_next_request(
+    backend: OpenAIBackend, server: FakeOpenAI
+) -> None:
+    """The body is read past `[DONE]`: a response left unread would close its connection."""
+    server.script(Reply.text("a"), Reply.text("b"))
+    await collect(backend)
+    await collect(backend)
+    assert len(set(server.peers)) == 1
