@@ -43,7 +43,25 @@ async def test_a_plain_turn_streams_tokens_and_counts_the_prompt(
     done = events[-1]
     assert isinstance(done, Done)
     assert done.reason == "completed"
-    assert done.stats["prompt_tokens"] > 0  # `usage` of the last chunk reached the budget
+    # this server sends no `usage` in a stream (stream_options is ignored, measured): the
+    # budget keeps its estimate
+
+
+async def test_a_request_past_its_context_is_a_sentence_not_a_silent_turn(
+    backend: OpenAIBackend, store: History, workspace: Path
+) -> None:
+    """Streamed, llama-cpp-python answers an overflow with an empty 200 (its log says
+    "Requested tokens (3031) exceed context window of 2048")."""
+    settings = Settings(model=MODEL, tool_modes={MODEL: "none"}, num_ctx=8192)
+    agent = make_agent(backend, store, workspace, settings, skills=False)
+    events = await turn(agent, "mot " * 3000)
+    errors = [e.message for e in events if isinstance(e, Error)]
+    assert len(errors) == 1
+    assert "réponse vide" in errors[0]
+    assert backend.host in errors[0]
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.reason == "error"
 
 
 async def test_a_turn_with_tools_ends_with_an_answer_or_a_sentence(

@@ -104,8 +104,9 @@ def no_api_here(server: str, status: int) -> BackendError:
 def empty_stream(server: str) -> BackendError:
     return BackendError(
         _(
-            "Le serveur {server} a répondu sans rien envoyer (réponse vide). Réessayez ; si "
-            "cela se répète, consultez son journal : il a peut-être échoué sans le dire."
+            "Le serveur {server} a répondu sans rien envoyer (réponse vide) : il a échoué "
+            "sans le dire, souvent parce que la requête dépasse son contexte. Réduisez "
+            "« Contexte du modèle » dans Réglages → Général, ou consultez le journal du serveur."
         ).format(server=server)
     )
 
