@@ -36,6 +36,7 @@ from mcp.types import (
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.loopback import direct_mounts
+from loki_desktop.core.mcp import oauth
 from loki_desktop.core.mcp.convert import (
     CallResult,
     McpTool,
@@ -44,8 +45,10 @@ from loki_desktop.core.mcp.convert import (
     result_text,
 )
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from loki_desktop.core.mcp.oauth import Browser
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
+from loki_desktop.core.ports import SecretStore
 from loki_desktop.core.procs.spawn import supervised
 
 log = logging.getLogger(__name__)
@@ -89,8 +92,19 @@ class Connection:
         *,
         handshake_timeout: float,
         on_change: Callable[[], None] = lambda: None,
+        secrets: SecretStore | None = None,
+        browser: Browser | None = None,
+        elicitation_callback: Any = None,
     ) -> None:
+        """`secrets`: where an HTTP server's OAuth sign-in is kept (None: no OAuth at all).
+        `browser`: how to show the person an authorization page; None (a connection started
+        in the background) never starts a sign-in, it ends in the "signin" state instead."""
         self.launch = launch
+        self.secrets = secrets
+        self.browser = browser
+        # the SDK's elicitation callback, as is: only the conformance adapter passes one until
+        # the app's own elicitation handling lands (issue 19 item 3)
+        self.elicitation_callback = elicitation_callback
         self.handshake_timeout = handshake_timeout
         self.state: ServerState = "connecting"
         self.message = ""
@@ -110,6 +124,8 @@ class Connection:
         self._task: asyncio.Task[None] | None = None
         # an HTTP server's last 401/403 (status, what it said): the SDK reports it as -32603
         self._refused: tuple[int, str] | None = None
+        self._signin_needed = False  # the OAuth flow wanted a person and had none to ask
+        self._oauth = False  # the requests go through Loki's OAuth (core.mcp.oauth)
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -138,6 +154,9 @@ class Connection:
                 self._fail(_("Connexion interrompue."))
                 raise
             await self._stderr.wait_drained()
+            if self._wants_signin(exc):
+                self._ask_signin()
+                return
             self._fail(self._describe(exc))
             log.info("MCP server %s failed: %s", self.launch.server_id, self.message)
         finally:
@@ -162,18 +181,47 @@ class Connection:
                 self._stderr.release()
         else:
             assert isinstance(target, HttpLaunch)
-            async with (
-                _http_client(target.url, target.headers) as http,
-                streamable_http_client(target.url, http_client=http) as (read, write),
-            ):
+            async with contextlib.AsyncExitStack() as stack:
+                auth = await self._auth(target, stack)
+                self._oauth = auth is not None
+                http = await stack.enter_async_context(
+                    _http_client(target.url, target.headers, auth)
+                )
+                read, write = await stack.enter_async_context(
+                    streamable_http_client(target.url, http_client=http)
+                )
                 # sees the HTTP status the SDK turns into a bare -32603 (a 401 or 403 among
                 # them); set before the first request, which `_serve` sends
                 http.event_hooks = {"response": [self._on_http_response]}
                 await self._serve(read, write)
 
+    async def _auth(self, target: HttpLaunch, stack: contextlib.AsyncExitStack) -> Any:
+        """The OAuth of an HTTP server (core.mcp.oauth), or None: no keyring given, or a key
+        header already set by the person (their credential, not Loki's sign-in)."""
+        if self.secrets is None or any(is_secret_name(name) for name in target.headers):
+            return None
+        sign_in = None
+        if self.browser is not None:
+            redirect = await oauth.loopback_for(self.launch.server_id, self.secrets)
+            stack.push_async_callback(redirect.close)
+            sign_in = oauth.BrowserSignIn(self.browser, redirect, oauth.SIGN_IN_TIMEOUT_S)
+        return await oauth.build_auth(
+            self.launch.server_id,
+            target.url,
+            target.oauth,
+            self.secrets,
+            sign_in,
+            on_required=self._signin_wanted,
+        )
+
+    def _signin_wanted(self) -> None:
+        self._signin_needed = True
+
     async def _serve(self, read: Any, write: Any) -> None:
         watched = _WatchedStream(read, self._on_junk, self._on_eof)
-        async with ClientSession(watched, write, client_info=CLIENT_INFO) as session:
+        async with ClientSession(
+            watched, write, client_info=CLIENT_INFO, elicitation_callback=self.elicitation_callback
+        ) as session:
             tools = await self._handshake(session)
             if self._stop.is_set():
                 return
@@ -312,6 +360,29 @@ class Connection:
 
     # --- failures -------------------------------------------------------------------------
 
+    def _wants_signin(self, exc: BaseException) -> bool:
+        """A failure that the person's sign-in fixes: the flow asked for them, or a 401 from
+        a server to which Loki sends no credential of the person's own."""
+        if self._signin_needed:
+            return True
+        target = self.launch.target
+        if not isinstance(target, HttpLaunch) or self.secrets is None or self._refused is None:
+            return False
+        own_key = any(is_secret_name(name) for name in target.headers)
+        return self._refused[0] == 401 and not own_key and self.browser is None
+
+    def _ask_signin(self) -> None:
+        if self.state in ("error", "signin"):
+            return
+        self.state = "signin"
+        self.message = _(
+            "connexion requise : cliquez sur « Se connecter » (Réglages → MCP) ou lancez "
+            "loki-desktop mcp login {id}."
+        ).format(id=self.launch.server_id)
+        self.message = self.message[:1].upper() + self.message[1:]
+        self.ready.set()
+        self._on_change()
+
     def _fail(self, message: str) -> None:
         if self.state == "error":
             return  # the first cause is the one worth telling
@@ -324,6 +395,10 @@ class Connection:
         leaf = _leaf(exc)
         target = self.launch.target
         command = target.command if isinstance(target, StdioLaunch) else ""
+        if isinstance(target, HttpLaunch) and self._oauth and _is_oauth_error(leaf):
+            return self._finish(
+                _("la connexion OAuth a échoué : {error}").format(error=str(leaf) or repr(leaf))
+            )
         if isinstance(target, HttpLaunch) and self._refused is not None:
             return self._finish(self._refusal(target, *self._refused))
         match leaf:
@@ -391,7 +466,7 @@ class Connection:
         return text
 
 
-def _http_client(url: str, headers: dict[str, str]) -> httpx2.AsyncClient:
+def _http_client(url: str, headers: dict[str, str], auth: Any = None) -> httpx2.AsyncClient:
     """An HTTP client for streamable HTTP: 30 s to connect, no other timeout.
 
     Built here, not with `create_mcp_http_client` (mcp.shared._httpx_utils, a private module
@@ -406,6 +481,7 @@ def _http_client(url: str, headers: dict[str, str]) -> httpx2.AsyncClient:
     """
     return httpx2.AsyncClient(
         headers=headers,
+        auth=auth,
         timeout=httpx2.Timeout(None, connect=30.0),
         mounts=direct_mounts(url),
     )
@@ -510,6 +586,10 @@ def _leaf(exc: BaseException) -> BaseException:
         meaningful = [e for e in exc.exceptions if not _only_cancelled(e)]
         exc = (meaningful or list(exc.exceptions))[0]
     return exc
+
+
+def _is_oauth_error(exc: BaseException) -> bool:
+    return isinstance(exc, oauth.OAUTH_ERRORS)
 
 
 def _only_cancelled(exc: BaseException) -> bool:

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,8 @@ from loki_desktop.core.slim import tools_cost
 
 if TYPE_CHECKING:
     from loki_desktop.core.mcp.connection import Connection
+
+Browser = Callable[[str], Awaitable[None]]  # opens an authorization URL for the person
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,7 @@ class _Slot:
     retry_at: float = 0.0
     notified: bool = False  # this failure streak was told to the user already
     waited: bool = False  # a turn already waited for this connection
+    signin: bool = False  # the server wants the person to sign in: not retried until then
 
 
 class McpManager:
@@ -229,7 +232,7 @@ class McpManager:
         elif conn is not None and conn.state == "connected":
             state = "connected"
         elif slot.error:
-            state, message = "error", slot.error
+            state, message = ("signin" if slot.signin else "error"), slot.error
         specs = self._specs.get(server_id, [])
         chars, tokens = tools_cost(specs)
         return ServerStatus(
@@ -259,7 +262,9 @@ class McpManager:
             launch = await asyncio.to_thread(build_launch, config, self.secrets)
         except McpConfigError as exc:
             return TestResult(False, str(exc)[:1].upper() + str(exc)[1:])
-        conn = _connection_class()(launch, handshake_timeout=limit_s or self.handshake_timeout)
+        conn = _connection_class()(
+            launch, handshake_timeout=limit_s or self.handshake_timeout, secrets=self.secrets
+        )
         conn.start()
         try:
             await conn.ready.wait()
@@ -280,6 +285,30 @@ class McpManager:
         )
 
     # --- closing ----------------------------------------------------------------------------
+
+    async def sign_in(self, config: ServerConfig, browser: Browser, timeout_s: float) -> TestResult:
+        """One connection that may ask the person (their browser) to sign in; its tokens land
+        in the keyring. Closed once connected: the live connection restarts with them."""
+        started = time.monotonic()
+        try:
+            launch = await asyncio.to_thread(build_launch, config, self.secrets)
+        except McpConfigError as exc:
+            return TestResult(False, str(exc)[:1].upper() + str(exc)[1:])
+        conn = _connection_class()(
+            launch,
+            handshake_timeout=timeout_s + self.handshake_timeout,
+            secrets=self.secrets,
+            browser=browser,
+        )
+        conn.start()
+        try:
+            await conn.ready.wait()
+        finally:
+            self._close_in_background(conn)
+        seconds = time.monotonic() - started
+        if conn.state != "connected":
+            return TestResult(False, conn.message, seconds=seconds)
+        return TestResult(True, tools=tuple(t.name for t in conn.tools), seconds=seconds)
 
     async def aclose(self) -> None:
         """Stop every server and wait until their processes are gone."""
@@ -302,6 +331,8 @@ class McpManager:
     def _due(self, slot: _Slot) -> bool:
         if self._closed or slot.starting is not None or slot.connection is not None:
             return False
+        if slot.signin:
+            return False  # only the person's sign-in (which restarts the slot) helps
         return not slot.error or time.monotonic() >= slot.retry_at
 
     @staticmethod
@@ -348,6 +379,7 @@ class McpManager:
             launch,
             handshake_timeout=self.handshake_timeout,
             on_change=lambda: self._changed(server_id, conn),
+            secrets=self.secrets,
         )
         slot.connection = conn
         conn.start()  # still "connecting", as told when the start began
@@ -358,14 +390,15 @@ class McpManager:
             return  # a connection that was dropped (settings changed) closing in the background
         if conn.state == "connected":
             self._publish(server_id, conn.launch, conn)
-            slot.error, slot.failures, slot.notified = "", 0, False
+            slot.error, slot.failures, slot.notified, slot.signin = "", 0, False, False
             log.info(
                 "MCP server %s connected in %.2f s with %d tools",
                 server_id,
                 conn.connect_seconds or 0.0,
                 len(conn.tools),
             )
-        elif conn.state == "error":
+        elif conn.state in ("error", "signin"):
+            slot.signin = conn.state == "signin"
             slot.connection = None
             self._keep_down(server_id)
             self._specs.pop(server_id, None)
