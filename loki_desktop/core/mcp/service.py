@@ -254,7 +254,8 @@ class McpService:
         self, server_id: str, oauth: OAuthConfig | None, *, client_secret: str | None = None
     ) -> None:
         """An HTTP server's OAuth settings (core.mcp.config.OAuthConfig); the client secret
-        (or private key) goes to the keyring. None clears both. Changing them signs out."""
+        (or private key), when given, goes to the keyring. None clears both. Changing them
+        signs out."""
         settings = self.settings.load()
         config = self._config(settings, server_id)
         if config.kind != "http":
@@ -264,7 +265,8 @@ class McpService:
                 )
             )
         vault = OAuthVault(self.secrets, server_id)
-        vault.set_client_secret(client_secret if oauth is not None else None)
+        if oauth is None or client_secret is not None:
+            vault.set_client_secret(client_secret if oauth is not None else None)
         vault.forget(keep_client=False)
         self._save(settings, replace(config, oauth=oauth), restart=True)
 
