@@ -53,12 +53,12 @@ def login(args: argparse.Namespace, service: McpService) -> int:
             await asyncio.to_thread(webbrowser.open, url)
         print(_("En attente du retour du navigateur…"), flush=True)
 
-    async def sign_in() -> tuple[bool, str, int]:
+    async def sign_in() -> tuple[bool, str, tuple[str, ...]]:
         try:
             result = await service.sign_in(args.id, browser)
         finally:
             await service.aclose()
-        return result.ok, result.message, len(result.tools)
+        return result.ok, result.message, result.tools
 
     ok, message, tools = asyncio.run(sign_in())
     if not ok:
@@ -67,8 +67,8 @@ def login(args: argparse.Namespace, service: McpService) -> int:
         print(f"✗ {args.id} : {mask(message)}", file=sys.stderr)
         return 1
     print(
-        _("✓ Connecté à {id} ({n} outils) ; jetons rangés dans le trousseau système.").format(
-            id=args.id, n=tools
+        _("✓ Connecté à {id} ; jetons rangés dans le trousseau système. Outils : {tools}.").format(
+            id=args.id, tools=", ".join(tools) or "—"
         )
     )
     return 0

@@ -479,6 +479,10 @@ class McpManager:
                 log.exception("MCP status listener failed")
 
     def _error_notice(self, slot: _Slot) -> str:
+        if slot.signin:
+            return _("Serveur MCP « {name} » : {message}").format(
+                name=_label(slot.config), message=slot.error
+            )
         return _("Serveur MCP « {name} » indisponible : {message}").format(
             name=_label(slot.config), message=slot.error
         )
