@@ -52,7 +52,8 @@ def test_login_through_the_browser_then_logout(
     assert added.returncode == 0, added.stderr
     tested = loki(loki_home, "mcp", "test", "remote", env=env)
     assert tested.returncode == 1
-    assert "Connexion requise" in tested.stderr and "mcp login remote" in tested.stderr
+    assert "Connexion requise" in tested.stderr
+    assert "mcp login remote" in tested.stderr
 
     login = subprocess.Popen(
         [PYTHON, "-m", "loki_desktop", "mcp", "login", "remote"],
@@ -76,7 +77,8 @@ def test_login_through_the_browser_then_logout(
             login.kill()
             login.communicate()
     assert login.returncode == 0, err
-    assert "✓ Connecté à remote" in out and "Outils : whoami." in out
+    assert "✓ Connecté à remote" in out
+    assert "Outils : whoami." in out
 
     stored = json.loads(keyring_file.read_text())["loki-desktop/mcp/remote/oauth"]
     token = json.loads(stored)["tokens"]["access_token"]
