@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,25 +17,15 @@ import httpx
 import pytest
 
 from tests.conftest import PYTHON, cli_env
-from tests.core.mcp.conftest import _wait_for_port
 from tests.e2e.test_mcp_e2e import FILE_KEYRING, files_containing, loki
-from tests.fakes.mcp_servers import script
+from tests.fakes.oauth_process import OAuthServer
 
 
 @pytest.fixture
 def oauth_url() -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, script("oauth_server")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert process.stdout is not None
-    port = int(process.stdout.readline().split()[1])
-    _wait_for_port(port)
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.terminate()
-    process.communicate(timeout=10)
+    server = OAuthServer()
+    yield server.url
+    server.close()
 
 
 def test_login_through_the_browser_then_logout(

@@ -161,6 +161,12 @@ class McpManager:
         notices, self._notices = self._notices, []
         return notices
 
+    def connect(self, server_id: str) -> None:
+        """Start one enabled server now if it is due (after a sign-in), without waiting."""
+        slot = self._slots.get(server_id)
+        if slot is not None and self._due(slot):
+            self._start(slot)
+
     def specs(self) -> list[ToolSpec]:
         return [spec for specs in self._specs.values() for spec in specs]
 

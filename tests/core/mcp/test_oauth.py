@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,33 +19,7 @@ from loki_desktop.core.mcp.oauth_vault import OAuthVault, session_key
 from loki_desktop.core.mcp.service import McpService
 from loki_desktop.persistence.secrets import KeyringSecrets
 from loki_desktop.persistence.settings_file import SettingsFile
-from tests.core.mcp.conftest import PY, _wait_for_port
-from tests.fakes.mcp_servers import script
-
-
-class OAuthServer:
-    def __init__(self, expires_in: int) -> None:
-        self.process = subprocess.Popen(
-            [PY, script("oauth_server"), "--expires-in", str(expires_in)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        port = int(self.process.stdout.readline().split()[1])
-        _wait_for_port(port)
-        self.url = f"http://127.0.0.1:{port}/mcp"
-
-    def grants(self) -> list[str]:
-        """The grants the server saw so far (it prints one line per grant)."""
-        self.process.terminate()
-        out, _err = self.process.communicate(timeout=10)
-        return [line.split()[1] for line in out.splitlines() if line.startswith("GRANT")]
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.communicate(timeout=10)
+from tests.fakes.oauth_process import OAuthServer
 
 
 @pytest.fixture
