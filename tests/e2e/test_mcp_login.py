@@ -67,7 +67,7 @@ def test_login_through_the_browser_then_logout(
             login.communicate()
     assert login.returncode == 0, err
     assert "✓ Connecté à remote" in out
-    assert "Outils : whoami." in out
+    assert "Outils : whoami, raise_the_bar." in out
 
     stored = json.loads(keyring_file.read_text())["loki-desktop/mcp/remote/oauth"]
     token = json.loads(stored)["tokens"]["access_token"]

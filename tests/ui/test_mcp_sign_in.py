@@ -65,7 +65,12 @@ async def test_sign_in_from_the_card(
             row = card.sign_in_row
             assert row is not None
             await window.runtime.mcp.manager.prepare()  # as a first message would
-            await wait_until(lambda: card.dot.property("state") == "signin", within=30)
+            manager = window.runtime.mcp.manager
+            await wait_until(
+                lambda: card.dot.property("state") == "signin",
+                within=30,
+                what=f"signin, not {manager.status('remote')}",
+            )
             assert card.dot.text() == "● Connexion requise"  # not an error
             assert not card.error.isVisibleTo(card)
             assert row.sign_in_button.isVisibleTo(card)
@@ -83,7 +88,7 @@ async def test_sign_in_from_the_card(
             assert "Connecté avec OAuth" in row.state.text()
             assert row.sign_out_button.isVisibleTo(card)
             assert "access_token" in memory_keyring.values[SESSION]
-            assert "Connecté. Outils : whoami." in card.result.text()
+            assert "Connecté. Outils : whoami, raise_the_bar." in card.result.text()
             dialog.grab().save(str(tmp_path / "mcp-signed-in.png"))
 
             row.sign_out_button.click()

@@ -95,13 +95,17 @@ class Connection:
         secrets: SecretStore | None = None,
         browser: Browser | None = None,
         elicitation_callback: Any = None,
+        first_sign_in: bool = True,
     ) -> None:
         """`secrets`: where an HTTP server's OAuth sign-in is kept (None: no OAuth at all).
-        `browser`: how to show the person an authorization page; None (a connection started
-        in the background) never starts a sign-in, it ends in the "signin" state instead."""
+        `browser`: how to show the person an authorization page; None never starts a sign-in,
+        the connection ends in the "signin" state instead. `first_sign_in` False (a connection
+        started in the background): the browser is used only once signed in (a step-up to more
+        scopes, a refresh token gone), never to start a first sign-in by surprise."""
         self.launch = launch
         self.secrets = secrets
         self.browser = browser
+        self.first_sign_in = first_sign_in
         # the SDK's elicitation callback, as is: only the conformance adapter passes one until
         # the app's own elicitation handling lands (issue 19 item 3)
         self.elicitation_callback = elicitation_callback
@@ -201,7 +205,9 @@ class Connection:
         if self.secrets is None or any(is_secret_name(name) for name in target.headers):
             return None
         sign_in = None
-        if self.browser is not None:
+        if self.browser is not None and (
+            self.first_sign_in or await oauth.signed_in(self.launch.server_id, self.secrets)
+        ):
             redirect = await oauth.loopback_for(self.launch.server_id, self.secrets)
             stack.push_async_callback(redirect.close)
             sign_in = oauth.BrowserSignIn(self.browser, redirect, oauth.SIGN_IN_TIMEOUT_S)
@@ -291,10 +297,14 @@ class Connection:
         try:
             result = await session.call_tool(tool, args, read_timeout_seconds=limit_s)
         except MCPError as exc:
+            if self._signin_needed:
+                return self._signin_call(tool)
             if self._refused is not None:
                 return self._refused_call(tool)
             return self._call_error(tool, exc, limit_s)
         except Exception as exc:  # a transport failure (HTTP), or a result the SDK refused
+            if self._signin_needed:
+                return self._signin_call(tool)
             log.info(
                 "MCP call %s/%s failed: %s",
                 self.launch.server_id,
@@ -329,6 +339,18 @@ class Connection:
                 "Its tools are unavailable for now.",
             )
         return CallResult(False, f"Error: {mask(self.launch.redact(exc.message))}")
+
+    def _signin_call(self, tool: str) -> CallResult:
+        """The server wants a new sign-in (more scopes, an expired grant) and nobody may be
+        asked now: the card says "connexion requise", the model is told to stop."""
+        self._ask_signin()
+        self.stop()
+        return CallResult(
+            False,
+            f"Error: the MCP server '{self.launch.server_id}' requires the user to sign in "
+            f"again before {tool} can run. Only the user can do it (the server's Sign in "
+            "button in Loki's settings): do not call it again.",
+        )
 
     def _refused_call(self, tool: str) -> CallResult:
         status, _said = self._refused or (0, "")
@@ -369,11 +391,13 @@ class Connection:
         if not isinstance(target, HttpLaunch) or self.secrets is None or self._refused is None:
             return False
         own_key = any(is_secret_name(name) for name in target.headers)
-        return self._refused[0] == 401 and not own_key and self.browser is None
+        # without Loki's OAuth in the requests (nothing stored, nobody asked yet): a sign-in
+        return self._refused[0] == 401 and not own_key and not self._oauth
 
     def _ask_signin(self) -> None:
         if self.state in ("error", "signin"):
             return
+        self._signin_needed = True
         self.state = "signin"
         self.message = _(
             "connexion requise : cliquez sur « Se connecter » (Réglages → MCP) ou lancez "

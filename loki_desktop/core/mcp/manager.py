@@ -75,6 +75,9 @@ class McpManager:
         self.call_timeout = call_timeout
         self.handshake_timeout = handshake_timeout
         self.backoff = backoff
+        # shows an authorization page to the person (the window's system browser): a signed-in
+        # server's step-up or lost grant asks them again; None: such a server ends in "signin"
+        self.browser: Browser | None = None
         self._configs: dict[str, ServerConfig] = {}
         self._slots: dict[str, _Slot] = {}
         self._notices: list[str] = list(notices or [])
@@ -310,7 +313,10 @@ class McpManager:
         try:
             await conn.ready.wait()
         finally:
-            self._close_in_background(conn)
+            # closed before the live connection starts: it gets the loopback port back, so
+            # the client registered for that redirect URI is reused (a new registration is a
+            # new client, whose tokens another client's session would not accept)
+            await conn.aclose()
         seconds = time.monotonic() - started
         if conn.state != "connected":
             return TestResult(False, conn.message, seconds=seconds)
@@ -386,6 +392,8 @@ class McpManager:
             handshake_timeout=self.handshake_timeout,
             on_change=lambda: self._changed(server_id, conn),
             secrets=self.secrets,
+            browser=self.browser,
+            first_sign_in=False,
         )
         slot.connection = conn
         conn.start()  # still "connecting", as told when the start began
@@ -458,6 +466,9 @@ class McpManager:
             return
         conn, slot.connection = slot.connection, None
         self._forget_down(server_id)  # turned off or changed: not restarting
+        if slot.error:  # its failure, not yet told, is no longer news (a sign-in since...)
+            stale = self._error_notice(slot)
+            self._notices = [notice for notice in self._notices if notice != stale]
         if slot.starting is not None:
             slot.starting.cancel()
             slot.starting = None

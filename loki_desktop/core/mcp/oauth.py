@@ -134,6 +134,10 @@ class BrowserSignIn:
         return AuthorizationCodeResult(code=answer.code, state=answer.state, iss=answer.iss)
 
 
+async def signed_in(server_id: str, secrets: SecretStore) -> bool:
+    return await asyncio.to_thread(OAuthVault(secrets, server_id).signed_in)
+
+
 async def loopback_for(server_id: str, secrets: SecretStore) -> LoopbackRedirect:
     """A started listener, on the port of the redirect URI registered last time if it is
     free (a dynamically registered client is bound to its redirect URI), else on a new port,

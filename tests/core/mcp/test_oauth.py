@@ -69,7 +69,7 @@ async def test_a_server_wanting_sign_in_says_so_then_the_browser_sign_in_connect
         browser = Browser()
         result = await service.sign_in("remote", browser)
         assert result.ok, result.message
-        assert result.tools == ("whoami",)
+        assert result.tools == ("whoami", "raise_the_bar")
         (page,) = browser.opened
         assert "code_challenge_method=S256" in page  # PKCE
         assert "redirect_uri=http%3A%2F%2F127.0.0.1%3A" in page  # the loopback listener
@@ -151,3 +151,61 @@ async def test_a_refused_authorization_is_told_and_stores_nothing(
     assert "access_denied" in result.message
     assert not service.signed_in("remote")
     assert json.loads(secrets.get(session_key("remote")) or "{}").get("tokens") is None
+
+
+async def test_a_call_needing_more_scope_opens_the_browser_once_signed_in(
+    tmp_path: Path, secrets: KeyringSecrets, oauth_server: OAuthServer
+) -> None:
+    """The window: a signed-in server's step-up (HTTP 403 insufficient_scope) asks the person
+    in their browser during the call, and the call goes through."""
+    service = _service(tmp_path, secrets, oauth_server.url)
+    manager = service.manager
+    try:
+        assert (await service.sign_in("remote", Browser())).ok
+        assert OAuthVault(secrets, "remote").load()["tokens"]["scope"] == "mcp"
+        browser = Browser()
+        manager.browser = browser
+        assert await manager.prepare() == []
+        assert browser.opened == []  # signed in: nothing to ask at the start
+        assert (await manager.call("mcp_remote_raise_the_bar", {})).ok
+        assert (await manager.call("mcp_remote_whoami", {})).output == "signed in"
+        (page,) = browser.opened
+        assert "scope=mcp+admin" in page
+    finally:
+        await service.aclose()
+    assert OAuthVault(secrets, "remote").load()["tokens"]["scope"] == "mcp admin"
+
+
+async def test_a_step_up_with_nobody_to_ask_fails_the_call_and_asks_for_sign_in(
+    tmp_path: Path, secrets: KeyringSecrets, oauth_server: OAuthServer
+) -> None:
+    """`ask` in a terminal: the call fails saying why, the server waits for a sign-in, and
+    signing in again (the card's button, `mcp login`) grants the larger scope."""
+    service = _service(tmp_path, secrets, oauth_server.url)
+    manager = service.manager
+    try:
+        assert (await service.sign_in("remote", Browser())).ok
+        assert await manager.prepare() == []
+        assert (await manager.call("mcp_remote_raise_the_bar", {})).ok
+        refused = await manager.call("mcp_remote_whoami", {})
+        assert not refused.ok
+        assert "requires the user to sign in again" in refused.output
+        await reached(service, "signin")
+        browser = Browser()
+        assert (await service.sign_in("remote", browser)).ok
+        assert "scope=mcp+admin" in browser.opened[0]
+        assert await manager.prepare() == []
+        assert (await manager.call("mcp_remote_whoami", {})).output == "signed in"
+    finally:
+        await service.aclose()
+
+
+async def reached(service: McpService, state: str) -> None:
+    """Wait for the server's state (its connection closes in the background)."""
+    seen = asyncio.Event()
+    unsubscribe = service.manager.subscribe(lambda status: status.state == state and seen.set())
+    try:
+        if service.manager.status("remote").state != state:
+            await asyncio.wait_for(seen.wait(), 30)
+    finally:
+        unsubscribe()

@@ -9,6 +9,11 @@ and redirects to the client's loopback URI: a test plays the browser by followin
 tokens are announced with `expires_in` (--expires-in, default 3600 s) but accepted for an hour,
 so a client that refreshes on time is told apart from one that does not without any race.
 Each grant is printed on stdout ("GRANT authorization_code", "GRANT refresh_token").
+
+Step-up: once its `raise_the_bar` tool is called, every request needs the "admin" scope too;
+a token without it gets what the MCP authorization spec says a server sends then: HTTP 403
+with `WWW-Authenticate: Bearer error="insufficient_scope", scope="mcp admin", ...`. Clients
+are registered with both scopes (RFC 7591 lets the server choose), so they may ask for it.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ import argparse
 import secrets
 import socket
 import time
+from typing import Any
 
+import uvicorn
 from mcp.server import MCPServer
 from mcp.server.auth.provider import (
     AccessToken,
@@ -30,7 +37,9 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 SCOPE = "mcp"
+ADMIN = "admin"
 ACCEPTED_S = 3600
+bar = {"raised": False}
 
 
 class Provider:
@@ -48,6 +57,7 @@ class Provider:
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         assert client_info.client_id is not None
+        client_info.scope = f"{SCOPE} {ADMIN}"
         self.clients[client_info.client_id] = client_info
 
     async def authorize(
@@ -115,17 +125,47 @@ class Provider:
         )
 
 
-def build(port: int, expires_in: int) -> MCPServer:
+class StepUp:
+    """ASGI middleware: once the bar is raised, a token without "admin" gets a 403."""
+
+    def __init__(self, app: Any, provider: Provider, base: str) -> None:
+        self.app = app
+        self.provider = provider
+        self.base = base
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/mcp" and bar["raised"]:
+            headers = dict(scope["headers"])
+            token = headers.get(b"authorization", b"").decode().removeprefix("Bearer ")
+            found = self.provider.access.get(token)
+            if found is not None and ADMIN not in found.scopes:
+                challenge = (
+                    f'Bearer error="insufficient_scope", scope="{SCOPE} {ADMIN}", '
+                    f'resource_metadata="{self.base}/.well-known/oauth-protected-resource/mcp"'
+                )
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 403,
+                        "headers": [(b"www-authenticate", challenge.encode())],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b""})
+                return
+        await self.app(scope, receive, send)
+
+
+def build(port: int, provider: Provider) -> MCPServer:
     base = f"http://127.0.0.1:{port}"
     server = MCPServer(
         "oauth-echo",
         log_level="WARNING",
-        auth_server_provider=Provider(expires_in),
+        auth_server_provider=provider,
         auth=AuthSettings(
             issuer_url=base,
             resource_server_url=f"{base}/mcp",
             client_registration_options=ClientRegistrationOptions(
-                enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
+                enabled=True, valid_scopes=[SCOPE, ADMIN], default_scopes=[SCOPE]
             ),
             required_scopes=[SCOPE],
         ),
@@ -135,6 +175,12 @@ def build(port: int, expires_in: int) -> MCPServer:
     def whoami() -> str:
         """Say that the caller is signed in."""
         return "signed in"
+
+    @server.tool()
+    def raise_the_bar() -> str:
+        """From now on, every request needs the admin scope."""
+        bar["raised"] = True
+        return "raised"
 
     return server
 
@@ -146,9 +192,15 @@ def main() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
-    server = build(port, args.expires_in)
+    provider = Provider(args.expires_in)
+    app = build(port, provider).streamable_http_app(host="127.0.0.1")
     print(f"PORT {port}", flush=True)
-    server.run("streamable-http", host="127.0.0.1", port=port)
+    uvicorn.run(
+        StepUp(app, provider, f"http://127.0.0.1:{port}"),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+    )
 
 
 if __name__ == "__main__":
