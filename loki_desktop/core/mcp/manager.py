@@ -10,7 +10,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
 from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec
 from loki_desktop.core.mcp.launch import Launch, build_launch
+from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
 from loki_desktop.core.slim import tools_cost
@@ -26,7 +27,6 @@ from loki_desktop.core.slim import tools_cost
 if TYPE_CHECKING:
     from loki_desktop.core.mcp.connection import Connection
 
-Browser = Callable[[str], Awaitable[None]]  # opens an authorization URL for the person
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import time
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -49,13 +49,12 @@ from pydantic import BaseModel, ValidationError
 
 from loki_desktop import __version__
 from loki_desktop.core.mcp.config import OAuthConfig
-from loki_desktop.core.mcp.oauth_redirect import LoopbackRedirect
+from loki_desktop.core.mcp.oauth_redirect import SIGN_IN_TIMEOUT_S as SIGN_IN_TIMEOUT_S
+from loki_desktop.core.mcp.oauth_redirect import Browser, LoopbackRedirect
 from loki_desktop.core.mcp.oauth_vault import OAuthVault
 from loki_desktop.core.ports import SecretStore
 
 M = TypeVar("M", bound=BaseModel)
-Browser = Callable[[str], Awaitable[None]]  # opens an authorization URL for the person
-SIGN_IN_TIMEOUT_S = 300.0  # the person reads the page, types a password, maybe a second factor
 CLIENT_NAME = "Loki Desktop"
 
 

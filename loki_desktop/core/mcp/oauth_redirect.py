@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,6 +17,8 @@ from loki_desktop.core.i18n import _
 
 CALLBACK_PATH = "/callback"
 MAX_REQUEST_BYTES = 16_384
+SIGN_IN_TIMEOUT_S = 300.0  # the person reads the page, types a password, maybe a second factor
+Browser = Callable[[str], Awaitable[None]]  # shows an authorization URL to the person
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,7 +63,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -84,15 +84,13 @@ from loki_desktop.core.mcp.config import (
 from loki_desktop.core.mcp.importer import plan_import
 from loki_desktop.core.mcp.launch import build_launch
 from loki_desktop.core.mcp.manager import McpManager
+from loki_desktop.core.mcp.oauth_redirect import SIGN_IN_TIMEOUT_S, Browser
 from loki_desktop.core.mcp.oauth_vault import OAuthVault
 from loki_desktop.core.mcp.placeholders import lift_command, lift_url, mask_command, mask_url
 from loki_desktop.core.mcp.secret_values import mask
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStore, SecretStoreUnavailable, SettingsStore
 from loki_desktop.core.settings import Settings
-
-SIGN_IN_TIMEOUT_S = 300.0  # the person reads the page, types a password, maybe a second factor
-Browser = Callable[[str], Awaitable[None]]  # opens an authorization URL for the person
 
 
 @dataclass(frozen=True)
