@@ -1,9 +1,11 @@
-"""One MCP server's session, opened and closed by one owner task. The only module importing `mcp`.
+"""One MCP server's session, opened and closed by one owner task. With core.mcp.oauth, the only
+module importing `mcp`.
 
 The SDK's contexts (transport, session) are entered and exited in the same long-lived task:
 closing them from another task breaks anyio's cancel scopes. Timeouts sit on requests only
 (the handshake, each call), never on entering a context. Everything that can go wrong ends
-as `state == "error"` with one French sentence in `message`; nothing escapes the task.
+as `state == "error"` with one French sentence in `message`; nothing escapes the task. An HTTP
+server that wants the person to sign in (OAuth) ends as `state == "signin"` instead.
 """
 
 from __future__ import annotations
