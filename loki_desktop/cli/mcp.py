@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loki_desktop.cli import mcp_login
 from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     importer.add_argument("file", type=Path, help="fichier JSON")
 
+    mcp_login.register(commands)
+
     parser.set_defaults(run=run)
 
 
@@ -85,6 +88,8 @@ def run(args: argparse.Namespace, services: Services) -> int:
         "remove": _remove,
         "test": _test,
         "import": _import,
+        "login": mcp_login.login,
+        "logout": mcp_login.logout,
     }[args.mcp_command]
     try:
         return action(args, service)

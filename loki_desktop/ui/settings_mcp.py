@@ -29,6 +29,7 @@ from loki_desktop.core.mcp.service import ImportReport, McpService, ServerView
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStoreUnavailable
 from loki_desktop.ui.busy_line import BusyLine
+from loki_desktop.ui.mcp_sign_in import SignInRow
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 
 TOOLS_SHOWN = 12
@@ -98,6 +99,13 @@ class ServerCard(QFrame):
         if row:
             layout.addLayout(grid)
 
+        # remote servers: OAuth sign-in (ui.mcp_sign_in)
+        self.sign_in_row: SignInRow | None = None
+        if view.config.kind == "http":
+            self.sign_in_row = SignInRow(self)
+            layout.addWidget(self.sign_in_row)
+            self.sign_in_row.refresh()
+
         actions = QHBoxLayout()
         actions.setSpacing(8)
         self.test_button = button(self.tr("Tester"))
@@ -144,6 +152,7 @@ class ServerCard(QFrame):
             "connected": self.tr("● Connecté"),
             "connecting": self.tr("● Connexion…"),
             "error": self.tr("● Erreur"),
+            "signin": _("● Connexion requise"),
             "inactive": self.tr("● Inactif"),
         }
         self.dot.setText(texts.get(status.state, status.state))
@@ -164,6 +173,8 @@ class ServerCard(QFrame):
             self.tools_chip.hide()
         self.error.setText(secret_values.mask(status.message) if status.state == "error" else "")
         self.error.setVisible(status.state == "error" and bool(status.message))
+        if self.sign_in_row is not None:
+            self.sign_in_row.update_status(status)
 
     def _cost_text(self, tools: int, tokens: int) -> str:
         count = self.tr("1 outil") if tools == 1 else self.tr("{n} outils").format(n=tools)

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.catalogue import CATALOGUE, NETWORK_ERROR_MARKERS
-from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, secret_key
+from loki_desktop.core.mcp.config import McpConfigError, OAuthConfig, ServerConfig, secret_key
 from loki_desktop.core.mcp.placeholders import expand, referenced
 from loki_desktop.core.ports import SecretStoreUnavailable
 
@@ -48,6 +48,7 @@ class StdioLaunch:
 class HttpLaunch:
     url: str
     headers: dict[str, str] = field(default_factory=dict, repr=False)  # may hold secrets
+    oauth: OAuthConfig | None = None  # the person's OAuth settings (core.mcp.oauth)
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def build_launch(config: ServerConfig, secrets: SecretReader) -> Launch:
         # a secret of the URL is not sent a second time as a request header
         in_url = referenced(config.url)
         headers = {name: value for name, value in values.items() if name not in in_url}
-        target = HttpLaunch(expand(config.url, by_name), headers)
+        target = HttpLaunch(expand(config.url, by_name), headers, config.oauth)
     return Launch(
         server_id=config.id,
         label=config.display_name if config.kind != "catalogue" else CATALOGUE[config.id].label,

@@ -19,12 +19,14 @@ from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
 from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec
 from loki_desktop.core.mcp.launch import Launch, build_launch
+from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
 from loki_desktop.core.slim import tools_cost
 
 if TYPE_CHECKING:
     from loki_desktop.core.mcp.connection import Connection
+
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,7 @@ class _Slot:
     retry_at: float = 0.0
     notified: bool = False  # this failure streak was told to the user already
     waited: bool = False  # a turn already waited for this connection
+    signin: bool = False  # the server wants the person to sign in: not retried until then
 
 
 class McpManager:
@@ -72,6 +75,9 @@ class McpManager:
         self.call_timeout = call_timeout
         self.handshake_timeout = handshake_timeout
         self.backoff = backoff
+        # shows an authorization page to the person (the window's system browser): a signed-in
+        # server's step-up or lost grant asks them again; None: such a server ends in "signin"
+        self.browser: Browser | None = None
         self._configs: dict[str, ServerConfig] = {}
         self._slots: dict[str, _Slot] = {}
         self._notices: list[str] = list(notices or [])
@@ -158,6 +164,12 @@ class McpManager:
         notices, self._notices = self._notices, []
         return notices
 
+    def connect(self, server_id: str) -> None:
+        """Start one enabled server now if it is due (after a sign-in), without waiting."""
+        slot = self._slots.get(server_id)
+        if slot is not None and self._due(slot):
+            self._start(slot)
+
     def specs(self) -> list[ToolSpec]:
         return [spec for specs in self._specs.values() for spec in specs]
 
@@ -229,7 +241,7 @@ class McpManager:
         elif conn is not None and conn.state == "connected":
             state = "connected"
         elif slot.error:
-            state, message = "error", slot.error
+            state, message = ("signin" if slot.signin else "error"), slot.error
         specs = self._specs.get(server_id, [])
         chars, tokens = tools_cost(specs)
         return ServerStatus(
@@ -259,7 +271,9 @@ class McpManager:
             launch = await asyncio.to_thread(build_launch, config, self.secrets)
         except McpConfigError as exc:
             return TestResult(False, str(exc)[:1].upper() + str(exc)[1:])
-        conn = _connection_class()(launch, handshake_timeout=limit_s or self.handshake_timeout)
+        conn = _connection_class()(
+            launch, handshake_timeout=limit_s or self.handshake_timeout, secrets=self.secrets
+        )
         conn.start()
         try:
             await conn.ready.wait()
@@ -280,6 +294,33 @@ class McpManager:
         )
 
     # --- closing ----------------------------------------------------------------------------
+
+    async def sign_in(self, config: ServerConfig, browser: Browser, timeout_s: float) -> TestResult:
+        """One connection that may ask the person (their browser) to sign in; its tokens land
+        in the keyring. Closed once connected: the live connection restarts with them."""
+        started = time.monotonic()
+        try:
+            launch = await asyncio.to_thread(build_launch, config, self.secrets)
+        except McpConfigError as exc:
+            return TestResult(False, str(exc)[:1].upper() + str(exc)[1:])
+        conn = _connection_class()(
+            launch,
+            handshake_timeout=timeout_s + self.handshake_timeout,
+            secrets=self.secrets,
+            browser=browser,
+        )
+        conn.start()
+        try:
+            await conn.ready.wait()
+        finally:
+            # closed before the live connection starts: it gets the loopback port back, so
+            # the client registered for that redirect URI is reused (a new registration is a
+            # new client, whose tokens another client's session would not accept)
+            await conn.aclose()
+        seconds = time.monotonic() - started
+        if conn.state != "connected":
+            return TestResult(False, conn.message, seconds=seconds)
+        return TestResult(True, tools=tuple(t.name for t in conn.tools), seconds=seconds)
 
     async def aclose(self) -> None:
         """Stop every server and wait until their processes are gone."""
@@ -302,6 +343,8 @@ class McpManager:
     def _due(self, slot: _Slot) -> bool:
         if self._closed or slot.starting is not None or slot.connection is not None:
             return False
+        if slot.signin:
+            return False  # only the person's sign-in (which restarts the slot) helps
         return not slot.error or time.monotonic() >= slot.retry_at
 
     @staticmethod
@@ -348,6 +391,9 @@ class McpManager:
             launch,
             handshake_timeout=self.handshake_timeout,
             on_change=lambda: self._changed(server_id, conn),
+            secrets=self.secrets,
+            browser=self.browser,
+            first_sign_in=False,
         )
         slot.connection = conn
         conn.start()  # still "connecting", as told when the start began
@@ -358,14 +404,15 @@ class McpManager:
             return  # a connection that was dropped (settings changed) closing in the background
         if conn.state == "connected":
             self._publish(server_id, conn.launch, conn)
-            slot.error, slot.failures, slot.notified = "", 0, False
+            slot.error, slot.failures, slot.notified, slot.signin = "", 0, False, False
             log.info(
                 "MCP server %s connected in %.2f s with %d tools",
                 server_id,
                 conn.connect_seconds or 0.0,
                 len(conn.tools),
             )
-        elif conn.state == "error":
+        elif conn.state in ("error", "signin"):
+            slot.signin = conn.state == "signin"
             slot.connection = None
             self._keep_down(server_id)
             self._specs.pop(server_id, None)
@@ -419,6 +466,9 @@ class McpManager:
             return
         conn, slot.connection = slot.connection, None
         self._forget_down(server_id)  # turned off or changed: not restarting
+        if slot.error:  # its failure, not yet told, is no longer news (a sign-in since...)
+            stale = self._error_notice(slot)
+            self._notices = [notice for notice in self._notices if notice != stale]
         if slot.starting is not None:
             slot.starting.cancel()
             slot.starting = None
@@ -446,6 +496,10 @@ class McpManager:
                 log.exception("MCP status listener failed")
 
     def _error_notice(self, slot: _Slot) -> str:
+        if slot.signin:
+            return _("Serveur MCP « {name} » : {message}").format(
+                name=_label(slot.config), message=slot.error
+            )
         return _("Serveur MCP « {name} » indisponible : {message}").format(
             name=_label(slot.config), message=slot.error
         )

@@ -451,3 +451,28 @@ def test_launch_puts_secrets_back_in_arguments_and_urls_and_masks_them() -> None
     assert launch.redact("impossible de joindre https://h/mcp?api_key=abcd1234") == (
         "impossible de joindre https://h/mcp?api_key=••••"
     )
+
+
+def test_oauth_settings_round_trip_and_bad_ones_are_refused() -> None:
+    from loki_desktop.core.mcp.config import OAuthConfig, parse_entry
+
+    entry = {
+        "enabled": True,
+        "url": "https://api.example/mcp",
+        "oauth": {"client_id": "loki", "scope": "read write", "grant": "client_credentials"},
+    }
+    notices: list[str] = []
+    config = parse_entry("api", entry, frozenset(), notices)
+    assert config.oauth == OAuthConfig("loki", "read write", "client_credentials")
+    assert config.to_json()["oauth"] == entry["oauth"]
+    again = parse_entry("api", config.to_json(), frozenset(), notices)
+    assert again.oauth == config.oauth
+    for bad in (
+        {"grant": "password"},
+        {"client_metadata_url": "http://plain.example/doc.json"},
+        {"client_id": 3},
+        "loki",
+    ):
+        with pytest.raises(McpConfigError):
+            parse_entry("api", {**entry, "oauth": bad}, frozenset(), notices)
+    assert notices == []
