@@ -113,7 +113,9 @@ async def _ask(
     )
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
     # imported otherwise); the manager is closed below so no server outlives the command.
-    mcp = McpManager.from_settings(settings.mcp_servers, services.secrets)
+    mcp = McpManager.from_settings(
+        settings.mcp_servers, services.secrets, data_home=services.data_home
+    )
     options.extra_sources.append(mcp)
     agent = build_agent(
         settings=settings,

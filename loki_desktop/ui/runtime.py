@@ -99,7 +99,11 @@ class Runtime:
         if self._mcp is None:
             from loki_desktop.core.mcp.service import McpService
 
-            self._mcp = McpService(self.services.settings, self.services.secrets)
+            self._mcp = McpService(
+                self.services.settings,
+                self.services.secrets,
+                data_home=self.services.data_home,
+            )
             self.pending_notices += self._mcp.notices
         return self._mcp
 
