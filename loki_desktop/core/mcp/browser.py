@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from loki_desktop.core.ports import ToolSpec
 
 PLAYWRIGHT_ID = "playwright"
 NAVIGATE_TOOL = "browser_navigate"
+
+
+def browser_enabled(raw_servers: Mapping[str, Any]) -> bool:
+    """Whether the settings' MCP entries turn the catalogue's browser (Playwright) on."""
+    entry = raw_servers.get(PLAYWRIGHT_ID) if isinstance(raw_servers, Mapping) else None
+    return isinstance(entry, Mapping) and entry.get("enabled") is True
 
 
 def preview_note(url: str) -> str:

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from loki_desktop.core.mcp import catalogue
+from loki_desktop.core.mcp.browser import browser_enabled, with_preview
 from loki_desktop.core.mcp.catalogue import (
     CATALOGUE,
     CATALOGUE_IDS,
@@ -38,6 +39,7 @@ from loki_desktop.core.mcp.convert import (
 )
 from loki_desktop.core.mcp.importer import plan_import
 from loki_desktop.core.mcp.launch import HttpLaunch, StdioLaunch, build_launch
+from loki_desktop.core.ports import ToolSpec
 from loki_desktop.core.slim import slim_spec
 
 
@@ -498,3 +500,19 @@ def test_launch_puts_secrets_back_in_arguments_and_urls_and_masks_them() -> None
     assert launch.redact("impossible de joindre https://h/mcp?api_key=abcd1234") == (
         "impossible de joindre https://h/mcp?api_key=••••"
     )
+
+
+def test_the_browsers_navigate_tool_tells_where_the_workspace_is_served() -> None:
+    specs = [
+        ToolSpec("mcp_playwright_browser_navigate", "Navigate to a URL", {}, "playwright"),
+        ToolSpec("mcp_playwright_browser_click", "Click", {}, "playwright"),
+        ToolSpec("read_file", "Read a file", {}),
+    ]
+    told = with_preview(specs, "http://127.0.0.1:4321/")
+    assert told[0].description.startswith("Navigate to a URL\n")
+    assert "http://127.0.0.1:4321/index.html" in told[0].description
+    assert "file://" in told[0].description
+    assert told[1:] == specs[1:]
+    assert browser_enabled({"playwright": {"enabled": True}})
+    assert not browser_enabled({"playwright": {"enabled": False}})
+    assert not browser_enabled({})
