@@ -135,8 +135,8 @@ def find_chromium() -> str | None:
     return next((str(path) for path in candidates if path.is_file()), None)
 
 
-# The tested version (README, "MCP servers"): an exact version starts from npx's cache with no
-# registry request, where @latest asks the registry first (~142 s to give up offline).
+# The tested version (README, "MCP servers"); @latest asks the registry at every start
+# (~142 s to give up offline). tests/browser/package.json installs the same version.
 PLAYWRIGHT_MCP_VERSION = "0.0.83"
 PLAYWRIGHT_MCP = f"@playwright/mcp@{PLAYWRIGHT_MCP_VERSION}"
 # Playwright evicts its oldest output files (snapshots, logs, screenshots) past this size.
@@ -168,7 +168,9 @@ def playwright_command(params: Mapping[str, str], context: LaunchContext) -> lis
                 "indiquez son chemin dans le paramètre BROWSER_PATH."
             )
         )
-    command = ["npx", "-y", PLAYWRIGHT_MCP, "--headless"]
+    # --prefer-offline: an exact version never changes, so npx may trust its cache without
+    # asking the registry (offline, plain npx spends ~75 s on retries before using it)
+    command = ["npx", "--prefer-offline", "-y", PLAYWRIGHT_MCP, "--headless"]
     command += ["--browser", "chromium", "--executable-path", browser, "--isolated"]
     command += ["--output-dir", str(playwright_output_dir(context))]
     command += ["--output-max-size", str(PLAYWRIGHT_OUTPUT_MAX_BYTES)]

@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 HOST = "127.0.0.1"
 CHUNK = 1 << 16
 INDEX = "index.html"
+FAVICON = "favicon.ico"
 # Text files as the agent writes them: UTF-8 (a <meta charset> would come too late for a script)
 TEXT_TYPES = ("text/", "application/javascript", "application/json", "image/svg+xml")
 
@@ -142,7 +143,12 @@ class _Handler(BaseHTTPRequestHandler):
         except JailError:
             self._refuse(HTTPStatus.FORBIDDEN, body=body)
         except OSError:
-            self._refuse(HTTPStatus.NOT_FOUND, body=body)
+            if rel == FAVICON:
+                # browsers ask for it on their own: a 404 would put an error in the console
+                # of every page the model checks, one its page did not cause
+                self._no_content()
+            else:
+                self._refuse(HTTPStatus.NOT_FOUND, body=body)
 
     def _serve(self, rel: str, *, folder_url: bool, body: bool) -> None:
         workspace = self.server.workspace
@@ -194,6 +200,11 @@ class _Handler(BaseHTTPRequestHandler):
         # a page fixed and opened again must show the fix
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+
+    def _no_content(self) -> None:
+        self.send_response(HTTPStatus.NO_CONTENT)
+        self.send_header("Cache-Control", "no-store")
         self.end_headers()
 
     def _redirect(self, location: str) -> None:

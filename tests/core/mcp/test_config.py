@@ -277,7 +277,8 @@ def test_playwright_uses_the_given_browser_and_exposes_six_tools(tmp_path: Path)
     assert isinstance(launch.target, StdioLaunch)
     argv = [launch.target.command, *launch.target.args]
     # a tested version, never @latest (which asks the registry before the cache)
-    assert argv[:4] == ["npx", "-y", f"@playwright/mcp@{PLAYWRIGHT_MCP_VERSION}", "--headless"]
+    spec = f"@playwright/mcp@{PLAYWRIGHT_MCP_VERSION}"
+    assert argv[:5] == ["npx", "--prefer-offline", "-y", spec, "--headless"]
     assert "@latest" not in " ".join(argv)
     # its snapshots, logs and screenshots go to Loki's data folder, not the working directory
     assert argv[argv.index("--output-dir") + 1] == str(tmp_path / "data" / "playwright-output")

@@ -69,6 +69,13 @@ def test_pages_and_their_files_are_served(preview: WorkspacePreview) -> None:
     assert int(headers["Content-Length"]) > 0
 
 
+def test_a_missing_favicon_is_no_error(site: Path, preview: WorkspacePreview) -> None:
+    # browsers ask for it by themselves: a 404 would be a console error the page did not cause
+    assert get(preview, "/favicon.ico")[:3:2] == (204, b"")
+    (site / "favicon.ico").write_bytes(b"\x00\x00\x01\x00")
+    assert get(preview, "/favicon.ico")[:3:2] == (200, b"\x00\x00\x01\x00")
+
+
 def test_folders_get_their_slash_then_their_index_or_a_listing(
     preview: WorkspacePreview,
 ) -> None:
