@@ -97,9 +97,11 @@ def test_the_model_opens_its_page_reads_the_console_fixes_it_and_sees_it_clean(
         )
         started = time.monotonic()
         child = subprocess.run(
-            [PYTHON, "-m", "loki_desktop", "ask", "--json", "--host", ollama.url]
-            + ["--model", VISION_MODEL, "--workspace", str(workspace)]
-            + ["crée une page compteur puis vérifie-la dans le navigateur"],
+            [
+                *(PYTHON, "-m", "loki_desktop", "ask", "--json", "--host", ollama.url),
+                *("--model", VISION_MODEL, "--workspace", str(workspace)),
+                "crée une page compteur puis vérifie-la dans le navigateur",
+            ],
             cwd=BROWSER_FOLDER,  # where npx finds the pinned Playwright, with no registry
             env=cli_env(loki_home),
             capture_output=True,
