@@ -54,6 +54,7 @@ def _missing() -> str:
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.timeout(300),  # a browser start on a loaded 2-core CI machine
     pytest.mark.skipif(bool(_missing()), reason=_missing() or "ready"),
 ]
 

@@ -230,7 +230,18 @@ class Connection:
         if package is None:
             return ""
         env = {**get_default_environment(), **target.env}
-        return await slow_start_reason(package, env, self.handshake_timeout)
+        probe = asyncio.ensure_future(slow_start_reason(package, env, self.handshake_timeout))
+        stopped = asyncio.ensure_future(self._stop.wait())
+        try:
+            # a stop (turned off, Loki closing) does not wait for npm's answers
+            await asyncio.wait({probe, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not probe.done():
+                probe.cancel()  # its npm processes are ended as it unwinds
+                with contextlib.suppress(asyncio.CancelledError):
+                    await probe
+        return probe.result() if not probe.cancelled() else ""
 
     @staticmethod
     async def _list_tools(session: ClientSession) -> list[McpTool]:
