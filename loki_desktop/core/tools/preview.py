@@ -134,7 +134,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
         parts = [part for part in path.split("/") if part]
-        if "\x00" in path or "\\" in path or any(part.startswith(".") for part in parts):
+        if "\x00" in path or "\\" in path or _hidden("/".join(parts)):
             self._refuse(HTTPStatus.NOT_FOUND, body=body)  # hidden, `..`, or not a URL path
             return
         rel = "/".join(parts) or "."
@@ -166,6 +166,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_file(self, rel: str, *, body: bool) -> None:
         workspace = self.server.workspace
         with workspace.locate(rel) as entry, workspace.open_regular(entry, rel) as (fd, info):
+            if _hidden(entry.rel):  # reached through a link: `page.txt -> .env`
+                raise FileNotFoundError(rel)
             kind = mimetypes.guess_type(rel)[0] or "application/octet-stream"
             if kind.startswith(TEXT_TYPES):
                 kind += "; charset=utf-8"
@@ -219,6 +221,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._common_headers("text/plain; charset=utf-8", len(text))
         if body:
             self.wfile.write(text)
+
+
+def _hidden(rel: str) -> bool:
+    """A hidden file or folder on the way (`.env`, `.ssh/key`), or `.`/`..` parts."""
+    return any(part.startswith(".") for part in rel.split("/") if part)
 
 
 def _is_folder(workspace: Workspace, rel: str) -> bool:

@@ -122,6 +122,8 @@ def test_a_link_out_of_the_workspace_is_refused(site: Path, preview: WorkspacePr
     assert get(preview, "/escape.txt")[0] == 403
     assert get(preview, "/out/outside.txt")[0] == 403
     assert get(preview, "/inside.css")[2] == b"body { color: red }"  # a link inside is fine
+    (site / "page.txt").symlink_to(site / ".env")  # but not one to a hidden file
+    assert get(preview, "/page.txt")[0] == 404
 
 
 def test_another_host_name_and_other_methods_are_refused(preview: WorkspacePreview) -> None:
