@@ -12,6 +12,7 @@ from loki_desktop.core.services import Services
 
 def build_services() -> Services:
     from loki_desktop.persistence import paths
+    from loki_desktop.persistence.checkpoints import CheckpointFolder
     from loki_desktop.persistence.history import History
     from loki_desktop.persistence.secrets import KeyringSecrets
     from loki_desktop.persistence.settings_file import SettingsFile
@@ -27,6 +28,7 @@ def build_services() -> Services:
         user_skills_dir=paths.user_skills_dir(),
         data_home=paths.data_home(),
         open_history_at=History,
+        open_checkpoints=lambda: CheckpointFolder(paths.checkpoints_dir()),
     )
 
 

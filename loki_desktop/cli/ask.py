@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.core.events import Done, Error, Event
-from loki_desktop.core.ports import BackendError, StoreUnavailable
+from loki_desktop.core.ports import BackendError, CheckpointStore, StoreUnavailable
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
 
@@ -120,6 +120,7 @@ async def _ask(
     )
     options.extra_sources.append(mcp)
     preview = _preview(mcp, workspace)
+    checkpoints = _open_checkpoints(services)
     agent = build_agent(
         settings=settings,
         backend=backend,
@@ -127,9 +128,12 @@ async def _ask(
         workspace=workspace,
         approver=FixedApprover(args.allow_shell),
         options=options,
+        checkpoints=checkpoints,
     )
     # a corrupt settings file or history moved aside: said in the turn's own stream
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
+    if checkpoints is not None:
+        agent.pending_notices += checkpoints.take_notices()
     failed = False
     try:
         if images and (refusal := await _refuse_images(agent)):
@@ -155,6 +159,8 @@ async def _ask(
         await mcp.aclose()
         await backend.close()
         store.close()
+        if checkpoints is not None:
+            checkpoints.close()
     return 1 if failed else 0
 
 
@@ -169,6 +175,18 @@ def _preview(mcp: McpManager, workspace: Path) -> PreviewKeeper | None:
     keeper = PreviewKeeper()
     mcp.preview_url = keeper.follow(workspace)
     return keeper
+
+
+def _open_checkpoints(services: Services) -> CheckpointStore | None:
+    """Where the turn keeps the files' previous states (`undo`); None when it cannot be
+    opened (the turn then runs without, and says why)."""
+    if services.open_checkpoints is None:
+        return None
+    try:
+        return services.open_checkpoints()
+    except StoreUnavailable as exc:
+        print(exc, file=sys.stderr)
+        return None
 
 
 def _load_images(paths: list[Path]) -> list[ImageAttachment] | str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from loki_desktop.core.changes.recorder import ChangeRecorder, turn_number
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import (
     CheckReport,
@@ -130,6 +131,8 @@ class Agent:
     # The conversation of the turn running or last run: a consumer that cancels a turn
     # (a signal in `ask`) still says where it was stored.
     last_conversation: str | None = None
+    # keeps each file's state before a tool changes it (core.changes); None: no checkpoints
+    changes: ChangeRecorder | None = None
 
     def run_turn(
         self,
@@ -293,6 +296,8 @@ class _Turn:
                 else {}
             )
             self._remember(ChatMessage("user", text, extra=extra, images=self.images))
+        if self.agent.changes is not None:
+            self.agent.changes.begin(self.conversation_id, turn_number(self.history))
         if self.skill is not None:
             yield SkillUsed(self.skill.name, self.skill.title)
 
@@ -614,7 +619,11 @@ class _Turn:
         self.unanswered = list(records)
         for record, call in zip(records, calls, strict=True):
             yield ToolCall.preview(record.id, record.name, record.args)
+            if self.agent.changes is not None:
+                self.agent.changes.call_id = record.id
             outcome = await self.agent.toolbox.call(call.name, call.arguments)
+            for notice in self.agent.changes.take_notices() if self.agent.changes else []:
+                yield Notice(notice)
             output = outcome.output
             extra: dict[str, Any] = {"ok": outcome.ok, "summary": outcome.summary}
             report = await self._check_written(outcome)
@@ -622,8 +631,17 @@ class _Turn:
                 yield report
                 output += check_feedback(report)
                 extra["check"] = _report_json(report)
+            changed = outcome.extra.get("shell_changes", ())
+            if changed:  # what the card lists when the conversation is reopened
+                extra["shell_changes"] = [{"path": c.path, "kind": c.kind} for c in changed]
             yield ToolResult(
-                record.id, record.name, outcome.ok, outcome.summary, output, outcome.images
+                record.id,
+                record.name,
+                outcome.ok,
+                outcome.summary,
+                output,
+                outcome.images,
+                shell_changes=tuple(changed),
             )
             # a vision model sees a tool's images (an MCP screenshot); another reads the
             # placeholder the output already has

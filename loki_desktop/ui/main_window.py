@@ -42,6 +42,7 @@ from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
 from loki_desktop.ui.runtime import OllamaNoAnswer, Runtime
 from loki_desktop.ui.theme import Theme, app_icon
 from loki_desktop.ui.turns import TurnRunner
+from loki_desktop.ui.undo_bar import UndoBars
 from loki_desktop.ui.welcome import WelcomePage
 from loki_desktop.ui.workspace_picker import WorkspacePicker, remember_recent
 
@@ -65,6 +66,11 @@ class Session(QObject):
             window.runtime.running_turns,
             self,
         )
+        runtime = window.runtime
+        self.undo = UndoBars(
+            self.view, lambda: runtime.checkpoints, lambda: runtime.store, conversation_id
+        )
+        self.view.older_loaded.connect(self.undo.refresh)
 
     def dispose(self) -> None:
         self.view.deleteLater()
@@ -258,6 +264,7 @@ class MainWindow(QMainWindow):
             session = self._new_session(conversation_id)
             store = self.runtime.store
             session.view.open(lambda before: store.page(conversation_id, PAGE_SIZE, before))
+            session.undo.refresh()
         self._show(session)
 
     def _new_session(self, conversation_id: str) -> Session:
@@ -310,6 +317,8 @@ class MainWindow(QMainWindow):
                 self.new_conversation()
             self._drop(session)
         self.runtime.store.delete(conversation_id)
+        if self.runtime.checkpoints is not None:  # the files' previous states go with it
+            self.runtime.checkpoints.delete_conversation(conversation_id)
         self.conversations.refresh()
 
     def _on_renamed(self, conversation_id: str, title: str) -> None:
@@ -366,6 +375,7 @@ class MainWindow(QMainWindow):
             self.composer.set_busy(busy)
 
     def _on_finished(self, session: Session) -> None:
+        session.undo.refresh()  # the turn that ended may have changed files
         current = self.current.id if self.current else None
         self.conversations.refresh(select=current)
         if session is not self.current and not session.runner.busy:
