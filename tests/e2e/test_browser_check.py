@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from tests.fakes.ollama_server import FakeOllama, ModelCard, Reply
 BROWSER_FOLDER = REPO / "tests" / "browser"
 INSTALLED = BROWSER_FOLDER / "node_modules" / "@playwright" / "mcp" / "package.json"
 VISION_MODEL = "gemma3:4b"
+MAX_WAITS = 45  # seconds the model waits for the browser to join the turn
 NAVIGATE = "mcp_playwright_browser_navigate"
 CONSOLE = "mcp_playwright_browser_console_messages"
 SCREENSHOT = "mcp_playwright_browser_take_screenshot"
@@ -65,14 +67,38 @@ def test_the_test_installs_the_version_the_catalogue_runs() -> None:
     assert json.loads(INSTALLED.read_text())["version"] == PLAYWRIGHT_MCP_VERSION
 
 
+def _tools(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {tool["function"]["name"]: tool["function"] for tool in body.get("tools", [])}
+
+
 def _told_url(body: dict[str, Any]) -> str:
     """The preview URL, as the model reads it in the navigate tool's description."""
-    tools = {tool["function"]["name"]: tool["function"] for tool in body.get("tools", [])}
-    found = re.search(
-        r"served read-only at (http://127\.0\.0\.1:\d+/)", tools[NAVIGATE]["description"]
-    )
-    assert found, tools[NAVIGATE]["description"]
+    description = _tools(body)[NAVIGATE]["description"]
+    found = re.search(r"served read-only at (http://127\.0\.0\.1:\d+/)", description)
+    assert found, description
     return found[1]
+
+
+class ScriptedModel:
+    """The model's steps, one per request. A browser step waits for the browser's tools: the
+    server joins the turn once connected (a slow start under load takes more than the 10 s a
+    message waits), so until then the model lists the folder, a second apart."""
+
+    def __init__(self, *steps: Reply | Callable[[dict[str, Any]], Reply]) -> None:
+        self.steps = list(steps)
+        self.waited = 0
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        step = self.steps[0]
+        browser_step = callable(step) or any(
+            call["function"]["name"].startswith("mcp_") for call in step.tool_calls
+        )
+        if browser_step and NAVIGATE not in _tools(body) and self.waited < MAX_WAITS:
+            self.waited += 1
+            time.sleep(1.0)  # polls the condition: the tool list of the next request
+            return Reply.tool("list_dir", {"path": "."})
+        self.steps.pop(0)
+        return step(body) if callable(step) else step
 
 
 def _open_page(body: dict[str, Any]) -> Reply:
@@ -82,11 +108,15 @@ def _open_page(body: dict[str, Any]) -> Reply:
 def test_the_model_opens_its_page_reads_the_console_fixes_it_and_sees_it_clean(
     loki_home: Path, workspace: Path
 ) -> None:
-    settings = {"mcp_servers": {"playwright": {"enabled": True}}, "auto_checks": False}
+    settings = {
+        "mcp_servers": {"playwright": {"enabled": True}},
+        "auto_checks": False,
+        "max_rounds": 50,  # room for the model's waits while the browser starts
+    }
     (loki_home / "settings.json").write_text(json.dumps(settings))
     cards = {VISION_MODEL: ModelCard(capabilities=["completion", "tools", "vision"])}
     with FakeOllama(cards=cards) as ollama:
-        ollama.script(
+        model = ScriptedModel(
             Reply.tool("write_file", {"path": "index.html", "content": BROKEN}),
             _open_page,
             Reply.tool(CONSOLE, {}),
@@ -96,6 +126,7 @@ def test_the_model_opens_its_page_reads_the_console_fixes_it_and_sees_it_clean(
             Reply.tool(SCREENSHOT, {}),
             Reply.text("La page est corrigée : la console est vide."),
         )
+        ollama.script(*[model] * (len(model.steps) + MAX_WAITS))
         started = time.monotonic()
         child = subprocess.run(
             [
@@ -115,7 +146,7 @@ def test_the_model_opens_its_page_reads_the_console_fixes_it_and_sees_it_clean(
     assert child.returncode == 0, child.stderr[-3000:]
     lines = [json.loads(line) for line in child.stdout.splitlines() if line.strip()]
     notices = [e["message"] for e in lines if e["type"] == "notice"]
-    results = [e for e in lines if e["type"] == "tool_result"]
+    results = [e for e in lines if e["type"] == "tool_result" and e["name"] != "list_dir"]
     assert [r["name"] for r in results] == [
         "write_file",
         NAVIGATE,
@@ -126,10 +157,15 @@ def test_the_model_opens_its_page_reads_the_console_fixes_it_and_sees_it_clean(
         SCREENSHOT,
     ], (notices, child.stderr[-2000:])
     assert all(r["ok"] for r in results), results
-    print(f"browser check: {seconds:.1f} s for the whole ask")
+    # the measure (pytest -s shows it); the waits say how late the browser joined the turn
+    print(f"browser check: {seconds:.1f} s for the whole ask, {model.waited} waits")
 
-    url = _told_url(requests[1])
-    tool_texts = [m["content"] for m in requests[-1]["messages"] if m["role"] == "tool"]
+    url = _told_url(requests[-1])
+    tool_texts = [
+        m["content"]
+        for m in requests[-1]["messages"]
+        if m["role"] == "tool" and m.get("tool_name") != "list_dir"
+    ]
     first_open, first_console, second_open, second_console = (
         tool_texts[1],
         tool_texts[2],
