@@ -17,6 +17,10 @@ from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.persistence.secrets import KeyringSecrets
 from tests.fakes.web_page import serve_page
 
+# Importing mcp-server-fetch alone takes ~4 s on a loaded machine: these tests wait for the
+# server to connect (the 10 s a message waits is not what they test).
+SLOW_MACHINE_S = 60.0
+
 PAGE = """<!doctype html><html><head><title>Recette</title></head><body>
 <article><h1>Tarte aux pommes</h1><p>Prenez six pommes reinettes et une pâte brisée.</p>
 <p>Cuire quarante minutes à 180 degrés.</p></article></body></html>""".encode()
@@ -32,7 +36,8 @@ async def test_fetch_reads_a_loopback_page(page_url: str, secrets: KeyringSecret
     # The catalogue's fetch refuses private addresses and honours robots.txt (a model must not
     # be steered into the user's network); reading a loopback page needs both flags.
     command = (*fetch_command(), "--allow-private-ips", "--ignore-robots-txt")
-    manager = McpManager({"fetch": ServerConfig("fetch", "stdio", True, command=command)}, secrets)
+    config = ServerConfig("fetch", "stdio", True, command=command)
+    manager = McpManager({"fetch": config}, secrets, connect_wait=SLOW_MACHINE_S)
     try:
         assert await manager.prepare() == []
         assert manager.owns("mcp_fetch_fetch")
@@ -45,7 +50,8 @@ async def test_fetch_reads_a_loopback_page(page_url: str, secrets: KeyringSecret
 
 
 async def test_catalogue_fetch_refuses_loopback(page_url: str, secrets: KeyringSecrets) -> None:
-    manager = McpManager({"fetch": ServerConfig("fetch", "catalogue", True)}, secrets)
+    config = ServerConfig("fetch", "catalogue", True)
+    manager = McpManager({"fetch": config}, secrets, connect_wait=SLOW_MACHINE_S)
     try:
         await manager.prepare()
         outcome = await manager.call("mcp_fetch_fetch", {"url": page_url})
@@ -60,7 +66,7 @@ async def test_allowing_local_addresses_on_the_card_lets_fetch_read_loopback(
 ) -> None:
     # the card's check box stores ALLOW_LOCAL=1 (no robots.txt flag: a 404 robots.txt allows)
     config = ServerConfig("fetch", "catalogue", True, params={ALLOW_LOCAL: "1"})
-    manager = McpManager({"fetch": config}, secrets)
+    manager = McpManager({"fetch": config}, secrets, connect_wait=SLOW_MACHINE_S)
     try:
         assert await manager.prepare() == []
         outcome = await manager.call("mcp_fetch_fetch", {"url": page_url})
@@ -92,7 +98,7 @@ async def test_a_fetch_runs_no_npm_and_leaves_site_packages_alone(
     javascript = Path(readabilipy.__file__).parent / "javascript"
     before = sorted(p.name for p in javascript.iterdir())
     config = ServerConfig("fetch", "catalogue", True, params={ALLOW_LOCAL: "1"})
-    manager = McpManager({"fetch": config}, secrets)
+    manager = McpManager({"fetch": config}, secrets, connect_wait=SLOW_MACHINE_S)
     try:
         await manager.prepare()
         outcome = await manager.call("mcp_fetch_fetch", {"url": page_url})
