@@ -47,8 +47,8 @@ from loki_desktop.core.mcp.convert import (
     result_text,
 )
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
-from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.npx import npx_package, slow_start_reason
+from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
 from loki_desktop.core.ports import SecretStore
