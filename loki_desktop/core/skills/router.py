@@ -87,7 +87,8 @@ DEFINITIONAL = (
 # "what does refactoring mean?": the question's words are apart, so it is checked on its own.
 MEANING_QUESTION = (("what", "does"), "mean")
 # An action word right after one of these is a past tense ("j'ai trouvé l'erreur", "nous avons
-# fait un site"): something done, told, not asked for, so it makes no action/object pair.
+# fait un site"): something done, told, not asked for, so it makes no action/object pair; so is
+# an English one in -ed ("the bug got fixed", "I created a site"), but not "need" or "speed".
 PAST_AUXILIARIES = frozenset({"ai", "as", "avons", "avez", "ont"})
 # ...unless the "action" is a need: "j'ai besoin d'un site" asks for one.
 NOT_PARTICIPLES = frozenset({"besoin", "envie"})
@@ -349,11 +350,13 @@ def _keys_follow(tokens: list[str], start: int, keys: tuple[_Keys, ...]) -> bool
 
 
 def _past_tense(tokens: list[str], position: int) -> bool:
-    """True when the word at `position` follows a French auxiliary (a passé composé)."""
+    """True when the word at `position` is a past participle: after a French auxiliary
+    (a passé composé), or an English word in -ed."""
+    word = tokens[position]
+    if word.endswith("ed") and not word.endswith("eed") and len(word) > 4:
+        return True
     return (
-        position > 0
-        and tokens[position - 1] in PAST_AUXILIARIES
-        and tokens[position] not in NOT_PARTICIPLES
+        position > 0 and tokens[position - 1] in PAST_AUXILIARIES and word not in NOT_PARTICIPLES
     )
 
 
