@@ -355,9 +355,7 @@ def _past_tense(tokens: list[str], position: int) -> bool:
     word = tokens[position]
     if word.endswith("ed") and not word.endswith("eed") and len(word) > 4:
         return True
-    return (
-        position > 0 and tokens[position - 1] in PAST_AUXILIARIES and word not in NOT_PARTICIPLES
-    )
+    return position > 0 and tokens[position - 1] in PAST_AUXILIARIES and word not in NOT_PARTICIPLES
 
 
 def _asks_meaning(tokens: list[str]) -> bool:

@@ -1,10 +1,11 @@
 """Routing corpora: accuracy printed, no skill where none is needed, floors per language.
 
 skills/examples/labelled.tsv and tuning.tsv are what the rules were tuned on; they and
-everyday.tsv and plain.tsv (never used to tune the rules) are what the example-based fallback
-learns from, and its none-bias is chosen by cross-validation on them (bench/skills_cv.py). tests/corpus/skills/heldout.tsv was written
-before the first tuning; fresh.tsv before the stems and the second tuning; fresh2.tsv before
-the fallback existed. The held-out sets are only measured (see their headers).
+everyday.tsv, plain.tsv and trades.tsv (never used to tune the rules) are what the
+example-based fallback learns from, and its none-bias is chosen by cross-validation on them
+(bench/skills_cv.py). tests/corpus/skills/heldout.tsv was written before the first tuning;
+fresh.tsv before the stems and the second tuning; fresh2.tsv before the fallback existed.
+The held-out sets are only measured (see their headers).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def test_the_none_bias_gives_no_false_positive_in_cross_validation(
     outcomes = cross_validate(read_examples())
     with capsys.disabled():
         print(f"\nskills routing, 10-fold cross-validation: {summary(outcomes, NONE_BONUS)}")
-    assert NONE_BONUS >= chosen_bias(outcomes) - 0.05
+    assert chosen_bias(outcomes) <= NONE_BONUS
     added = [
         o.row.message
         for o in outcomes

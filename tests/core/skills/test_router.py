@@ -236,4 +236,6 @@ def test_what_does_it_mean_is_a_definitional_question(builtin: Router) -> None:
     routing = builtin.route('What does "refactoring" mean?')
     assert routing.skill is None
     assert routing.damped_by == "what does … mean"
-    assert picked(builtin, "Refactor this module, what does it mean for the tests") == "refactor-sur"
+    assert (
+        picked(builtin, "Refactor this module, what does it mean for the tests") == "refactor-sur"
+    )
