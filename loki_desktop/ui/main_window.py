@@ -33,6 +33,7 @@ from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
 from loki_desktop.ui.composer import Composer
 from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.memory_return import MemoryReturn
 from loki_desktop.ui.model_downloads import ModelDownloads
 from loki_desktop.ui.model_marks import MarksRow
 from loki_desktop.ui.notice_bar import NoticeBar
@@ -84,6 +85,7 @@ class MainWindow(QMainWindow):
         self.runtime = runtime
         self.theme = theme
         self.tasks = OwnedTasks()
+        self.memory_return = MemoryReturn(self)  # closed conversations' memory back to the system
         self.sessions: dict[str, Session] = {}
         self.current: Session | None = None
         self.keep_in_tray = False  # set by the app when a system tray shows Loki's icon
@@ -293,6 +295,7 @@ class MainWindow(QMainWindow):
         self.sessions.pop(session.id)
         self.stack.removeWidget(session.view)
         session.dispose()
+        self.memory_return.request()
 
     def _title_of(self, conversation_id: str) -> str:
         title = self.conversations.title_of(conversation_id)
@@ -371,6 +374,7 @@ class MainWindow(QMainWindow):
             self.composer.set_busy(busy)
 
     def _on_finished(self, session: Session) -> None:
+        self.memory_return.request()  # a streamed answer leaves many freed small objects
         session.undo.refresh()  # the turn that ended may have changed files
         current = self.current.id if self.current else None
         self.conversations.refresh(select=current)
