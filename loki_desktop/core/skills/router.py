@@ -87,9 +87,13 @@ DEFINITIONAL = (
 # "what does refactoring mean?": the question's words are apart, so it is checked on its own.
 MEANING_QUESTION = (("what", "does"), "mean")
 # An action word right after one of these is a past tense ("j'ai trouvé l'erreur", "nous avons
-# fait un site"): something done, told, not asked for, so it makes no action/object pair; so is
-# an English one in -ed ("the bug got fixed", "I created a site"), but not "need" or "speed".
+# fait un site", "the bug got fixed", "we created a site"): something done, told, not asked
+# for, so it makes no action/object pair. English needs the -ed too, and a subject or an
+# auxiliary before it: "the function returned None instead of a list" still reports a bug.
 PAST_AUXILIARIES = frozenset({"ai", "as", "avons", "avez", "ont"})
+ENGLISH_PAST_CUES = frozenset(
+    {"i", "we", "they", "he", "she", "got", "was", "were", "been", "have", "has", "had"}
+)
 # ...unless the "action" is a need: "j'ai besoin d'un site" asks for one.
 NOT_PARTICIPLES = frozenset({"besoin", "envie"})
 
@@ -351,11 +355,13 @@ def _keys_follow(tokens: list[str], start: int, keys: tuple[_Keys, ...]) -> bool
 
 def _past_tense(tokens: list[str], position: int) -> bool:
     """True when the word at `position` is a past participle: after a French auxiliary
-    (a passé composé), or an English word in -ed."""
-    word = tokens[position]
-    if word.endswith("ed") and not word.endswith("eed") and len(word) > 4:
+    (a passé composé), or an English word in -ed after a subject or an auxiliary."""
+    if position == 0:
+        return False
+    word, before = tokens[position], tokens[position - 1]
+    if word.endswith("ed") and before in ENGLISH_PAST_CUES:
         return True
-    return position > 0 and tokens[position - 1] in PAST_AUXILIARIES and word not in NOT_PARTICIPLES
+    return before in PAST_AUXILIARIES and word not in NOT_PARTICIPLES
 
 
 def _asks_meaning(tokens: list[str]) -> bool:

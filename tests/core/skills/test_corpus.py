@@ -25,7 +25,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "skills" / "examples"
 TUNED = (EXAMPLES / "labelled.tsv", EXAMPLES / "tuning.tsv", CORPUS / "heldout.tsv")
 # Each fresh set's accuracy when last scored (after the fourth round of examples), rounded
 # down: floors against regressions, below the 95 % goal, which is not reached (fresh:
-# fr 87.4 %, en 96.4 %; fresh2: fr 81.3 %, en 75.9 %; no false positive in either).
+# fr 87.4 %, en 94.6 %; fresh2: fr 81.3 %, en 75.9 %; no false positive in either).
 FRESH_FLOORS = {
     "fresh.tsv": {"fr": 0.86, "en": 0.94},
     "fresh2.tsv": {"fr": 0.80, "en": 0.74},

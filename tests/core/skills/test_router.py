@@ -228,8 +228,10 @@ def test_a_past_tense_action_makes_no_pair(builtin: Router) -> None:
     assert picked(builtin, "C'est bon, j'ai trouvé l'erreur, merci") == "none"
     assert picked(builtin, "trouve l'erreur dans ce calcul") == "debogage-systematique"
     assert picked(builtin, "Nous avons fait un site pour le club") == "none"
-    # a need is not a past tense
+    assert picked(builtin, "The login bug got fixed, thanks") == "none"
+    # a need is not a past tense, and a symptom told in the past is still a bug report
     assert picked(builtin, "j'ai besoin d'un site pour mon club") == "creation-web"
+    assert picked(builtin, "The parser returned None instead of a list") == "debogage-systematique"
 
 
 def test_what_does_it_mean_is_a_definitional_question(builtin: Router) -> None:
