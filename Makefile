@@ -9,6 +9,8 @@
 #   make reference  install esbuild and TypeScript (npm, tests only): the check corpus is
 #               compared with them (make test does it when npm is there)
 #   make bundle build the standalone one-folder application (PyInstaller)
+#   make real-server  build llama-cpp-python's OpenAI-compatible server and the SmolLM2-135M
+#               model into .real-server/ (~7 min on 2 cores): the `real_server` tests then run
 
 PYTHON ?= python3
 VENV := .venv
@@ -17,7 +19,9 @@ STAMP := $(VENV)/.installed
 
 REFERENCE := tests/reference/node_modules/.package-lock.json
 
-.PHONY: run test test-fast test-stress lint bench bundle clean reference
+REAL_SERVER := .real-server
+
+.PHONY: run test test-fast test-stress lint bench bundle clean reference real-server
 
 # The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
 # servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
@@ -65,6 +69,11 @@ bench: $(STAMP)
 bundle: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bundle]'
 	$(BIN)/python packaging/build_bundle.py
+
+real-server: $(REAL_SERVER)/.built
+
+$(REAL_SERVER)/.built: tests/real_server/build.sh
+	PYTHON=$(PYTHON) bash tests/real_server/build.sh $(REAL_SERVER)
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache

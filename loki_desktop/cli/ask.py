@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loki_desktop.cli.interrupt import Interruption
+from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.events import Done, Error, Event
 from loki_desktop.core.ports import BackendError, CheckpointStore, StoreUnavailable
 from loki_desktop.core.services import Services
-from loki_desktop.core.settings import resolve_host
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
@@ -25,13 +25,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("ask", help="pose une question à l'agent, sans fenêtre")
     parser.add_argument("prompt", help="le message")
     parser.add_argument("--workspace", type=Path, help="dossier de travail (défaut : courant)")
-    parser.add_argument("--model", help="modèle Ollama (défaut : réglages, sinon le premier)")
-    parser.add_argument("--host", help="adresse du serveur Ollama")
+    parser.add_argument("--model", help="modèle (défaut : réglages, sinon le premier du serveur)")
+    add_server_arguments(parser)
     parser.add_argument("--session", help="continue cette conversation")
     parser.add_argument(
         "--allow-shell",
         action="store_true",
         help="autorise run_shell (sinon toute commande est refusée)",
+    )
+    parser.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="avec le réglage « Demander avant d'écrire », autorise les écritures "
+        "(sinon write_file et edit_file sont refusés ; réglage éteint : sans effet)",
     )
     parser.add_argument("--no-skills", action="store_true", help="n'injecte aucune méthode")
     parser.add_argument(
@@ -94,17 +100,17 @@ async def _ask(
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.cli.approval import FixedApprover
     from loki_desktop.core.assembly import TurnOptions, build_agent
-    from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.llm.backends import make_backend
     from loki_desktop.core.mcp.manager import McpManager
 
     settings = services.settings.load()
+    server = chosen_server(args, settings)
     try:
         store = services.open_history()
     except StoreUnavailable as exc:  # locked by another program, unreadable, too new
         print(exc, file=sys.stderr)
         return 1
-    host = resolve_host(args.host, settings)
-    backend = OllamaBackend(host)
+    backend = make_backend(server, services.secrets)
     options = TurnOptions(
         model=args.model or "",
         think=args.think,
@@ -121,7 +127,7 @@ async def _ask(
         backend=backend,
         store=store,
         workspace=workspace,
-        approver=FixedApprover(args.allow_shell),
+        approver=FixedApprover(args.allow_shell, args.allow_writes),
         options=options,
         checkpoints=checkpoints,
     )
