@@ -8,6 +8,8 @@
 #   make bench  print the performance figures against their budgets
 #   make reference  install esbuild and TypeScript (npm, tests only): the check corpus is
 #               compared with them (make test does it when npm is there)
+#   make browser    install the pinned Playwright MCP server (npm, tests only): the browser
+#               end-to-end test drives it with Debian's chromium (make test does it when npm is there)
 #   make bundle build the standalone one-folder application (PyInstaller)
 #   make real-server  build llama-cpp-python's OpenAI-compatible server and the SmolLM2-135M
 #               model into .real-server/ (~7 min on 2 cores): the `real_server` tests then run
@@ -22,10 +24,11 @@ STAMP := $(VENV)/.installed
 
 REFERENCE := tests/reference/node_modules/.package-lock.json
 CONFORMANCE := tests/conformance/node_modules/.package-lock.json
+BROWSER := tests/browser/node_modules/.package-lock.json
 
 REAL_SERVER := .real-server
 
-.PHONY: run test test-fast test-stress lint bench bundle clean reference real-server conformance
+.PHONY: run test test-fast test-stress lint bench bundle clean reference real-server conformance browser
 
 # The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
 # servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
@@ -66,7 +69,15 @@ $(CONFORMANCE): tests/conformance/package.json tests/conformance/package-lock.js
 conformance: $(STAMP) $(CONFORMANCE)
 	$(BIN)/python -m tests.conformance.run
 
-test: lint reference
+browser: $(BROWSER)
+
+# --ignore-scripts: nothing may download a browser of its own; the test uses the system's
+$(BROWSER): tests/browser/package.json tests/browser/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix tests/browser --ignore-scripts --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the browser end-to-end test is skipped"; fi
+
+test: lint reference browser
 	$(BIN)/python -m pytest
 
 test-fast: $(STAMP)

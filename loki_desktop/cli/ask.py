@@ -18,7 +18,9 @@ from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
+    from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.messages import ImageAttachment
+    from loki_desktop.core.tools.preview import PreviewKeeper
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -119,8 +121,11 @@ async def _ask(
     )
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
     # imported otherwise); the manager is closed below so no server outlives the command.
-    mcp = McpManager.from_settings(settings.mcp_servers, services.secrets)
+    mcp = McpManager.from_settings(
+        settings.mcp_servers, services.secrets, data_home=services.data_home
+    )
     options.extra_sources.append(mcp)
+    preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
     agent = build_agent(
         settings=settings,
@@ -155,12 +160,27 @@ async def _ask(
             _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
         raise
     finally:
+        if preview is not None:
+            preview.close()
         await mcp.aclose()
         await backend.close()
         store.close()
         if checkpoints is not None:
             checkpoints.close()
     return 1 if failed else 0
+
+
+def _preview(mcp: McpManager, workspace: Path) -> PreviewKeeper | None:
+    """The workspace served on loopback while the browser server is on; the model reads its
+    URL in the browser's navigate tool."""
+    from loki_desktop.core.mcp.browser import PLAYWRIGHT_ID
+    from loki_desktop.core.tools.preview import PreviewKeeper
+
+    if not mcp.is_enabled(PLAYWRIGHT_ID):
+        return None
+    keeper = PreviewKeeper()
+    mcp.preview_url = keeper.follow(workspace)
+    return keeper
 
 
 def _open_checkpoints(services: Services) -> CheckpointStore | None:

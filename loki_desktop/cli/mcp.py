@@ -76,7 +76,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
     from loki_desktop.core.mcp.service import McpService
     from loki_desktop.core.ports import SecretStoreUnavailable
 
-    service = McpService(services.settings, services.secrets)
+    service = McpService(services.settings, services.secrets, data_home=services.data_home)
     for notice in services.settings.take_notices() + service.notices:
         print(f"note : {mask(notice)}", file=sys.stderr)
     action = {

@@ -39,6 +39,7 @@ from loki_desktop.ui.memory_return import MemoryReturn
 from loki_desktop.ui.model_downloads import ModelDownloads
 from loki_desktop.ui.model_marks import MarksRow
 from loki_desktop.ui.notice_bar import NoticeBar
+from loki_desktop.ui.preview_button import PreviewButton
 from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
 from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
 from loki_desktop.ui.runtime import OllamaNoAnswer, Runtime
@@ -149,6 +150,8 @@ class MainWindow(QMainWindow):
         self.workspace_picker = WorkspacePicker()
         self.workspace_picker.changed.connect(self._on_workspace)
         head.addWidget(self.workspace_picker)
+        self.preview = PreviewButton(self.runtime)
+        head.addWidget(self.preview.widget)
         self.problems_button = button(self.tr("Problèmes"))
         self.problems_button.setCheckable(True)
         self.problems_button.toggled.connect(self._show_problems)
@@ -239,6 +242,7 @@ class MainWindow(QMainWindow):
             # while the picker says "no folder"
             settings.workspace = ""
         self.workspace_picker.set_folder(settings.workspace, settings.recent_workspaces)
+        self.preview.refresh()
         self.model_picker.set_models([], settings.model)
         self.composer.set_vision(self._vision_refusal(settings.model, None))
         self.conversations.refresh()
@@ -549,6 +553,7 @@ class MainWindow(QMainWindow):
         settings.workspace = folder
         settings.recent_workspaces = remember_recent(settings.recent_workspaces, folder)
         self.runtime.save_settings()
+        self.preview.refresh()
         self.watch_workspace()
 
     def watch_workspace(self) -> asyncio.Task[None]:
@@ -593,6 +598,8 @@ class MainWindow(QMainWindow):
 
         dialog = SettingsDialog(self.runtime, self.theme, self)  # it deletes itself once closed
         dialog.applied.connect(self._on_settings_applied)
+        # the MCP page turns servers on and off as it is used, Save or not
+        dialog.finished.connect(lambda _result: self.preview.refresh())
         dialog.open()
         return dialog
 

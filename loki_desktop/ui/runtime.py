@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
     Backend = OllamaBackend | OpenAIBackend
     from loki_desktop.core.mcp.service import McpService
+    from loki_desktop.core.tools.preview import PreviewKeeper
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,8 @@ class Runtime:
         self._backend: Backend | None = None
         self._budget: ContextBudget | None = None  # per server: reset with the host
         self._mcp: McpService | None = None
+        # the workspace served on loopback while the browser server is on (Aperçu, the model)
+        self.preview: PreviewKeeper | None = None  # made at its first use
         # what opening the files found (a corrupt one moved aside): the window shows it at once
         self.startup_notices: list[str] = [
             *services.settings.take_notices(),
@@ -126,7 +129,11 @@ class Runtime:
             from loki_desktop.core.mcp.service import McpService
             from loki_desktop.ui.mcp_sign_in import open_in_browser
 
-            self._mcp = McpService(self.services.settings, self.services.secrets)
+            self._mcp = McpService(
+                self.services.settings,
+                self.services.secrets,
+                data_home=self.services.data_home,
+            )
             # a signed-in server asking for more scopes opens the browser while the person
             # uses the window; a first sign-in waits for their click (ui.mcp_sign_in)
             self._mcp.manager.browser = open_in_browser
@@ -154,6 +161,23 @@ class Runtime:
         folder = self.settings.workspace
         return Path(folder) if folder and Path(folder).is_dir() else None
 
+    def sync_preview(self) -> str | None:
+        """Serve the workspace while Playwright is on (and stop otherwise); its URL, which the
+        model reads in the browser's navigate tool."""
+        from loki_desktop.core.mcp.browser import browser_enabled
+        from loki_desktop.core.tools.preview import PreviewKeeper
+
+        servers = self.services.settings.load().mcp_servers
+        folder = self.workspace() if browser_enabled(servers) else None
+        if self.preview is None:
+            if folder is None:
+                return None
+            self.preview = PreviewKeeper()
+        url = self.preview.follow(folder)
+        if self._mcp is not None:
+            self._mcp.manager.preview_url = url
+        return url
+
     def new_conversation(self, first_message: str) -> str:
         """Store a new conversation, titled after its first message, in the current workspace."""
         from loki_desktop.core.agent import conversation_title
@@ -168,6 +192,7 @@ class Runtime:
         from loki_desktop.core.assembly import TurnOptions, build_agent
 
         mcp = self.mcp  # built first: its notices join the pending ones
+        self.sync_preview()
         agent = build_agent(
             settings=self.settings,
             backend=self.backend,
@@ -312,6 +337,8 @@ class Runtime:
     # --- closing ----------------------------------------------------------------------
 
     async def aclose(self) -> None:
+        if self.preview is not None:  # a thread of this process: the port is freed here
+            self.preview.close()
         if self._mcp is not None:
             try:
                 await self._mcp.aclose()

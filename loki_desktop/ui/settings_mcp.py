@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,7 @@ class ServerCard(QFrame):
         self.server_id = view.id
         self.setProperty("card", True)
         self.fields: dict[str, QLineEdit] = {}
+        self.flags: dict[str, QCheckBox] = {}  # the catalogue's yes/no parameters
         self.measured = view.config.measured  # cost at the last test, shown while inactive
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
@@ -77,6 +79,16 @@ class ServerCard(QFrame):
         grid.setVerticalSpacing(6)
         row = 0
         for param in view.params:
+            if param.target == "flag":
+                box = QCheckBox(param.label)
+                box.setObjectName(f"flag-{param.name}")
+                box.setChecked(view.config.params.get(param.name) == "1")
+                box.setToolTip(param.description)
+                box.toggled.connect(functools.partial(self._save_flag, param.name))
+                self.flags[param.name] = box
+                grid.addWidget(box, row, 0, 1, 2)
+                row += 1
+                continue
             caption = param.label + (" *" if param.required else "")
             grid.addWidget(label(caption, "CardTitle"), row, 0)
             hidden = param.secret or param.name in view.secrets_set or param.name in view.masked
@@ -203,6 +215,8 @@ class ServerCard(QFrame):
             if field.echoMode() == QLineEdit.EchoMode.Password and not text:
                 continue  # an empty secret field keeps the stored secret
             values[name] = text or None
+        for name, box in self.flags.items():
+            values[name] = "1" if box.isChecked() else None
 
         def saved(_result: object) -> None:
             for field in self.fields.values():
@@ -213,6 +227,12 @@ class ServerCard(QFrame):
 
         service, server_id = self.page.service, self.server_id
         self.page.run(lambda: service.set_params(server_id, values), self, then=saved)
+
+    def _save_flag(self, name: str, checked: bool) -> None:
+        """A yes/no parameter is saved as it is ticked (a running server restarts with it)."""
+        service, server_id = self.page.service, self.server_id
+        value = "1" if checked else None
+        self.page.run(lambda: service.set_params(server_id, {name: value}), self)
 
     def _test(self) -> None:
         if self.testing is not None and not self.testing.done():

@@ -359,3 +359,23 @@ async def test_an_mcp_test_shows_it_runs_and_can_be_stopped(
         assert card.test_button.text() == "Tester"
         await close(dialog)
         await window.runtime.mcp.manager.settle()  # the test connection closes
+
+
+async def test_fetch_card_allows_local_addresses_when_its_box_is_ticked(
+    services: Services, qtbot: Any, ollama: FakeOllama
+) -> None:
+    def stored() -> dict[str, Any]:
+        return dict(services.settings.load().mcp_servers.get("fetch", {}).get("params", {}))
+
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        dialog.show_page("mcp")
+        box = dialog.mcp.cards["fetch"].flags["ALLOW_LOCAL"]
+        assert box.text() == "Autoriser les adresses locales"
+        assert not box.isChecked()  # off by default
+        box.setChecked(True)  # saved as it is ticked
+        await wait_until(lambda: stored() == {"ALLOW_LOCAL": "1"}, within=10)
+        box = dialog.mcp.cards["fetch"].flags["ALLOW_LOCAL"]
+        box.setChecked(False)
+        await wait_until(lambda: stored() == {}, within=10)
+        await close(dialog)

@@ -24,7 +24,7 @@ from typing import Any, TextIO, cast
 import anyio
 import httpx2
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
@@ -47,6 +47,7 @@ from loki_desktop.core.mcp.convert import (
     result_text,
 )
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from loki_desktop.core.mcp.npx import npx_package, slow_start_reason
 from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
@@ -75,7 +76,9 @@ class _JunkOutput(Exception):
 
 
 class _HandshakeTimeout(Exception):
-    pass
+    def __init__(self, reason: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason  # what npm says kept npx from starting the server, if known
 
 
 class _ServerGone(Exception):
@@ -264,11 +267,37 @@ class Connection:
             tools = await self._list_tools(session)
         self._scope = None
         if scope.cancelled_caught and not self._stop.is_set():
-            failure = _JunkOutput(self._junk) if self._junk is not None else _HandshakeTimeout()
+            failure: Exception = (
+                _JunkOutput(self._junk)
+                if self._junk is not None
+                else _HandshakeTimeout(await self._why_slow())
+            )
             # told now, not after the close: stopping a stuck server takes seconds
             self._fail(self._describe(failure))
             raise failure
         return tools
+
+    async def _why_slow(self) -> str:
+        """For a server started by npx: what npm says is missing (empty for any other)."""
+        target = self.launch.target
+        if not isinstance(target, StdioLaunch):
+            return ""
+        package = npx_package(target.command, target.args)
+        if package is None:
+            return ""
+        env = {**get_default_environment(), **target.env}
+        probe = asyncio.ensure_future(slow_start_reason(package, env, self.handshake_timeout))
+        stopped = asyncio.ensure_future(self._stop.wait())
+        try:
+            # a stop (turned off, Loki closing) does not wait for npm's answers
+            await asyncio.wait({probe, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not probe.done():
+                probe.cancel()  # its npm processes are ended as it unwinds
+                with contextlib.suppress(asyncio.CancelledError):
+                    await probe
+        return probe.result() if not probe.cancelled() else ""
 
     @staticmethod
     async def _list_tools(session: ClientSession) -> list[McpTool]:
@@ -438,6 +467,8 @@ class Connection:
                 text = _(
                     "le serveur écrit autre chose que du MCP sur sa sortie standard : « {line} »."
                 ).format(line=line)
+            case _HandshakeTimeout(reason=reason) if reason:
+                text = reason
             case _HandshakeTimeout():
                 text = _("le serveur ne répond pas (rien en {n} s).").format(
                     n=f"{self.handshake_timeout:g}"

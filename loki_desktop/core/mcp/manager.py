@@ -12,10 +12,12 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loki_desktop.core.i18n import _
-from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS
+from loki_desktop.core.mcp.browser import with_preview
+from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, LaunchContext
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
 from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec
 from loki_desktop.core.mcp.launch import Launch, build_launch
@@ -69,8 +71,14 @@ class McpManager:
         call_timeout: float = CALL_TIMEOUT_S,
         handshake_timeout: float = HANDSHAKE_TIMEOUT_S,
         backoff: tuple[float, ...] = BACKOFF_S,
+        data_home: Path | None = None,
     ) -> None:
         self.secrets = secrets
+        # Loki's data folder: where a server's own files go (Playwright's output)
+        self.context = LaunchContext(data_home)
+        # the workspace preview's address, told to the model in the browser's tool
+        # descriptions while it runs (set by whoever runs the preview: window, `ask`)
+        self.preview_url: str | None = None
         self.connect_wait = connect_wait
         self.call_timeout = call_timeout
         self.handshake_timeout = handshake_timeout
@@ -171,7 +179,11 @@ class McpManager:
             self._start(slot)
 
     def specs(self) -> list[ToolSpec]:
-        return [spec for specs in self._specs.values() for spec in specs]
+        specs = [spec for specs in self._specs.values() for spec in specs]
+        return with_preview(specs, self.preview_url) if self.preview_url else specs
+
+    def is_enabled(self, server_id: str) -> bool:
+        return server_id in self._slots
 
     def owns(self, name: str) -> bool:
         return name in self._routes or name in self._down
@@ -268,7 +280,7 @@ class McpManager:
         """Connect once, apart from the live sessions; the connection closes in the background."""
         started = time.monotonic()
         try:
-            launch = await asyncio.to_thread(build_launch, config, self.secrets)
+            launch = await asyncio.to_thread(build_launch, config, self.secrets, self.context)
         except McpConfigError as exc:
             return TestResult(False, str(exc)[:1].upper() + str(exc)[1:])
         conn = _connection_class()(
@@ -374,7 +386,7 @@ class McpManager:
         launch: Launch | None = None
         error = ""
         try:
-            launch = await asyncio.to_thread(build_launch, slot.config, self.secrets)
+            launch = await asyncio.to_thread(build_launch, slot.config, self.secrets, self.context)
         except McpConfigError as exc:
             error = str(exc)[:1].upper() + str(exc)[1:]
         except Exception as exc:  # a keyring backend's bug must not leave the server in limbo

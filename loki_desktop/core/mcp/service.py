@@ -135,6 +135,8 @@ class McpService:
         settings: SettingsStore,
         secrets: SecretStore,
         manager: McpManager | None = None,
+        *,
+        data_home: Path | None = None,
     ) -> None:
         self.settings = settings
         self.secrets = secrets
@@ -142,7 +144,9 @@ class McpService:
         self._edit = threading.local()
         self.notices: list[str] = []  # from reading the settings (ignored entries)
         servers = self._servers(settings.load())
-        self.manager = manager or McpManager(servers, secrets, notices=list(self.notices))
+        self.manager = manager or McpManager(
+            servers, secrets, notices=list(self.notices), data_home=data_home
+        )
 
     # --- reading ----------------------------------------------------------------------------
 
