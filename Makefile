@@ -9,6 +9,8 @@
 #   make reference  install esbuild and TypeScript (npm, tests only): the check corpus is
 #               compared with them (make test does it when npm is there)
 #   make bundle build the standalone one-folder application (PyInstaller)
+#   make i18n   extract the messages to the template, merge it into each catalogue, compile
+#               the .mo files (committed: an editable install and the bundle need no build)
 
 PYTHON ?= python3
 VENV := .venv
@@ -17,7 +19,7 @@ STAMP := $(VENV)/.installed
 
 REFERENCE := tests/reference/node_modules/.package-lock.json
 
-.PHONY: run test test-fast test-stress lint bench bundle clean reference
+.PHONY: run test test-fast test-stress lint bench bundle clean reference i18n
 
 # The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
 # servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
@@ -61,6 +63,21 @@ test-stress: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+LOCALE := resources/locale
+POT := $(LOCALE)/loki-desktop.pot
+CATALOGUES := en
+# file names without line numbers, sorted: a catalogue changes only where a message does
+i18n: $(STAMP)
+	mkdir -p $(LOCALE)/en/LC_MESSAGES
+	$(BIN)/pybabel extract -F babel.cfg -o $(POT) --add-location=file --sort-output \
+		--no-wrap --project=loki-desktop -c "Translators:" --msgid-bugs-address="" .
+	for lang in $(CATALOGUES); do \
+		po=$(LOCALE)/$$lang/LC_MESSAGES/loki-desktop.po; \
+		$(BIN)/pybabel update -i $(POT) -o $$po -l $$lang --init-missing --no-wrap \
+			--ignore-obsolete --ignore-pot-creation-date || exit 1; \
+		$(BIN)/pybabel compile -i $$po -o $${po%.po}.mo -l $$lang --statistics || exit 1; \
+	done
 
 bundle: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bundle]'

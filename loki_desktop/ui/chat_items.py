@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.ui.images import ThumbnailRow, thumbnail_row
 from loki_desktop.ui.markdown_render import MarkdownRenderer
@@ -45,7 +46,7 @@ class UserMessage(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(2)
-        speaker = label(self.tr("VOUS"), "Speaker")
+        speaker = label(_("VOUS"), "Speaker")
         layout.addWidget(speaker)
         body = MessageText()
         body.setPlainText(text)
@@ -70,14 +71,14 @@ class AssistantMessage(QFrame):
         speaker.setProperty("who", "loki")
         head.addWidget(speaker)
         head.addStretch(1)
-        self.copy_button = button(self.tr("Copier"), flat=True)
-        self.copy_button.setToolTip(self.tr("Copier la réponse (Markdown)"))
+        self.copy_button = button(_("Copier"), flat=True)
+        self.copy_button.setToolTip(_("Copier la réponse (Markdown)"))
         self.copy_button.clicked.connect(self._copy)
         head.addWidget(self.copy_button)
         layout.addLayout(head)
         self.body = MarkdownView(renderer, self)
         layout.addWidget(self.body)
-        self.cut_note = label(self.tr("Réponse interrompue."), "Notice")
+        self.cut_note = label(_("Réponse interrompue."), "Notice")
         self.cut_note.hide()
         layout.addWidget(self.cut_note)
         self.streaming = False
@@ -152,7 +153,7 @@ class ToolCard(QFrame):
         layout.setSpacing(6)
         head = QHBoxLayout()
         head.setSpacing(8)
-        self.chip = Chip(self.tr("EN COURS"), "running")
+        self.chip = Chip(_("EN COURS"), "running")
         head.addWidget(self.chip)
         self.title = label(name, "ToolName")
         head.addWidget(self.title)
@@ -160,10 +161,10 @@ class ToolCard(QFrame):
         self.detail.setMinimumWidth(40)
         self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         head.addWidget(self.detail, 1)
-        self.args_button = button(self.tr("Arguments"), flat=True)
+        self.args_button = button(_("Arguments"), flat=True)
         self.args_button.setCheckable(True)
         head.addWidget(self.args_button)
-        self.result_button = button(self.tr("Résultat"), flat=True)
+        self.result_button = button(_("Résultat"), flat=True)
         self.result_button.setCheckable(True)
         self.result_button.setEnabled(False)
         head.addWidget(self.result_button)
@@ -181,7 +182,7 @@ class ToolCard(QFrame):
     ) -> None:
         self.state = "ok" if ok else "error"
         self.output = output
-        self.chip.set(self.tr("OK") if ok else self.tr("ÉCHEC"), self.state)
+        self.chip.set(_("OK") if ok else _("ÉCHEC"), self.state)
         set_state(self, "state", self.state)
         if summary:
             self.detail.setText(summary)
@@ -195,7 +196,7 @@ class ToolCard(QFrame):
 
     def set_interrupted(self) -> None:
         self.state = "cut"
-        self.chip.set(self.tr("INTERROMPU"), "skipped")
+        self.chip.set(_("INTERROMPU"), "skipped")
 
 
 class CheckCard(QFrame):
@@ -220,20 +221,20 @@ class CheckCard(QFrame):
         head = QHBoxLayout()
         head.setSpacing(8)
         if ok and skipped:
-            chip = Chip(self.tr("NON VÉRIFIÉ"), "skipped")
+            chip = Chip(_("NON VÉRIFIÉ"), "skipped")
         elif ok:
-            chip = Chip(self.tr("VÉRIFIÉ"), "ok")
+            chip = Chip(_("VÉRIFIÉ"), "ok")
         else:
             count = len(self.problems)
-            text = self.tr("1 PROBLÈME") if count == 1 else self.tr("{n} PROBLÈMES").format(n=count)
+            text = _("1 PROBLÈME") if count == 1 else _("{n} PROBLÈMES").format(n=count)
             chip = Chip(text, "error")
         head.addWidget(chip)
-        title = label(self.tr("Vérification de {path}").format(path=path), "CardTitle")
+        title = label(_("Vérification de {path}").format(path=path), "CardTitle")
         head.addWidget(title, 1)
         layout.addLayout(head)
         for line, col, message in self.problems:
             row = label(
-                self.tr("ligne {line}, col. {col} — {message}").format(
+                _("ligne {line}, col. {col} — {message}").format(
                     line=line, col=col, message=message
                 ),
                 "ProblemLine",
@@ -253,7 +254,7 @@ class SkillBadge(QWidget):
         self.title = title
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        self.badge = label(self.tr("Méthode : {title}").format(title=title), "SkillBadge")
+        self.badge = label(_("Méthode : {title}").format(title=title), "SkillBadge")
         row.addWidget(self.badge)
         row.addStretch(1)
 
@@ -273,9 +274,7 @@ class HarnessNote(QLabel):
     """A message Loki sent to the model on the user's behalf (the check follow-up)."""
 
     def __init__(self, content: str) -> None:
-        super().__init__(
-            self.tr("Loki a renvoyé au modèle les problèmes trouvés par la vérification.")
-        )
+        super().__init__(_("Loki a renvoyé au modèle les problèmes trouvés par la vérification."))
         self.setObjectName("HarnessNote")
         self.setWordWrap(True)
         self.setToolTip(html.escape(content))
@@ -294,14 +293,14 @@ class ErrorCard(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(10)
-        chip = Chip(self.tr("ERREUR"), "error")
+        chip = Chip(_("ERREUR"), "error")
         layout.addWidget(chip, 0, Qt.AlignmentFlag.AlignTop)
         text = label(message, "CardTitle", wrap=True)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(text, 1)
         self.retry_button: QPushButton | None = None
         if can_retry:
-            self.retry_button = button(self.tr("Réessayer"), primary=True)
+            self.retry_button = button(_("Réessayer"), primary=True)
             self.retry_button.clicked.connect(self._retry)
             layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignTop)
 

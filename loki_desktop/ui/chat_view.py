@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
@@ -56,7 +57,7 @@ class ChatView(QScrollArea):
         self._layout = QVBoxLayout(column)
         self._layout.setContentsMargins(24, 18, 24, 18)
         self._layout.setSpacing(12)
-        self._older = label(self.tr("Chargement des messages plus anciens…"), "Notice")
+        self._older = label(_("Chargement des messages plus anciens…"), "Notice")
         self._older.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._older.hide()
         self._layout.addWidget(self._older)

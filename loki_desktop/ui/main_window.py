@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.ports import BackendError, BackendUnreachable, ModelProfile
 from loki_desktop.ui.approval import ShellApprover
@@ -83,7 +84,7 @@ class MainWindow(QMainWindow):
         self.keep_in_tray = False  # set by the app when a system tray shows Loki's icon
         self._refresh: asyncio.Task[None] | None = None  # the model list being asked for
         self._server_models: list[str] = []
-        self.renderer = MarkdownRenderer(theme.palette, self.tr("Copier"))
+        self.renderer = MarkdownRenderer(theme.palette, _("Copier"))
         self.setWindowTitle("Loki")
         self.setWindowIcon(app_icon())
         self.resize(1240, 820)
@@ -112,10 +113,10 @@ class MainWindow(QMainWindow):
         head = QHBoxLayout(header)
         head.setContentsMargins(18, 10, 14, 10)
         head.setSpacing(10)
-        self.title = ElidedLabel(self.tr("Nouvelle conversation"), "ConversationTitle")
+        self.title = ElidedLabel(_("Nouvelle conversation"), "ConversationTitle")
         self.title.setMinimumWidth(120)
         head.addWidget(self.title, 1)
-        head.addWidget(label(self.tr("MODÈLE"), "HeaderCaption"))
+        head.addWidget(label(_("MODÈLE"), "HeaderCaption"))
         self.model_picker = ModelPicker()
         self.model_picker.model_chosen.connect(self._on_model)
         head.addWidget(self.model_picker)
@@ -125,11 +126,11 @@ class MainWindow(QMainWindow):
         self.workspace_picker = WorkspacePicker()
         self.workspace_picker.changed.connect(self._on_workspace)
         head.addWidget(self.workspace_picker)
-        self.problems_button = button(self.tr("Problèmes"))
+        self.problems_button = button(_("Problèmes"))
         self.problems_button.setCheckable(True)
         self.problems_button.toggled.connect(self._show_problems)
         head.addWidget(self.problems_button)
-        self.settings_button = button(self.tr("Réglages"))
+        self.settings_button = button(_("Réglages"))
         self.settings_button.clicked.connect(self.open_settings)
         head.addWidget(self.settings_button)
 
@@ -240,7 +241,7 @@ class MainWindow(QMainWindow):
         self._leave_current()
         self.current = None
         self.stack.setCurrentWidget(self.welcome)
-        self.title.set_full_text(self.tr("Nouvelle conversation"))
+        self.title.set_full_text(_("Nouvelle conversation"))
         self.conversations.select(None)
         self.composer.set_busy(False)
         self.composer.input.setFocus()
@@ -322,7 +323,7 @@ class MainWindow(QMainWindow):
         page)."""
         session = self.current
         if session is None:
-            title = text or ", ".join(image.name for image in images) or self.tr("Image")
+            title = text or ", ".join(image.name for image in images) or _("Image")
             conversation_id = self.runtime.new_conversation(title)
             self.conversations.refresh(select=conversation_id)
             session = self._new_session(conversation_id)
@@ -333,7 +334,7 @@ class MainWindow(QMainWindow):
             self.composer.set_text(text)  # kept, to send once that answer has ended
             self.composer.attachments.restore(images)
             session.view.add_notice(
-                self.tr(
+                _(
                     "La question rapide répond encore dans cette conversation : "
                     "envoyez votre message quand elle aura fini."
                 )
@@ -462,13 +463,13 @@ class MainWindow(QMainWindow):
         if profile is not None and profile.vision:
             return ""
         if not model:
-            return self.tr("Choisissez d'abord un modèle qui lit les images (marque VISION).")
+            return _("Choisissez d'abord un modèle qui lit les images (marque VISION).")
         if profile is None:
-            return self.tr(
+            return _(
                 "Loki ne sait pas encore si « {model} » lit les images : le serveur n'a pas "
                 "répondu."
             ).format(model=model)
-        return self.tr(
+        return _(
             "« {model} » ne lit pas les images. Choisissez un modèle marqué VISION "
             "(gemma3, qwen2.5vl, llama3.2-vision…) pour en joindre."
         ).format(model=model)
@@ -498,7 +499,7 @@ class MainWindow(QMainWindow):
 
     def _on_problem_count(self, count: int) -> None:
         self.problems_button.setText(
-            self.tr("Problèmes ({n})").format(n=count) if count else self.tr("Problèmes")
+            _("Problèmes ({n})").format(n=count) if count else _("Problèmes")
         )
 
     # --- images dropped on the window -------------------------------------------------
@@ -534,7 +535,7 @@ class MainWindow(QMainWindow):
 
     def _on_theme(self) -> None:
         """New colours: what is on screen is rendered again (unless a turn is streaming)."""
-        self.renderer = MarkdownRenderer(self.theme.palette, self.tr("Copier"))
+        self.renderer = MarkdownRenderer(self.theme.palette, _("Copier"))
         for session in self.sessions.values():
             session.view.renderer = self.renderer
         if self.current is not None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
 from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
@@ -55,12 +56,10 @@ class GeneralPage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(10)
-        layout.addWidget(label(self.tr("Général"), "PageTitle"))
+        layout.addWidget(label(_("Général"), "PageTitle"))
         layout.addWidget(
             label(
-                self.tr(
-                    "Où trouver Ollama, quel modèle utiliser, et jusqu'où laisser l'agent aller."
-                ),
+                _("Où trouver Ollama, quel modèle utiliser, et jusqu'où laisser l'agent aller."),
                 "PageIntro",
                 wrap=True,
             )
@@ -71,10 +70,10 @@ class GeneralPage(QWidget):
         self.host = QLineEdit(settings.host)
         self.host.setPlaceholderText(DEFAULT_HOST)
         host_row.addWidget(self.host, 1)
-        self.test_button = button(self.tr("Tester la connexion"))
+        self.test_button = button(_("Tester la connexion"))
         self.test_button.clicked.connect(self.test_connection)
         host_row.addWidget(self.test_button)
-        form.addRow(label(self.tr("Serveur Ollama"), "CardTitle"), host_row)
+        form.addRow(label(_("Serveur Ollama"), "CardTitle"), host_row)
         self.test_result = label("", "TestResult", wrap=True)
         self.test_result.hide()
         form.addRow("", self.test_result)
@@ -87,8 +86,8 @@ class GeneralPage(QWidget):
         self.model.setCurrentText(settings.model)
         model_edit = self.model.lineEdit()
         assert model_edit is not None
-        model_edit.setPlaceholderText(self.tr("le premier modèle du serveur"))
-        form.addRow(label(self.tr("Modèle par défaut"), "CardTitle"), self.model)
+        model_edit.setPlaceholderText(_("le premier modèle du serveur"))
+        form.addRow(label(_("Modèle par défaut"), "CardTitle"), self.model)
         self.behaviour = ModelBehaviour(settings, form)
         self.model.currentTextChanged.connect(self._on_model_text)
         self._on_model_text(self.model.currentText())
@@ -96,11 +95,11 @@ class GeneralPage(QWidget):
         self.max_rounds = QSpinBox()
         self.max_rounds.setRange(1, MAX_ROUNDS_LIMIT)
         self.max_rounds.setValue(settings.max_rounds)
-        form.addRow(label(self.tr("Tours d'outils au plus"), "CardTitle"), self.max_rounds)
+        form.addRow(label(_("Tours d'outils au plus"), "CardTitle"), self.max_rounds)
         form.addRow(
             "",
             label(
-                self.tr("Au-delà, le tour s'arrête : un garde-fou contre les boucles."),
+                _("Au-delà, le tour s'arrête : un garde-fou contre les boucles."),
                 "FieldHelp",
                 wrap=True,
             ),
@@ -109,15 +108,13 @@ class GeneralPage(QWidget):
         self.num_ctx = QComboBox()
         self.num_ctx.setObjectName("ContextSize")
         for size in sorted({*CONTEXT_SIZES, settings.num_ctx}):
-            self.num_ctx.addItem(
-                self.tr("{n} jetons").format(n=f"{size:,}".replace(",", " ")), size
-            )
+            self.num_ctx.addItem(_("{n} jetons").format(n=f"{size:,}".replace(",", " ")), size)
         self.num_ctx.setCurrentIndex(self.num_ctx.findData(settings.num_ctx))
-        form.addRow(label(self.tr("Contexte du modèle"), "CardTitle"), self.num_ctx)
+        form.addRow(label(_("Contexte du modèle"), "CardTitle"), self.num_ctx)
         form.addRow(
             "",
             label(
-                self.tr(
+                _(
                     "Envoyé à Ollama à chaque requête (num_ctx). Plus grand : plus d'historique "
                     "et d'outils, mais plus de mémoire sur la carte graphique."
                 ),
@@ -128,13 +125,13 @@ class GeneralPage(QWidget):
 
         self.theme = QComboBox()
         for value, text in (
-            ("system", self.tr("Comme le système")),
-            ("light", self.tr("Clair")),
-            ("dark", self.tr("Sombre")),
+            ("system", _("Comme le système")),
+            ("light", _("Clair")),
+            ("dark", _("Sombre")),
         ):
             self.theme.addItem(text, value)
         self.theme.setCurrentIndex(max(0, self.theme.findData(theme.choice)))
-        form.addRow(label(self.tr("Apparence"), "CardTitle"), self.theme)
+        form.addRow(label(_("Apparence"), "CardTitle"), self.theme)
         layout.addLayout(form)
         layout.addStretch(1)
 
@@ -152,7 +149,7 @@ class GeneralPage(QWidget):
 
     def test_connection(self) -> None:
         self.test_button.setEnabled(False)
-        self.test_result.setText(self.tr("Connexion…"))
+        self.test_result.setText(_("Connexion…"))
         set_state(self.test_result, "state", "ok")
         self.test_result.show()
         self.tasks.spawn(self._test())
@@ -174,13 +171,13 @@ class GeneralPage(QWidget):
         self.model.setCurrentText(current if current else (names[0] if names else ""))
         if names:
             self.test_result.setText(
-                self.tr("Connecté à {host} : {n} modèle(s) — {names}").format(
+                _("Connecté à {host} : {n} modèle(s) — {names}").format(
                     host=host, n=len(names), names=", ".join(names)
                 )
             )
         else:
             self.test_result.setText(
-                self.tr("Connecté à {host}, mais aucun modèle n'est installé.").format(host=host)
+                _("Connecté à {host}, mais aucun modèle n'est installé.").format(host=host)
             )
         set_state(self.test_result, "state", "ok")
 
@@ -193,10 +190,10 @@ class IntelligencePage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(10)
-        layout.addWidget(label(self.tr("Intelligence"), "PageTitle"))
+        layout.addWidget(label(_("Intelligence"), "PageTitle"))
         layout.addWidget(
             label(
-                self.tr(
+                _(
                     "Ce que Loki ajoute au modèle : une méthode d'expert choisie pour chaque "
                     "message, et la vérification des fichiers qu'il écrit."
                 ),
@@ -204,11 +201,11 @@ class IntelligencePage(QWidget):
                 wrap=True,
             )
         )
-        self.skills_enabled = QCheckBox(self.tr("Choisir une méthode d'expert pour chaque message"))
+        self.skills_enabled = QCheckBox(_("Choisir une méthode d'expert pour chaque message"))
         self.skills_enabled.setChecked(settings.skills_enabled)
         layout.addWidget(self.skills_enabled)
         self.auto_checks = QCheckBox(
-            self.tr("Vérifier automatiquement les fichiers écrits (et les faire corriger)")
+            _("Vérifier automatiquement les fichiers écrits (et les faire corriger)")
         )
         self.auto_checks.setChecked(settings.auto_checks)
         layout.addWidget(self.auto_checks)
@@ -216,9 +213,9 @@ class IntelligencePage(QWidget):
         layout.addWidget(self.evaluation)
 
         head = QHBoxLayout()
-        head.addWidget(label(self.tr("MÉTHODES TROUVÉES"), "SidebarCaption"))
+        head.addWidget(label(_("MÉTHODES TROUVÉES"), "SidebarCaption"))
         head.addStretch(1)
-        open_folder = button(self.tr("Ouvrir le dossier de mes méthodes"))
+        open_folder = button(_("Ouvrir le dossier de mes méthodes"))
         open_folder.clicked.connect(self._open_folder)
         head.addWidget(open_folder)
         layout.addLayout(head)
@@ -241,7 +238,7 @@ class IntelligencePage(QWidget):
             top = QHBoxLayout()
             top.addWidget(label(skill.title, "CardTitle"))
             top.addStretch(1)
-            origin = self.tr("intégrée") if skill.builtin else self.tr("personnelle")
+            origin = _("intégrée") if skill.builtin else _("personnelle")
             top.addWidget(label(origin.upper(), "ToolCount"))
             inner.addLayout(top)
             inner.addWidget(label(skill.description, "CardDetail", wrap=True))
@@ -249,7 +246,7 @@ class IntelligencePage(QWidget):
         for problem in catalogue.problems:
             rows.addWidget(label(problem, "ErrorText", wrap=True))
         if not catalogue.skills:
-            rows.addWidget(label(self.tr("Aucune méthode trouvée."), "Notice"))
+            rows.addWidget(label(_("Aucune méthode trouvée."), "Notice"))
         rows.addStretch(1)
         scroll.setWidget(holder)
         layout.addWidget(scroll, 1)
@@ -274,7 +271,7 @@ class SettingsDialog(QDialog):
     def __init__(self, runtime: Runtime, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
-        self.setWindowTitle(self.tr("Réglages de Loki"))
+        self.setWindowTitle(_("Réglages de Loki"))
         self.resize(940, 700)
         self.runtime = runtime
         self.theme_state = theme
@@ -290,10 +287,10 @@ class SettingsDialog(QDialog):
         self.nav.setFixedWidth(210)
         self.nav.addItems(
             [
-                self.tr("Général"),
-                self.tr("Modèles"),
-                self.tr("Serveurs MCP"),
-                self.tr("Intelligence"),
+                _("Général"),
+                _("Modèles"),
+                _("Serveurs MCP"),
+                _("Intelligence"),
             ]
         )
         body.addWidget(self.nav)
@@ -317,8 +314,8 @@ class SettingsDialog(QDialog):
         bar_layout = QHBoxLayout(bar)
         bar_layout.setContentsMargins(16, 10, 16, 10)
         bar_layout.addStretch(1)
-        self.cancel_button = button(self.tr("Annuler"))
-        self.save_button = button(self.tr("Enregistrer"), primary=True)
+        self.cancel_button = button(_("Annuler"))
+        self.save_button = button(_("Enregistrer"), primary=True)
         bar_layout.addWidget(self.cancel_button)
         bar_layout.addWidget(self.save_button)
         outer.addWidget(bar)
