@@ -9,6 +9,7 @@ import json
 import sys
 
 from loki_desktop.cli.models_manage import register_actions
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
@@ -16,10 +17,10 @@ from loki_desktop.core.settings import resolve_host
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "models", help="liste les modèles du serveur Ollama et ce que chacun sait faire"
+        "models", help=_("liste les modèles du serveur Ollama et ce que chacun sait faire")
     )
-    parser.add_argument("--host", help="adresse du serveur Ollama")
-    parser.add_argument("--json", action="store_true", help="un objet JSON par modèle et ligne")
+    parser.add_argument("--host", help=_("adresse du serveur Ollama"))
+    parser.add_argument("--json", action="store_true", help=_("un objet JSON par modèle et ligne"))
     parser.set_defaults(run=run)
     register_actions(parser)  # models pull | rm
 
@@ -50,7 +51,9 @@ async def _list(host: str, *, as_json: bool) -> int:
         await backend.close()
     if not models:
         print(
-            f"Aucun modèle sur {host} : « ollama pull qwen2.5-coder:7b » en installe un.",
+            _("Aucun modèle sur {host} : « ollama pull qwen2.5-coder:7b » en installe un.").format(
+                host=host
+            ),
             file=sys.stderr,
         )
         return 0
