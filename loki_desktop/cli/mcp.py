@@ -308,7 +308,7 @@ def _view_json(view: ServerView, service: McpService) -> dict[str, Any]:
         data["url"] = config.url
     if view.params:
         data["declared_params"] = [
-            {"name": p.name, "label": _(p.label), "required": p.required, "secret": p.secret}
+            {"name": p.name, "label": p.label, "required": p.required, "secret": p.secret}
             for p in view.params
         ]
     return data

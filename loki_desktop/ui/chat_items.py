@@ -165,6 +165,8 @@ class ToolCard(QFrame):
         self.args_button.setCheckable(True)
         head.addWidget(self.args_button)
         self.result_button = button(_("Résultat"), flat=True)
+        # Loki's own tools answer the model in English: say whose text it is
+        self.result_button.setToolTip(_("Le résultat tel que le modèle l'a reçu"))
         self.result_button.setCheckable(True)
         self.result_button.setEnabled(False)
         head.addWidget(self.result_button)

@@ -28,6 +28,7 @@ from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
 from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.evaluation_panel import EvaluationPanel
+from loki_desktop.ui.language_choice import language_choice
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.settings_installed_models import ModelsPage
@@ -132,6 +133,15 @@ class GeneralPage(QWidget):
             self.theme.addItem(text, value)
         self.theme.setCurrentIndex(max(0, self.theme.findData(theme.choice)))
         form.addRow(label(_("Apparence"), "CardTitle"), self.theme)
+
+        self.language = language_choice(settings.language)
+        form.addRow(label(_("Langue"), "CardTitle"), self.language)
+        self.language_note = label(
+            _("Loki change de langue au prochain démarrage (fenêtre et commandes)."),
+            "FieldHelp",
+            wrap=True,
+        )
+        form.addRow("", self.language_note)
         layout.addLayout(form)
         layout.addStretch(1)
 
@@ -146,6 +156,7 @@ class GeneralPage(QWidget):
         settings.max_rounds = self.max_rounds.value()
         settings.num_ctx = int(self.num_ctx.currentData())
         settings.ui["theme"] = str(self.theme.currentData())
+        settings.language = str(self.language.currentData())
 
     def test_connection(self) -> None:
         self.test_button.setEnabled(False)

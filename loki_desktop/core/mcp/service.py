@@ -361,8 +361,8 @@ class McpService:
             masked=masked,
             status=self.manager.status(config.id),
             label=entry.label if entry else config.display_name,
-            description=entry.description if entry else _describe_custom(config),
-            params=entry.params if entry else (),
+            description=_(entry.description) if entry else _describe_custom(config),
+            params=tuple(_translated(p) for p in entry.params) if entry else (),
             secrets_set=tuple(n for n in names if n in config.secrets),
         )
 
@@ -459,3 +459,8 @@ def _lower_first(text: str) -> str:
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _translated(param: Param) -> Param:
+    """The catalogue's texts are marked, not translated (module level): translate them here."""
+    return replace(param, label=_(param.label), description=_(param.description))
