@@ -43,6 +43,8 @@ def N_(message: str) -> str:  # the gettext convention xgettext and pybabel know
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
+    if _language == SOURCE_LANGUAGE:
+        return singular if count <= 1 else plural  # French: 0 and 1 are singular
     return _translation.ngettext(singular, plural, count)
 
 

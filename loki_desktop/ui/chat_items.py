@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.ui.images import ThumbnailRow, thumbnail_row
 from loki_desktop.ui.markdown_render import MarkdownRenderer
@@ -228,7 +228,7 @@ class CheckCard(QFrame):
             chip = Chip(_("VÉRIFIÉ"), "ok")
         else:
             count = len(self.problems)
-            text = _("1 PROBLÈME") if count == 1 else _("{n} PROBLÈMES").format(n=count)
+            text = ngettext("{n} PROBLÈME", "{n} PROBLÈMES", count).format(n=count)
             chip = Chip(text, "error")
         head.addWidget(chip)
         title = label(_("Vérification de {path}").format(path=path), "CardTitle")

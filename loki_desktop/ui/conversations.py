@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.i18n import N_, _
+from loki_desktop.core.i18n import N_, _, ngettext
 from loki_desktop.core.messages import ConversationInfo
 from loki_desktop.core.ports import ConversationStore
 from loki_desktop.ui.qt_helpers import button, label
@@ -252,7 +252,7 @@ class ConversationList(QFrame):
         item = QListWidgetItem(info.title)
         item.setData(ID_ROLE, info.id)
         count = info.message_count
-        size = _("1 message") if count == 1 else _("{n} messages").format(n=count)
+        size = ngettext("{n} message", "{n} messages", count).format(n=count)
         item.setData(META_ROLE, f"{size} · {when(info.updated_at)}")
         item.setToolTip(info.title)
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from loki_desktop.core.checks.model import CheckResult
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.ui.qt_helpers import button, label
 
 if TYPE_CHECKING:
@@ -158,7 +158,12 @@ class ProblemsPanel(QFrame):
             self.status.setText(_("Aucun problème dans le dossier surveillé."))
         else:
             self.status.setText(
-                _("{count} problème(s) dans {files} fichier(s)").format(count=count, files=files)
+                ngettext(
+                    "{count} problème dans {files}", "{count} problèmes dans {files}", count
+                ).format(
+                    count=count,
+                    files=ngettext("{n} fichier", "{n} fichiers", files).format(n=files),
+                )
             )
         self.fix_button.setEnabled(count > 0)
 

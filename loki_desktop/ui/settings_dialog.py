@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
 from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
@@ -182,9 +182,11 @@ class GeneralPage(QWidget):
         self.model.setCurrentText(current if current else (names[0] if names else ""))
         if names:
             self.test_result.setText(
-                _("Connecté à {host} : {n} modèle(s) — {names}").format(
-                    host=host, n=len(names), names=", ".join(names)
-                )
+                ngettext(
+                    "Connecté à {host} : {n} modèle — {names}",
+                    "Connecté à {host} : {n} modèles — {names}",
+                    len(names),
+                ).format(host=host, n=len(names), names=", ".join(names))
             )
         else:
             self.test_result.setText(

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.mcp import secret_values
 from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
 from loki_desktop.core.mcp.service import ImportReport, McpService, ServerView
@@ -164,7 +164,7 @@ class ServerCard(QFrame):
         self.error.setVisible(status.state == "error" and bool(status.message))
 
     def _cost_text(self, tools: int, tokens: int) -> str:
-        count = _("1 outil") if tools == 1 else _("{n} outils").format(n=tools)
+        count = ngettext("{n} outil", "{n} outils", tools).format(n=tools)
         return _("{tools} · ≈ {tokens} jetons de contexte").format(tools=count, tokens=tokens)
 
     def show_message(self, text: str, *, error: bool) -> None:
@@ -460,13 +460,21 @@ class McpPage(QWidget):
 
     def _imported(self, report: ImportReport) -> None:
         lines = [
-            _("{n} serveur(s) importé(s) : {names}.").format(
+            ngettext(
+                "{n} serveur importé : {names}.",
+                "{n} serveurs importés : {names}.",
+                len(report.added),
+            ).format(
                 n=len(report.added), names=", ".join(c.display_name for c in report.added) or "—"
             )
         ]
         if report.secrets_stored:
             lines.append(
-                _("{n} secret(s) rangé(s) dans le trousseau.").format(n=report.secrets_stored)
+                ngettext(
+                    "{n} secret rangé dans le trousseau.",
+                    "{n} secrets rangés dans le trousseau.",
+                    report.secrets_stored,
+                ).format(n=report.secrets_stored)
             )
         lines += report.skipped
         self.show_report("\n".join(lines), error=not report.added)

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, CatalogueEntry, Param
 from loki_desktop.core.mcp.config import (
     McpConfigError,
@@ -266,7 +266,11 @@ class McpService:
                 self._store_all(imported.config.id, imported.secrets)
             except SecretStoreUnavailable as exc:
                 report.skipped.append(
-                    _("« {name} » : {n} secret(s) à ranger, mais {reason}").format(
+                    ngettext(
+                        "« {name} » : {n} secret à ranger, mais {reason}",
+                        "« {name} » : {n} secrets à ranger, mais {reason}",
+                        len(imported.secrets),
+                    ).format(
                         name=imported.name, n=len(imported.secrets), reason=_lower_first(str(exc))
                     )
                 )
