@@ -11,6 +11,7 @@ from pathlib import Path
 import keyring
 import pytest
 
+from loki_desktop.core.i18n import set_language
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.persistence.history import History
 from tests.fakes.memory_keyring import MemoryKeyring
@@ -31,6 +32,17 @@ def loki_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LOKI_HOME", str(home))
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def french(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests read French, the source language, whatever the machine's locale (child processes
+    too: LANGUAGE comes first); a test that wants English sets it. A test that switched the
+    language in-process (app.main does) does not leave it switched."""
+    monkeypatch.setenv("LANGUAGE", "fr")
+    set_language("fr")
+    yield
+    set_language("fr")
 
 
 @pytest.fixture(autouse=True)

@@ -54,7 +54,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help=_("retire Loki Desktop du menu des applications de l'utilisateur"),
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMANDE")
+    subparsers = parser.add_subparsers(dest="command", metavar=_("COMMANDE"))
     for name in _needed(argv):
         module: CommandModule = importlib.import_module(name)
         module.register(subparsers)

@@ -18,6 +18,7 @@ from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.core.services import Services
 from loki_desktop.ui.collector import MainThreadCollector
 from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.qt_gaps import QtGaps
 from loki_desktop.ui.quick_prompt import QuickPrompt
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.single_instance import InstanceLock, InstanceServer, hand_off, socket_name
@@ -63,6 +64,9 @@ def install_qt_translations(app: QCoreApplication, lang: str) -> QTranslator | N
     folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     if not (translator.load(f"qtbase_{lang}", folder) and app.installTranslator(translator)):
         return None
+    # installed last, asked first: only the few texts qtbase_fr lacks (ui/qt_gaps.py)
+    gaps = QtGaps(translator)
+    app.installTranslator(gaps)
     return translator
 
 

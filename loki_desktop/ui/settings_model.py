@@ -89,7 +89,7 @@ class ModelBehaviour(QObject):
     def _tool_text(self, mode: str) -> str:
         return {
             "auto": _("Automatique (selon le modèle)"),
-            "native": _("Natifs (champ tools d'Ollama)"),
+            "native": _("Natifs (champ « tools » d'Ollama)"),
             "prompted": _("Décrits dans le message système"),
             "none": _("Aucun outil"),
         }[mode]

@@ -1,0 +1,358 @@
+"""The window in French and in English: every page, dialog and card, with no word of the other.
+
+A walker reads what a person reads (labels, buttons, tooltips, placeholders, window titles,
+menu entries, list and combo items, accessible names) in every widget, shown or not, and a
+small detector (word lists) flags a French word in English and an English word in French.
+New text is caught the same way: a string added without `_()`, or left out of the English
+catalogue, fails here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QComboBox,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMenu,
+    QPlainTextEdit,
+    QTextEdit,
+    QTreeWidget,
+    QWidget,
+)
+
+from loki_desktop.cli.approval import FixedApprover
+from loki_desktop.core.checks.registry import Checkers
+from loki_desktop.core.i18n import set_language
+from loki_desktop.core.services import Services
+from loki_desktop.core.tools.jail import Workspace
+from loki_desktop.core.tools.native import NativeTools
+from loki_desktop.ui.approval import ApprovalDialog
+from loki_desktop.ui.chat_view import ChatView
+from loki_desktop.ui.main import install_qt_translations
+from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.quick_prompt import QuickPrompt
+from tests.ui.helpers import open_window, wait_until
+
+FRENCH_WORDS = frozenset(
+    [
+        "le",
+        "la",
+        "les",
+        "des",
+        "du",
+        "une",
+        "un",
+        "est",
+        "pas",
+        "pour",
+        "avec",
+        "dans",
+        "sur",
+        "aucun",
+        "aucune",
+        "fichier",
+        "fichiers",
+        "dossier",
+        "modèle",
+        "modèles",
+        "serveur",
+        "serveurs",
+        "réglages",
+        "nouvelle",
+        "envoyer",
+        "erreur",
+        "vérification",
+        "outils",
+        "outil",
+        "méthode",
+        "méthodes",
+        "et",
+        "ou",
+        "à",
+        "au",
+        "aux",
+        "ce",
+        "cette",
+        "qui",
+        "que",
+        "vos",
+        "votre",
+        "sans",
+        "réessayer",
+        "annuler",
+        "fermer",
+        "copier",
+        "joindre",
+        "télécharger",
+        "supprimer",
+        "enregistrer",
+        "ajouter",
+        "retirer",
+        "choisir",
+        "arrêter",
+        "autoriser",
+        "refuser",
+        "langue",
+        "apparence",
+        "général",
+        "clair",
+        "sombre",
+        "système",
+        "connecté",
+        "connexion",
+        "inactif",
+        "écrivez",
+        "bonjour",
+        "réflexion",
+        "problèmes",
+        "résultat",
+        "en",
+        "de",
+        "écrit",
+        "octets",
+        "lignes",
+        "regarder",
+        "dans",
+        "répertoire",
+        "choisir",
+    ]
+)
+ENGLISH_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "of",
+        "to",
+        "is",
+        "are",
+        "not",
+        "for",
+        "with",
+        "from",
+        "file",
+        "files",
+        "folder",
+        "model",
+        "models",
+        "settings",
+        "new",
+        "send",
+        "error",
+        "check",
+        "checks",
+        "tools",
+        "tool",
+        "open",
+        "close",
+        "copy",
+        "download",
+        "delete",
+        "cancel",
+        "this",
+        "that",
+        "your",
+        "you",
+        "none",
+        "yes",
+        "stop",
+        "retry",
+        "save",
+        "add",
+        "remove",
+        "search",
+        "working",
+        "ask",
+        "allow",
+        "deny",
+        "running",
+        "failed",
+        "done",
+        "problems",
+        "problem",
+        "thinking",
+        "quick",
+        "language",
+        "appearance",
+        "light",
+        "dark",
+        "system",
+        "server",
+        "servers",
+        "choose",
+        "refresh",
+        "keep",
+        "forget",
+        "rename",
+        "result",
+        "connected",
+        "connecting",
+        "idle",
+        "write",
+        "anything",
+        "hello",
+        "points",
+        "exist",
+        "bytes",
+        "created",
+        "exit",
+        "look",
+        "directory",
+    ]
+)
+# each language is named in itself in the Langue menu, on purpose
+OWN_NAMES = {"Français", "English"}
+ACCENTED = re.compile(r"[éèêàùçôîœÉÈÊÀÇ]")
+WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+# what is not prose: placeholders, paths, addresses, code
+NOT_PROSE = re.compile(
+    r"\{[^}]*\}|https?://\S+|\S*[/\\_]\S*|\S+\.\w{2,4}\b|`[^`]*`|<[^>]+>|«[^»]*»|\"[^\"]*\""
+)
+
+
+def wrong_words(text: str, language: str) -> list[str]:
+    """The words of `text` that belong to the other language."""
+    for name in OWN_NAMES:
+        text = text.replace(name, "")
+    text = NOT_PROSE.sub(" ", text)
+    words = [word.lower() for word in WORD.findall(text)]
+    if language == "en":
+        return [w for w in words if w in FRENCH_WORDS or ACCENTED.search(w)]
+    return [w for w in words if w in ENGLISH_WORDS]
+
+
+def texts_of(widget: QWidget) -> Iterator[tuple[str, str]]:
+    """Every text a person may read in `widget` and its children."""
+    for child in [widget, *widget.findChildren(QWidget)]:
+        where = f"{type(child).__name__}({child.objectName()})"
+        yield where + ".toolTip", child.toolTip()
+        yield where + ".accessibleName", child.accessibleName()
+        if child.isWindow():
+            yield where + ".windowTitle", child.windowTitle()
+        if isinstance(child, QLabel | QAbstractButton):
+            yield where + ".text", child.text()
+        if isinstance(child, QLineEdit | QPlainTextEdit | QTextEdit):
+            yield where + ".placeholder", child.placeholderText()
+        if isinstance(child, QComboBox):
+            for index in range(child.count()):
+                yield where + f".item{index}", child.itemText(index)
+        if isinstance(child, QListWidget):
+            for index in range(child.count()):
+                yield where + f".item{index}", child.item(index).text()
+        if isinstance(child, QTreeWidget):
+            header = child.headerItem()
+            for column in range(header.columnCount()):
+                yield where + f".header{column}", header.text(column)
+        if isinstance(child, QMenu):
+            for action in child.actions():
+                yield where + ".action", action.text()
+        for action in child.actions():
+            yield where + ".action", action.text() + " " + action.toolTip()
+
+
+def leftovers(widgets: list[QWidget], language: str) -> list[str]:
+    found = []
+    for widget in widgets:
+        for where, text in texts_of(widget):
+            wrong = wrong_words(text.replace("&", ""), language)
+            if text and wrong:
+                found.append(f"{where}: {text!r} {wrong}")
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "wrong"),
+    [
+        ("Nouvelle conversation", "en", ["nouvelle"]),
+        ("Réglages", "en", ["réglages"]),
+        ("New conversation", "fr", ["new"]),
+        ("Created stats.py (417 bytes)", "fr", ["created", "bytes"]),
+        ("exit code 0", "fr", ["exit"]),
+        ("Settings", "en", []),
+        ("Réglages", "fr", []),
+        ("Automatic (Français)", "en", []),
+        ("« logo.png » pointe vers un fichier qui n'existe pas (logo.png)", "fr", []),
+    ],
+)
+def test_the_detector(text: str, language: str, wrong: list[str]) -> None:
+    assert wrong_words(text, language) == wrong
+
+
+async def _cards(window: MainWindow, root: Path) -> ChatView:
+    """A chat with every kind of card, their texts made by the core as a turn makes them."""
+    view = ChatView(window.renderer)
+    view.add_user_message("demo")
+    view.add_skill_badge("Python")
+    tools = NativeTools(Workspace(root), FixedApprover(False))
+    for call_id, name, args in (
+        ("1", "write_file", {"path": "stats.py", "content": "x = 1\n"}),
+        ("2", "read_file", {"path": "missing.py"}),
+        ("3", "list_dir", {"path": "."}),
+        ("4", "grep_search", {"pattern": "x", "path": "."}),
+    ):
+        outcome = await tools.call(name, args)
+        view.add_tool_call(call_id, name, args)
+        view.set_tool_result(call_id, outcome.ok, outcome.summary, outcome.output)
+    view.add_tool_call("5", "run_shell", {"command": "true"})
+    view.interrupt_tools()
+    (root / "page.html").write_text('<p><img src="logo.png"></p>\n', encoding="utf-8")
+    result = await Checkers().check(root / "page.html", root)
+    view.add_check("page.html", result.ok, [(p.line, p.col, p.message) for p in result.problems])
+    view.add_check("stats.py", True, [])
+    view.add_check("data.bin", True, [], skipped="?")
+    view.add_notice("note")
+    view.add_error("…", can_retry=True)
+    view.show()
+    return view
+
+
+async def _everything(window: MainWindow, qtbot: Any, root: Path) -> list[QWidget]:
+    """The window, each settings page, the dialogs and the cards, open at once."""
+    widgets: list[QWidget] = [window]
+    settings = window.open_settings()
+    qtbot.addWidget(settings)
+    for row in range(settings.nav.count()):
+        settings.nav.setCurrentRow(row)
+    widgets.append(settings)
+    approval = ApprovalDialog("ls -la", root)
+    qtbot.addWidget(approval)
+    widgets.append(approval)
+    quick = QuickPrompt(window.runtime, window.renderer)
+    qtbot.addWidget(quick)
+    widgets.append(quick)
+    widgets.append(await _cards(window, root))
+    qtbot.addWidget(widgets[-1])
+    widgets.append(window.workspace_picker.open_chooser())
+    widgets.append(window.composer.choose_images())
+    return widgets
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+async def test_every_page_dialog_and_card_speaks_one_language(
+    services: Services, qtbot: Any, offline_host: str, tmp_path: Path, language: str
+) -> None:
+    set_language(language)
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    translator = install_qt_translations(app, language)
+    try:
+        async with open_window(services, qtbot, offline_host) as window:
+            await wait_until(lambda: window.banner.isVisible(), what="the offline banner")
+            widgets = await _everything(window, qtbot, tmp_path)
+            found = leftovers(widgets, language)
+            for dialog in widgets:
+                if isinstance(dialog, QFileDialog):
+                    dialog.reject()
+            assert not found, "\n".join(found)
+    finally:
+        if translator is not None:
+            app.removeTranslator(translator)
