@@ -45,6 +45,14 @@ def french(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     set_language("fr")
 
 
+@pytest.fixture
+def english(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The English catalogue, in-process and in child processes (Loki's own checker messages
+    were written in English first; these tests hold the English wording)."""
+    monkeypatch.setenv("LANGUAGE", "en")
+    set_language("en")
+
+
 @pytest.fixture(autouse=True)
 def collect_in_the_main_thread() -> Iterator[None]:
     """As in the app (ui.collector): no cyclic collection from a worker thread mid-test.
