@@ -36,10 +36,13 @@ def loki_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(autouse=True)
 def french(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Tests read French, the source language, whatever the machine's locale (child processes
-    too: LANGUAGE comes first); a test that wants English sets it. A test that switched the
-    language in-process (app.main does) does not leave it switched."""
-    monkeypatch.setenv("LANGUAGE", "fr")
+    """Tests read French, the source language, whatever the machine's locale: no locale at
+    all means French, in child processes too (and tools such as bash keep their English,
+    which the references are read in). A test that wants English asks for it (`english`);
+    a test that switched the language in-process (app.main does) does not leave it switched."""
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
     set_language("fr")
     yield
     set_language("fr")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gettext
 import locale
 import os
+import sys
 from collections.abc import Mapping
 from importlib import resources
 
@@ -79,8 +80,10 @@ def system_language(environ: Mapping[str, str] | None = None) -> str:
     read than French); no locale at all (C, POSIX, unset) gets French, the source."""
     env = os.environ if environ is None else environ
     asked = [item for name in _LOCALE_VARIABLES for item in env.get(name, "").split(":")]
-    if not any(_code(item) not in _NO_LANGUAGE for item in asked) and environ is None:
-        asked.append(locale.getlocale()[0] or "")  # Windows and macOS set no variable
+    nothing = not any(_code(item) not in _NO_LANGUAGE for item in asked)
+    if nothing and environ is None and sys.platform == "win32":
+        # Windows sets no variable; elsewhere getlocale() would turn C.UTF-8 into en_US
+        asked.append(locale.getlocale()[0] or "")
     codes = [code for code in map(_code, asked) if code not in _NO_LANGUAGE]
     supported = [code for code in codes if code in LANGUAGES]
     if supported:
