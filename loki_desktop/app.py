@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from loki_desktop import cli
-from loki_desktop.core.i18n import _, set_language
+from loki_desktop.core.i18n import _, set_language, set_typography
 from loki_desktop.core.services import Services
 
 
@@ -75,6 +75,7 @@ def run_window(services: Services, quick: str | None = None) -> int:
     # Imported here so headless commands never load Qt.
     from loki_desktop.ui.main import run as run_ui
 
+    set_typography(True)  # non-breaking spaces in French: the window's lines wrap
     return run_ui(services, quick=quick)
 
 

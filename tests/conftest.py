@@ -11,7 +11,7 @@ from pathlib import Path
 import keyring
 import pytest
 
-from loki_desktop.core.i18n import set_language
+from loki_desktop.core.i18n import set_language, set_typography
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.persistence.history import History
 from tests.fakes.memory_keyring import MemoryKeyring
@@ -46,6 +46,7 @@ def french(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     set_language("fr")
     yield
     set_language("fr")
+    set_typography(False)
 
 
 @pytest.fixture

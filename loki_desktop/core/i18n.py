@@ -17,6 +17,7 @@ from __future__ import annotations
 import gettext
 import locale
 import os
+import re
 import sys
 from collections.abc import Mapping
 from importlib import resources
@@ -32,10 +33,14 @@ _NO_LANGUAGE = {"", "c", "posix"}
 _LOCALE_DIR = str(resources.files("loki_desktop.resources").joinpath("locale"))
 _translation: gettext.NullTranslations = gettext.NullTranslations()
 _language = SOURCE_LANGUAGE
+_typography = False
+# French typography: a non-breaking space inside « » and before : ; ! ? (a line never
+# starts with the mark). Sources keep plain spaces, easier to type and to read.
+_BEFORE_MARK = re.compile(r" ([:;!?»])")
 
 
 def _(message: str) -> str:
-    return _translation.gettext(message)
+    return typeset(_translation.gettext(message))
 
 
 def N_(message: str) -> str:  # the gettext convention xgettext and pybabel know
@@ -45,12 +50,26 @@ def N_(message: str) -> str:  # the gettext convention xgettext and pybabel know
 
 def ngettext(singular: str, plural: str, count: int) -> str:
     if _language == SOURCE_LANGUAGE:
-        return singular if count <= 1 else plural  # French: 0 and 1 are singular
+        return typeset(singular if count <= 1 else plural)  # French: 0 and 1 are singular
     return _translation.ngettext(singular, plural, count)
 
 
 def pgettext(context: str, message: str) -> str:
-    return _translation.pgettext(context, message)
+    return typeset(_translation.pgettext(context, message))
+
+
+def set_typography(on: bool) -> None:
+    """French typography in what `_()` returns (the window turns it on: its lines wrap; the
+    CLI's output, read by scripts, keeps plain spaces)."""
+    global _typography
+    _typography = on
+
+
+def typeset(text: str) -> str:
+    """`text` with French typography when it is on (for French text from elsewhere: skills)."""
+    if not (_typography and _language == "fr"):
+        return text
+    return _BEFORE_MARK.sub("\u00a0\\1", text.replace("« ", "«\u00a0"))
 
 
 def language() -> str:

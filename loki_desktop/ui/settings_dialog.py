@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.i18n import _, ngettext
+from loki_desktop.core.i18n import _, ngettext, typeset
 from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
 from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
 from loki_desktop.core.skills.loader import load_skills
@@ -249,12 +249,12 @@ class IntelligencePage(QWidget):
             inner.setContentsMargins(12, 8, 12, 8)
             inner.setSpacing(2)
             top = QHBoxLayout()
-            top.addWidget(label(skill.title, "CardTitle"))
+            top.addWidget(label(typeset(skill.title), "CardTitle"))
             top.addStretch(1)
             origin = _("intégrée") if skill.builtin else _("personnelle")
             top.addWidget(label(origin.upper(), "ToolCount"))
             inner.addLayout(top)
-            inner.addWidget(label(skill.description, "CardDetail", wrap=True))
+            inner.addWidget(label(typeset(skill.description), "CardDetail", wrap=True))
             rows.addWidget(card)
         for problem in catalogue.problems:
             rows.addWidget(label(problem, "ErrorText", wrap=True))

@@ -119,3 +119,14 @@ def test_the_compiled_catalogue_is_up_to_date() -> None:
         elif compiled.ngettext(message.id[0], message.id[1], 2) != message.string[1]:
             stale.append(message.id[0])
     assert not stale, "run `make i18n` to compile the .mo"
+
+
+def test_french_typography_in_the_window_only() -> None:
+    """The window turns it on (app.run_window): « » and : ; ! ? hold to their words."""
+    message = "Le modèle « {model} » n'est pas installé sur {host}."
+    assert _(message) == message  # the CLI: plain spaces, as scripts read them
+    i18n.set_typography(True)
+    assert _(message) == "Le modèle «\u00a0{model}\u00a0» n'est pas installé sur {host}."
+    assert _("Dossier : {name}") == "Dossier\u00a0: {name}"
+    set_language("en")
+    assert _("Dossier : {name}") == "Folder: {name}"

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.checks.registry import Checkers
-from loki_desktop.core.i18n import set_language
+from loki_desktop.core.i18n import set_language, set_typography
 from loki_desktop.core.services import Services
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTools
@@ -259,11 +259,17 @@ def texts_of(widget: QWidget) -> Iterator[tuple[str, str]]:
             yield where + ".action", action.text() + " " + action.toolTip()
 
 
+# French typography: a plain space inside « » or before : ; ! ? lets a line break there
+PLAIN_SPACE = re.compile(r"« | [:;!?»]")
+
+
 def leftovers(widgets: list[QWidget], language: str) -> list[str]:
     found = []
     for widget in widgets:
         for where, text in texts_of(widget):
             wrong = wrong_words(text.replace("&", ""), language)
+            if language == "fr" and PLAIN_SPACE.search(text):
+                wrong.append("espace sécable")
             if text and wrong:
                 found.append(f"{where}: {text!r} {wrong}")
     return sorted(set(found))
@@ -341,6 +347,7 @@ async def test_every_page_dialog_and_card_speaks_one_language(
     services: Services, qtbot: Any, offline_host: str, tmp_path: Path, language: str
 ) -> None:
     set_language(language)
+    set_typography(True)  # as the window has it (app.run_window)
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     translator = install_qt_translations(app, language)
