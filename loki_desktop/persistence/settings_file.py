@@ -28,7 +28,7 @@ class SettingsFile:
             # bytes that are not UTF-8 raise UnicodeDecodeError, a ValueError like bad JSON
             data = json.loads(raw.decode("utf-8-sig"))
             if not isinstance(data, dict):
-                raise ValueError("the top level is not an object")
+                raise ValueError(_("le premier niveau n'est pas un objet"))
         except ValueError as exc:
             reason = str(exc)
             if isinstance(exc, UnicodeDecodeError):
