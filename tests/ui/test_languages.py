@@ -178,3 +178,24 @@ async def test_every_page_dialog_and_card_speaks_one_language(
     finally:
         if translator is not None:
             app.removeTranslator(translator)
+
+
+async def test_the_language_setting_is_saved_for_the_next_start(
+    services: Services, qtbot: Any, offline_host: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANG", "en_US.UTF-8")  # the system is English: Automatique says so
+    async with open_window(services, qtbot, offline_host) as window:
+        dialog = window.open_settings()
+        choice = dialog.general.language
+        assert [choice.itemData(i) for i in range(choice.count())] == ["auto", "fr", "en"]
+        assert choice.itemText(0) == "Automatique (English)"
+        assert "prochain démarrage" in dialog.general.language_note.text()
+        choice.setCurrentIndex(choice.findData("en"))
+        dialog.save_button.click()
+        await dialog.tasks.cancel_all()
+    assert services.settings.load().language == "en"
+    # what the next start reads, before anything is translated (app.choose_language)
+    from loki_desktop.persistence.paths import settings_path
+    from loki_desktop.persistence.settings_file import read_language
+
+    assert read_language(settings_path()) == "en"
