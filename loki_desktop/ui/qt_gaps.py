@@ -1,7 +1,7 @@
 """Qt texts that Qt's own French catalogue (qtbase_fr) lacks, filled from ours.
 
 qtbase_fr translates "Look in:" but not the "&Look in:" and "Files of &type:" labels that
-QFileDialog shows, so the folder dialog spoke half English. This translator answers for
+QFileDialog shows, nor the Type column's "Folder", so the folder dialog spoke half English. This translator answers for
 those few (the French is Loki's, extracted with the rest) and leaves every other text to
 Qt's catalogue.
 """
@@ -16,6 +16,12 @@ from loki_desktop.core.i18n import N_, _
 GAPS = {
     ("QFileDialog", "&Look in:"): N_("&Regarder dans\u00a0:"),
     ("QFileDialog", "Files of &type:"): N_("Fichiers de &type\u00a0:"),
+    # the Type column of the file dialog (Qt 6 moved these to a context qtbase_fr lacks)
+    ("QAbstractFileIconProvider", "Folder"): N_("Dossier"),
+    ("QAbstractFileIconProvider", "File"): N_("Fichier"),
+    ("QAbstractFileIconProvider", "Drive"): N_("Lecteur"),
+    ("QAbstractFileIconProvider", "Computer"): N_("Ordinateur"),
+    ("QAbstractFileIconProvider", "%1 File"): N_("Fichier %1"),
 }
 
 

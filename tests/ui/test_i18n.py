@@ -17,6 +17,7 @@ def test_qt_speaks_french_too(qapp: QApplication) -> None:
         # qtbase_fr lacks these two labels of the folder dialog: ui/qt_gaps.py fills them
         assert QCoreApplication.translate("QFileDialog", "&Look in:") == "&Regarder dans\u00a0:"
         assert QCoreApplication.translate("QFileDialog", "Directory:") == "Dossier\u00a0:"
+        assert QCoreApplication.translate("QAbstractFileIconProvider", "Folder") == "Dossier"
     finally:
         for child in translator.children():
             qapp.removeTranslator(child)  # type: ignore[arg-type]
