@@ -1,9 +1,9 @@
 """Qt texts that Qt's own French catalogue (qtbase_fr) lacks, filled from ours.
 
 qtbase_fr translates "Look in:" but not the "&Look in:" and "Files of &type:" labels that
-QFileDialog shows, nor the Type column's "Folder", so the folder dialog spoke half English. This translator answers for
-those few (the French is Loki's, extracted with the rest) and leaves every other text to
-Qt's catalogue.
+QFileDialog shows, nor the Type column's "Folder", so the folder dialog spoke half English.
+This translator answers for those few (the French is Loki's, extracted with the rest) and
+leaves every other text to Qt's catalogue.
 """
 
 from __future__ import annotations
