@@ -111,7 +111,7 @@ def system_language(environ: Mapping[str, str] | None = None) -> str:
 
 
 def _code(item: str) -> str:
-    """ "fr_CA.UTF-8@euro" -> "fr"; Windows' "French_France" -> "french" (see _WINDOWS)."""
+    """ "fr_CA.UTF-8@euro" -> "fr"; Windows' "French_France" -> "fr" too."""
     code = item.split(".")[0].split("@")[0].split("_")[0].split("-")[0].strip().lower()
     return _WINDOWS.get(code, code)
 
