@@ -167,7 +167,6 @@ ENGLISH_WORDS = frozenset(
         "write",
         "anything",
         "hello",
-        "points",
         "exist",
         "bytes",
         "created",

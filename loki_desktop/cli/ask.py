@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.core.events import Done, Error, Event
 from loki_desktop.core.i18n import _
-from loki_desktop.core.ports import BackendError, StoreUnavailable
+from loki_desktop.core.ports import BackendError, CheckpointStore, StoreUnavailable
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
 
@@ -125,6 +125,7 @@ async def _ask(
     # imported otherwise); the manager is closed below so no server outlives the command.
     mcp = McpManager.from_settings(settings.mcp_servers, services.secrets)
     options.extra_sources.append(mcp)
+    checkpoints = _open_checkpoints(services)
     agent = build_agent(
         settings=settings,
         backend=backend,
@@ -132,9 +133,12 @@ async def _ask(
         workspace=workspace,
         approver=FixedApprover(args.allow_shell),
         options=options,
+        checkpoints=checkpoints,
     )
     # a corrupt settings file or history moved aside: said in the turn's own stream
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
+    if checkpoints is not None:
+        agent.pending_notices += checkpoints.take_notices()
     failed = False
     try:
         if images and (refusal := await _refuse_images(agent)):
@@ -158,7 +162,21 @@ async def _ask(
         await mcp.aclose()
         await backend.close()
         store.close()
+        if checkpoints is not None:
+            checkpoints.close()
     return 1 if failed else 0
+
+
+def _open_checkpoints(services: Services) -> CheckpointStore | None:
+    """Where the turn keeps the files' previous states (`undo`); None when it cannot be
+    opened (the turn then runs without, and says why)."""
+    if services.open_checkpoints is None:
+        return None
+    try:
+        return services.open_checkpoints()
+    except StoreUnavailable as exc:
+        print(exc, file=sys.stderr)
+        return None
 
 
 def _load_images(paths: list[Path]) -> list[ImageAttachment] | str:
