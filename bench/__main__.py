@@ -30,6 +30,7 @@ MODULES = [
     "bench.cli_cost",
     "bench.chat",
     "bench.thinking_view",
+    "bench.diff_card",
     "bench.soak",
     "bench.jail_race",
     "bench.checkpoints",

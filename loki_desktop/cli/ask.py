@@ -34,6 +34,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help=_("autorise run_shell (sinon toute commande est refusée)"),
     )
+    parser.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help=_(
+            "avec le réglage « Demander avant d'écrire », autorise les écritures "
+            "(sinon write_file et edit_file sont refusés ; réglage éteint : sans effet)"
+        ),
+    )
     parser.add_argument("--no-skills", action="store_true", help=_("n'injecte aucune méthode"))
     parser.add_argument(
         "--think",
@@ -131,7 +139,7 @@ async def _ask(
         backend=backend,
         store=store,
         workspace=workspace,
-        approver=FixedApprover(args.allow_shell),
+        approver=FixedApprover(args.allow_shell, args.allow_writes),
         options=options,
         checkpoints=checkpoints,
     )

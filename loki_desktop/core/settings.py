@@ -108,6 +108,8 @@ class Settings:
     num_ctx: int = field(default=DEFAULT_NUM_CTX, metadata=_between(*NUM_CTX_RANGE))
     skills_enabled: bool = True
     auto_checks: bool = True
+    # "Demander avant d'écrire": write_file / edit_file wait for the approver (the diff shown)
+    review_writes: bool = False
     checkpoints_budget_mb: int = field(
         default=DEFAULT_CHECKPOINTS_BUDGET_MB, metadata=_between(*CHECKPOINTS_BUDGET_RANGE)
     )

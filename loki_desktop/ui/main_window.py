@@ -60,7 +60,7 @@ class Session(QObject):
         super().__init__(window)
         self.id = conversation_id
         self.view = ChatView(window.renderer)
-        self.approver = ShellApprover(window)
+        self.approver = ShellApprover(window, lambda: window.renderer)
         self.runner = TurnRunner(
             self.view,
             lambda: window.runtime.make_agent(self.approver),

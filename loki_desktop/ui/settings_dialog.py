@@ -242,6 +242,21 @@ class IntelligencePage(QWidget):
         )
         self.auto_checks.setChecked(settings.auto_checks)
         layout.addWidget(self.auto_checks)
+        self.review_writes = QCheckBox(_("Demander avant d'écrire"))
+        self.review_writes.setObjectName("ReviewWrites")
+        self.review_writes.setChecked(settings.review_writes)
+        layout.addWidget(self.review_writes)
+        layout.addWidget(
+            label(
+                _(
+                    "Loki montre le diff de chaque fichier qu'il veut créer ou modifier, et "
+                    "attend votre accord : une fois, jamais, ou toujours pour la conversation. "
+                    "Les commandes (run_shell) demandent toujours."
+                ),
+                "FieldHelp",
+                wrap=True,
+            )
+        )
         self.evaluation = EvaluationPanel(runtime)
         layout.addWidget(self.evaluation)
 
@@ -287,6 +302,7 @@ class IntelligencePage(QWidget):
     def apply(self, settings: Settings) -> None:
         settings.skills_enabled = self.skills_enabled.isChecked()
         settings.auto_checks = self.auto_checks.isChecked()
+        settings.review_writes = self.review_writes.isChecked()
 
     def _open_folder(self) -> None:
         self.skills_folder.mkdir(parents=True, exist_ok=True)
