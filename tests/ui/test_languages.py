@@ -34,13 +34,16 @@ from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.checks.registry import Checkers
 from loki_desktop.core.i18n import set_language, set_typography
 from loki_desktop.core.services import Services
+from loki_desktop.core.tools.diffs import compute_change
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTools
 from loki_desktop.ui.approval import ApprovalDialog
+from loki_desktop.ui.change_view import ChangeView
 from loki_desktop.ui.chat_view import ChatView
 from loki_desktop.ui.main import install_qt_translations
 from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.quick_prompt import QuickPrompt
+from loki_desktop.ui.write_approval import WriteApprovalDialog
 from tests.language_words import wrong_words
 from tests.ui.helpers import open_window, wait_until
 
@@ -122,7 +125,9 @@ async def _cards(window: MainWindow, root: Path) -> ChatView:
     ):
         outcome = await tools.call(name, args)
         view.add_tool_call(call_id, name, args)
-        view.set_tool_result(call_id, outcome.ok, outcome.summary, outcome.output)
+        # a write carries its diff (the diff card)
+        change = outcome.extra.get("change")
+        view.set_tool_result(call_id, outcome.ok, outcome.summary, outcome.output, change=change)
     view.add_tool_call("5", "run_shell", {"command": "true"})
     view.interrupt_tools()
     (root / "page.html").write_text('<p><img src="logo.png"></p>\n', encoding="utf-8")
@@ -133,6 +138,7 @@ async def _cards(window: MainWindow, root: Path) -> ChatView:
     view.add_notice("note")
     view.add_error("…", can_retry=True)
     view.show()
+    assert view.findChildren(ChangeView), "the write's diff card is shown"
     return view
 
 
@@ -147,6 +153,10 @@ async def _everything(window: MainWindow, qtbot: Any, root: Path) -> list[QWidge
     approval = ApprovalDialog("ls -la", root)
     qtbot.addWidget(approval)
     widgets.append(approval)
+    change = compute_change("stats.py", b"x = 1\n", b"x = 2\ny = 3\n")
+    write_approval = WriteApprovalDialog(change, root, window.renderer)
+    qtbot.addWidget(write_approval)
+    widgets.append(write_approval)
     quick = QuickPrompt(window.runtime, window.renderer)
     qtbot.addWidget(quick)
     widgets.append(quick)
