@@ -23,6 +23,7 @@ MODULES = [
     "bench.skills",
     "bench.checks",
     "bench.first_token",
+    "bench.openai_first_token",
     "bench.thinking",
     "bench.mcp_calls",
     "bench.watcher",

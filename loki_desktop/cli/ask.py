@@ -11,23 +11,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loki_desktop.cli.interrupt import Interruption
+from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.events import Done, Error, Event
 from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError, CheckpointStore, StoreUnavailable
 from loki_desktop.core.services import Services
-from loki_desktop.core.settings import resolve_host
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
+    from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.messages import ImageAttachment
+    from loki_desktop.core.tools.preview import PreviewKeeper
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("ask", help=_("pose une question à l'agent, sans fenêtre"))
     parser.add_argument("prompt", help=_("le message"))
     parser.add_argument("--workspace", type=Path, help=_("dossier de travail (défaut : courant)"))
-    parser.add_argument("--model", help=_("modèle Ollama (défaut : réglages, sinon le premier)"))
-    parser.add_argument("--host", help=_("adresse du serveur Ollama"))
+    parser.add_argument(
+        "--model", help=_("modèle (défaut : réglages, sinon le premier du serveur)")
+    )
+    add_server_arguments(parser)
     parser.add_argument("--session", help=_("continue cette conversation"))
     parser.add_argument(
         "--allow-shell",
@@ -112,17 +116,17 @@ async def _ask(
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.cli.approval import FixedApprover
     from loki_desktop.core.assembly import TurnOptions, build_agent
-    from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.llm.backends import make_backend
     from loki_desktop.core.mcp.manager import McpManager
 
     settings = services.settings.load()
+    server = chosen_server(args, settings)
     try:
         store = services.open_history()
     except StoreUnavailable as exc:  # locked by another program, unreadable, too new
         print(exc, file=sys.stderr)
         return 1
-    host = resolve_host(args.host, settings)
-    backend = OllamaBackend(host)
+    backend = make_backend(server, services.secrets)
     options = TurnOptions(
         model=args.model or "",
         think=args.think,
@@ -131,8 +135,11 @@ async def _ask(
     )
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
     # imported otherwise); the manager is closed below so no server outlives the command.
-    mcp = McpManager.from_settings(settings.mcp_servers, services.secrets)
+    mcp = McpManager.from_settings(
+        settings.mcp_servers, services.secrets, data_home=services.data_home
+    )
     options.extra_sources.append(mcp)
+    preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
     agent = build_agent(
         settings=settings,
@@ -167,12 +174,27 @@ async def _ask(
             _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
         raise
     finally:
+        if preview is not None:
+            preview.close()
         await mcp.aclose()
         await backend.close()
         store.close()
         if checkpoints is not None:
             checkpoints.close()
     return 1 if failed else 0
+
+
+def _preview(mcp: McpManager, workspace: Path) -> PreviewKeeper | None:
+    """The workspace served on loopback while the browser server is on; the model reads its
+    URL in the browser's navigate tool."""
+    from loki_desktop.core.mcp.browser import PLAYWRIGHT_ID
+    from loki_desktop.core.tools.preview import PreviewKeeper
+
+    if not mcp.is_enabled(PLAYWRIGHT_ID):
+        return None
+    keeper = PreviewKeeper()
+    mcp.preview_url = keeper.follow(workspace)
+    return keeper
 
 
 def _open_checkpoints(services: Services) -> CheckpointStore | None:

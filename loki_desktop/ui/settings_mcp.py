@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
 from loki_desktop.core.mcp.service import ImportReport, McpService, ServerView
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStoreUnavailable
+from loki_desktop.ui.mcp_sign_in import SignInRow
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 
 TOOLS_SHOWN = 12
@@ -42,6 +44,7 @@ class ServerCard(QFrame):
         self.server_id = view.id
         self.setProperty("card", True)
         self.fields: dict[str, QLineEdit] = {}
+        self.flags: dict[str, QCheckBox] = {}  # the catalogue's yes/no parameters
         self.measured = view.config.measured  # cost at the last test, shown while inactive
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
@@ -74,6 +77,16 @@ class ServerCard(QFrame):
         grid.setVerticalSpacing(6)
         row = 0
         for param in view.params:
+            if param.target == "flag":
+                box = QCheckBox(param.label)
+                box.setObjectName(f"flag-{param.name}")
+                box.setChecked(view.config.params.get(param.name) == "1")
+                box.setToolTip(param.description)
+                box.toggled.connect(functools.partial(self._save_flag, param.name))
+                self.flags[param.name] = box
+                grid.addWidget(box, row, 0, 1, 2)
+                row += 1
+                continue
             caption = param.label + (" *" if param.required else "")
             grid.addWidget(label(caption, "CardTitle"), row, 0)
             hidden = param.secret or param.name in view.secrets_set or param.name in view.masked
@@ -95,6 +108,13 @@ class ServerCard(QFrame):
         grid.setColumnStretch(1, 1)
         if row:
             layout.addLayout(grid)
+
+        # remote servers: OAuth sign-in (ui.mcp_sign_in)
+        self.sign_in_row: SignInRow | None = None
+        if view.config.kind == "http":
+            self.sign_in_row = SignInRow(self)
+            layout.addWidget(self.sign_in_row)
+            self.sign_in_row.refresh()
 
         actions = QHBoxLayout()
         actions.setSpacing(8)
@@ -142,6 +162,7 @@ class ServerCard(QFrame):
             "connected": _("● Connecté"),
             "connecting": _("● Connexion…"),
             "error": _("● Erreur"),
+            "signin": _("● Connexion requise"),
             "inactive": _("● Inactif"),
         }
         self.dot.setText(texts.get(status.state, status.state))
@@ -162,6 +183,8 @@ class ServerCard(QFrame):
             self.tools_chip.hide()
         self.error.setText(secret_values.mask(status.message) if status.state == "error" else "")
         self.error.setVisible(status.state == "error" and bool(status.message))
+        if self.sign_in_row is not None:
+            self.sign_in_row.update_status(status)
 
     def _cost_text(self, tools: int, tokens: int) -> str:
         count = ngettext("{n} outil", "{n} outils", tools).format(n=tools)
@@ -185,6 +208,8 @@ class ServerCard(QFrame):
             if field.echoMode() == QLineEdit.EchoMode.Password and not text:
                 continue  # an empty secret field keeps the stored secret
             values[name] = text or None
+        for name, box in self.flags.items():
+            values[name] = "1" if box.isChecked() else None
 
         def saved(_result: object) -> None:
             for field in self.fields.values():
@@ -195,6 +220,12 @@ class ServerCard(QFrame):
 
         service, server_id = self.page.service, self.server_id
         self.page.run(lambda: service.set_params(server_id, values), self, then=saved)
+
+    def _save_flag(self, name: str, checked: bool) -> None:
+        """A yes/no parameter is saved as it is ticked (a running server restarts with it)."""
+        service, server_id = self.page.service, self.server_id
+        value = "1" if checked else None
+        self.page.run(lambda: service.set_params(server_id, {name: value}), self)
 
     def _test(self) -> None:
         self.test_button.setEnabled(False)
