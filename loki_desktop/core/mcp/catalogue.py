@@ -258,8 +258,8 @@ CATALOGUE: dict[str, CatalogueEntry] = {
             params=(
                 Param(
                     ALLOW_LOCAL,
-                    _("Autoriser les adresses locales"),
-                    _(
+                    N_("Autoriser les adresses locales"),
+                    N_(
                         "Laisse lire les pages de cette machine et du réseau local (localhost, "
                         "192.168.…), par exemple une page en cours de création. Désactivé par "
                         "défaut : une page lue sur Internet ne peut alors pas diriger le "
