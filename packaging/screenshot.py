@@ -127,7 +127,7 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from loki_desktop.app import build_services
+    from loki_desktop.app import build_services, choose_language
     from loki_desktop.ui.main import App
     from loki_desktop.ui.single_instance import socket_name
     from tests.fakes.demo_conversation import SALES_CSV, reply_for
@@ -139,6 +139,7 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
     ).start()
     server.script(*([reply_for] * 40 if scene != "models" else thinking_replies()))
     host = server.url if scene != "offline" else closed_port_url()
+    choose_language()  # as the app does at start: the setting, else LANGUAGE (--lang)
     services = build_services()
     settings = services.settings.load()
     settings.host = host
@@ -197,7 +198,7 @@ async def live(loki: Any, out: Path) -> None:
     await wait_for(lambda: all_connected(loki), 30)
     card = dialog.mcp.cards["outils-demo"]
     card.test_button.click()  # the Test button lists the tools it found
-    await wait_for(lambda: card.result.text().startswith("Connecté"), 30)
+    await wait_for(lambda: card.testing is None and not card.progress.running, 30)  # any language
     await settle(0.5)
     save(screen_region(dialog), out / "settings-mcp.png")
     dialog.reject()

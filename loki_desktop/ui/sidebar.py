@@ -46,7 +46,10 @@ class Sidebar(QObject):
         new_button.setText(self._new_text if fits else self._short_text)
         tagline = self.window.conversations.findChild(QLabel, "BrandTagline")
         if tagline is not None:  # a cut "MODÈLES L" says less than nothing
-            tagline.setVisible(fits)
+            # beside the 40 px logo and its spacing, within the list's margins
+            room_for_tagline = self.window.conversations.width() - 28 - 50
+            width = QFontMetrics(tagline.font()).horizontalAdvance(tagline.text())
+            tagline.setVisible(width <= room_for_tagline)
 
     @property
     def visible(self) -> bool:
