@@ -8,7 +8,8 @@ One entry of `Settings.mcp_servers` (plain JSON, keyed by server id):
      "label": "Mon serveur",                              # custom servers only
      "command": ["npx", "-y", "some-server"],             # custom stdio server
      "url": "https://example.com/mcp",                    # custom streamable-HTTP server
-     "expose": ["tool_a", "tool_b"]}                      # optional: the tools the model sees
+     "expose": ["tool_a", "tool_b"],                      # optional: the tools the model sees
+     "sampling": "ask"}                                   # optional: always | ask | never
 
 For a catalogue server, `params` fill its declared parameters (extra names become environment
 variables). For a custom stdio server they are environment variables, for an HTTP server
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.mcp.host import DEFAULT_SAMPLING, SAMPLING_POLICIES, SamplingPolicy
 from loki_desktop.core.mcp.secret_values import holds_secret, mask
 from loki_desktop.core.mcp.secret_values import (  # re-exported: one rule for names and values
     is_secret_name as is_secret_name,
@@ -97,6 +99,8 @@ class ServerConfig:
     # What the server cost the model's context when it was last tested: tools, tokens.
     # Kept so `mcp list` can show it without starting the server.
     measured: tuple[int, int] | None = None
+    # whether its sampling requests reach the person's model (core.mcp.sampling)
+    sampling: SamplingPolicy = DEFAULT_SAMPLING
 
     @property
     def display_name(self) -> str:
@@ -118,6 +122,8 @@ class ServerConfig:
             data["expose"] = list(self.expose)
         if self.measured is not None:
             data["measured"] = {"tools": self.measured[0], "tokens": self.measured[1]}
+        if self.sampling != DEFAULT_SAMPLING:
+            data["sampling"] = self.sampling
         return data
 
     def launch_key(self) -> tuple[Any, ...]:
@@ -193,6 +199,7 @@ def parse_entry(
         "secrets": tuple(dict.fromkeys(secrets)),
         "expose": tuple(expose) if expose is not None else None,
         "measured": _measured(entry.get("measured")),
+        "sampling": _sampling(server_id, entry.get("sampling", DEFAULT_SAMPLING), notices),
     }
     label = entry.get("label", "")
     if not isinstance(label, str):
@@ -224,6 +231,18 @@ def check_url(url: Any) -> str:
             )
         )
     return url.strip()
+
+
+def _sampling(server_id: str, value: Any, notices: list[str]) -> SamplingPolicy:
+    for policy in SAMPLING_POLICIES:
+        if value == policy:
+            return policy
+    notices.append(
+        _("Serveur MCP « {id} » : « sampling » vaut always, ask ou never ; ask est gardé.").format(
+            id=server_id
+        )
+    )
+    return DEFAULT_SAMPLING
 
 
 def _measured(value: Any) -> tuple[int, int] | None:

@@ -1,9 +1,15 @@
-"""One MCP server's session, opened and closed by one owner task. The only module importing `mcp`.
+"""One MCP server's session, opened and closed by one owner task. With core.mcp.callbacks, the
+only module importing `mcp`.
 
 The SDK's contexts (transport, session) are entered and exited in the same long-lived task:
 closing them from another task breaks anyio's cancel scopes. Timeouts sit on requests only
 (the handshake, each call), never on entering a context. Everything that can go wrong ends
 as `state == "error"` with one French sentence in `message`; nothing escapes the task.
+
+Besides tools, the session lists the server's prompts and resources (when it offers them),
+lists each kind again when the server says it changed (list_changed), and answers the
+server's own requests (elicitation, sampling, roots: core.mcp.callbacks). While Loki answers
+one of them, the clocks of the calls in flight stop: the server is waiting on Loki then.
 """
 
 from __future__ import annotations
@@ -12,11 +18,12 @@ import asyncio
 import collections
 import contextlib
 import logging
+import math
 import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO, cast
 
 import anyio
@@ -30,12 +37,14 @@ from mcp.types import (
     REQUEST_TIMEOUT,
     UNSUPPORTED_PROTOCOL_VERSION,
     Implementation,
-    PaginatedRequestParams,
+    RootsListChangedNotification,
 )
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.loopback import direct_mounts
+from loki_desktop.core.mcp.callbacks import ListKind, SessionCallbacks
+from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.convert import (
     CallResult,
     McpTool,
@@ -44,6 +53,15 @@ from loki_desktop.core.mcp.convert import (
     result_text,
 )
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from loki_desktop.core.mcp.listing import (
+    LIST_TIMEOUT_S,
+    list_prompts,
+    list_resources,
+    list_tools,
+    prompt_messages,
+    resource_content,
+)
+from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
 from loki_desktop.core.procs.spawn import supervised
@@ -55,7 +73,6 @@ log = logging.getLogger(__name__)
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 
 JUNK_GRACE_S = 2.0  # after a non-MCP line on stdout, how long the handshake may still succeed
-MAX_TOOL_PAGES = 20
 STDERR_LINES = 40
 STDERR_SHOWN = 3
 CLIENT_INFO = Implementation(name="loki-desktop", version=__version__)
@@ -89,12 +106,16 @@ class Connection:
         *,
         handshake_timeout: float,
         on_change: Callable[[], None] = lambda: None,
+        client: ClientSide | None = None,
     ) -> None:
         self.launch = launch
+        self.client = client or ClientSide()
         self.handshake_timeout = handshake_timeout
         self.state: ServerState = "connecting"
         self.message = ""
         self.tools: list[McpTool] = []
+        self.prompts: list[McpPrompt] = []
+        self.resources: list[McpResource] = []
         self.ready = asyncio.Event()  # set when the state leaves "connecting"
         self.closed = asyncio.Event()  # set when the owner task has closed everything
         self.started_at = time.monotonic()
@@ -110,6 +131,7 @@ class Connection:
         self._task: asyncio.Task[None] | None = None
         # an HTTP server's last 401/403 (status, what it said): the SDK reports it as -32603
         self._refused: tuple[int, str] | None = None
+        self._clocks = _CallClocks()
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -173,7 +195,12 @@ class Connection:
 
     async def _serve(self, read: Any, write: Any) -> None:
         watched = _WatchedStream(read, self._on_junk, self._on_eof)
-        async with ClientSession(watched, write, client_info=CLIENT_INFO) as session:
+        callbacks = SessionCallbacks(
+            self.launch.server_id, self.launch.label, self.client, self._clocks.paused, self._relist
+        )
+        async with ClientSession(
+            watched, write, client_info=CLIENT_INFO, **callbacks.as_kwargs()
+        ) as session:
             tools = await self._handshake(session)
             if self._stop.is_set():
                 return
@@ -205,7 +232,8 @@ class Connection:
                 # The SDK's own "auto" policy (mcp.client._probe) is private, and tries the
                 # handshake we already know fails.
                 await session.discover()
-            tools = await self._list_tools(session)
+            tools = await list_tools(session)
+            await self._list_offers(session)
         self._scope = None
         if scope.cancelled_caught and not self._stop.is_set():
             failure = _JunkOutput(self._junk) if self._junk is not None else _HandshakeTimeout()
@@ -214,21 +242,90 @@ class Connection:
             raise failure
         return tools
 
-    @staticmethod
-    async def _list_tools(session: ClientSession) -> list[McpTool]:
-        tools: list[McpTool] = []
-        cursor: str | None = None
-        for _page in range(MAX_TOOL_PAGES):
-            params = PaginatedRequestParams(cursor=cursor) if cursor else None
-            result = await session.list_tools(params=params)
-            tools += [
-                McpTool(tool.name, tool.description or "", dict(tool.input_schema))
-                for tool in result.tools
-            ]
-            cursor = result.next_cursor
-            if not cursor:
-                break
-        return tools
+    async def _list_offers(self, session: ClientSession) -> None:
+        """The prompts and resources of a server that offers them (the handshake's deadline)."""
+        capabilities = session.server_capabilities
+        server_id, label = self.launch.server_id, self.launch.label
+        if capabilities is not None and capabilities.prompts is not None:
+            self.prompts = await list_prompts(session, server_id, label)
+        if capabilities is not None and capabilities.resources is not None:
+            self.resources = await list_resources(session, server_id, label)
+
+    async def _relist(self, kind: ListKind) -> None:
+        """The server said its tools (prompts, resources) changed: list them again, live."""
+        session = self._session
+        if session is None or self.state != "connected":
+            return
+        server_id, label = self.launch.server_id, self.launch.label
+        try:
+            with anyio.fail_after(LIST_TIMEOUT_S):
+                if kind == "tools":
+                    self.tools = await list_tools(session)
+                elif kind == "prompts":
+                    self.prompts = await list_prompts(session, server_id, label)
+                else:
+                    self.resources = await list_resources(session, server_id, label)
+        except Exception as exc:  # a failed re-list keeps the old list; the session goes on
+            log.info("MCP server %s: listing %s again failed: %r", server_id, kind, exc)
+            return
+        log.info("MCP server %s: %s listed again", server_id, kind)
+        self._on_change()
+
+    # --- prompts, resources, roots --------------------------------------------------------
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> RenderedPrompt:
+        """Render one prompt; raises McpOfferError (French) when it cannot be."""
+        session = self._ready_session()
+        prompt = next((p for p in self.prompts if p.name == name), None)
+        if prompt is None:
+            raise McpOfferError(
+                _("Le serveur ne propose plus l'invite « {name} ».").format(name=name)
+            )
+        try:
+            with anyio.fail_after(LIST_TIMEOUT_S):
+                result = await session.get_prompt(name, arguments)
+        except (MCPError, TimeoutError, RuntimeError) as exc:
+            raise McpOfferError(self._offer_failure(exc)) from None
+        return prompt_messages(prompt, result)
+
+    async def read_resource(self, resource: McpResource) -> ResourceContent:
+        """Read one resource; raises McpOfferError (French) when it cannot be."""
+        session = self._ready_session()
+        try:
+            with anyio.fail_after(LIST_TIMEOUT_S):
+                result = await session.read_resource(resource.uri)
+        except (MCPError, TimeoutError, RuntimeError) as exc:
+            raise McpOfferError(self._offer_failure(exc)) from None
+        return resource_content(resource, result)
+
+    async def roots_changed(self) -> None:
+        """Tell the server its roots changed (it lists them again if it cares)."""
+        session = self._session
+        if session is None or self.state != "connected":
+            return
+        try:
+            with anyio.fail_after(LIST_TIMEOUT_S):
+                await session.send_notification(RootsListChangedNotification())
+        except Exception as exc:  # a server gone meanwhile: its next session lists them anew
+            log.info("MCP server %s: roots/list_changed not sent: %r", self.launch.server_id, exc)
+
+    def _ready_session(self) -> ClientSession:
+        session = self._session
+        if session is None or self.state != "connected":
+            raise McpOfferError(
+                _("Le serveur MCP « {name} » n'est pas connecté.").format(name=self.launch.label)
+            )
+        return session
+
+    def _offer_failure(self, exc: BaseException) -> str:
+        if isinstance(exc, TimeoutError):
+            return _("Le serveur « {name} » n'a pas répondu en {n} s.").format(
+                name=self.launch.label, n=f"{LIST_TIMEOUT_S:g}"
+            )
+        said = exc.message if isinstance(exc, MCPError) else str(exc)
+        return _("Le serveur « {name} » a refusé : {error}").format(
+            name=self.launch.label, error=mask(self.launch.redact(said))
+        )
 
     # --- calls ------------------------------------------------------------------------
 
@@ -241,7 +338,11 @@ class Connection:
             )
         self._refused = None
         try:
-            result = await session.call_tool(tool, args, read_timeout_seconds=limit_s)
+            # the clock stops while the server waits on Loki (a form, the model): see _CallClocks
+            with self._clocks.call(limit_s) as clock:
+                result = await session.call_tool(tool, args)
+            if clock.cancelled_caught:
+                return self._call_error(tool, MCPError(REQUEST_TIMEOUT, "timed out"), limit_s)
         except MCPError as exc:
             if self._refused is not None:
                 return self._refused_call(tool)
@@ -389,6 +490,55 @@ class Connection:
                 'ses réglages, par exemple loki-desktop mcp set {id} Authorization="Bearer …"'
             ).format(name=name, id=server_id)
         return text
+
+
+class McpOfferError(Exception):
+    """A prompt or resource that could not be had; the message is one French sentence."""
+
+
+class _CallClocks:
+    """The deadlines of the calls in flight, stopped while the server waits on Loki.
+
+    A tool that asks the person a question (elicitation) or the person's model for text
+    (sampling) waits on Loki: that time is not the server's, and a person filling a form
+    for a minute must not get the server restarted. Public anyio cancel scopes, each call's
+    remaining budget kept while paused (the SDK's own pausable clock is private).
+    """
+
+    def __init__(self) -> None:
+        self._budgets: dict[anyio.CancelScope, float] = {}
+        self._pauses = 0
+
+    @contextlib.contextmanager
+    def call(self, limit_s: float) -> Iterator[anyio.CancelScope]:
+        scope = anyio.CancelScope()
+        if self._pauses:
+            self._budgets[scope] = limit_s
+        else:
+            scope.deadline = anyio.current_time() + limit_s
+            self._budgets[scope] = math.inf
+        try:
+            with scope:
+                yield scope
+        finally:
+            self._budgets.pop(scope, None)
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        if not self._pauses:
+            now = anyio.current_time()
+            for scope in self._budgets:
+                self._budgets[scope] = scope.deadline - now
+                scope.deadline = math.inf
+        self._pauses += 1
+        try:
+            yield
+        finally:
+            self._pauses -= 1
+            if not self._pauses:
+                now = anyio.current_time()
+                for scope, budget in self._budgets.items():
+                    scope.deadline = now + max(budget, 0.0)
 
 
 def _http_client(url: str, headers: dict[str, str]) -> httpx2.AsyncClient:
