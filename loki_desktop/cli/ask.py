@@ -18,6 +18,8 @@ from loki_desktop.core.settings import resolve_host
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
+    from loki_desktop.core.mcp.manager import McpManager
+    from loki_desktop.core.mcp.sampling import ModelSource
     from loki_desktop.core.messages import ImageAttachment
 
 
@@ -32,6 +34,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--allow-shell",
         action="store_true",
         help="autorise run_shell (sinon toute commande est refusée)",
+    )
+    parser.add_argument(
+        "--interactive",
+        action="store_true",
+        help="répond dans le terminal aux formulaires des serveurs MCP (sinon refusés)",
+    )
+    parser.add_argument(
+        "--allow-sampling",
+        action="store_true",
+        help="laisse les serveurs MCP demander une réponse à votre modèle (sauf ceux réglés "
+        "sur « never » ; sinon toute demande est refusée)",
     )
     parser.add_argument("--no-skills", action="store_true", help="n'injecte aucune méthode")
     parser.add_argument(
@@ -115,6 +128,7 @@ async def _ask(
     # imported otherwise); the manager is closed below so no server outlives the command.
     mcp = McpManager.from_settings(settings.mcp_servers, services.secrets)
     options.extra_sources.append(mcp)
+    mcp.set_roots([workspace])
     agent = build_agent(
         settings=settings,
         backend=backend,
@@ -123,6 +137,7 @@ async def _ask(
         approver=FixedApprover(args.allow_shell),
         options=options,
     )
+    _answer_servers(mcp, args, lambda: (backend, agent.config.model))
     # a corrupt settings file or history moved aside: said in the turn's own stream
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
     failed = False
@@ -149,6 +164,18 @@ async def _ask(
         await backend.close()
         store.close()
     return 1 if failed else 0
+
+
+def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSource) -> None:
+    """What the servers' own requests get: the terminal (--interactive) or a refusal with a
+    notice; the turn's model for sampling only with --allow-sampling."""
+    from loki_desktop.cli.mcp_host import TerminalHost
+    from loki_desktop.core.mcp.sampling import Sampler
+
+    host = TerminalHost(interactive=args.interactive)
+    mcp.client.host = host
+    mcp.client.sampler = Sampler(model, host)
+    mcp.client.allow_sampling = args.allow_sampling
 
 
 def _load_images(paths: list[Path]) -> list[ImageAttachment] | str:

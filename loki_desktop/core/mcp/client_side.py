@@ -34,11 +34,15 @@ class ClientSide:
         self.sampler: Sampler | None = None
         self.roots: tuple[Path, ...] = ()
         self.policies: dict[str, SamplingPolicy] = {}
+        # False: every server counts as "never" (`ask` without --allow-sampling)
+        self.allow_sampling = True
 
     def set_policies(self, policies: Mapping[str, SamplingPolicy]) -> None:
         self.policies = dict(policies)
 
     def policy(self, server_id: str) -> SamplingPolicy:
+        if not self.allow_sampling:
+            return "never"
         return self.policies.get(server_id, DEFAULT_SAMPLING)
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
