@@ -63,7 +63,8 @@ def test_interactive_ask_fills_the_form_from_stdin(
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Inscrivez-vous pour continuer." in done.stderr
-    assert "Nom (obligatoire)" in done.stderr and "3. Bleu" in done.stderr
+    assert "Nom (obligatoire)" in done.stderr
+    assert "3. Bleu" in done.stderr
     (output,) = tool_outputs(ollama.chat_requests[1])
     assert json.loads(output) == {
         "action": "accept",
@@ -98,7 +99,8 @@ def test_sampling_is_refused_unless_allowed(
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(ollama.chat_requests) == 2  # the turn's two rounds: no sampling request
     (output,) = tool_outputs(ollama.chat_requests[1])
-    assert output.startswith("refused: ") and "jamais" in output
+    assert output.startswith("refused: ")
+    assert "jamais" in output
 
 
 def test_allowed_sampling_is_answered_by_the_turns_model(
@@ -112,7 +114,7 @@ def test_allowed_sampling_is_answered_by_the_turns_model(
     )
     done = ask(loki_home, ollama, workspace, "--allow-sampling", "--model", "llama3.1:8b")
     assert done.returncode == 0, done.stderr[-2000:]
-    first, sampling, last = ollama.chat_requests
+    _first, sampling, last = ollama.chat_requests
     assert sampling["model"] == "llama3.1:8b"
     assert sampling["messages"][-1] == {"role": "user", "content": "Summarize: un long texte"}
     assert sampling["options"]["num_predict"] == 64

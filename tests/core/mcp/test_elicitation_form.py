@@ -42,7 +42,8 @@ def test_fields_kinds_and_choices_follow_the_schema() -> None:
     }
     assert form.field_named("legacy").choices == (Choice("x", "Ex"), Choice("y", "Why"))
     assert form.field_named("titled").choices == (Choice("s", "Small"),)
-    assert form.field_named("email").required and not form.field_named("count").required
+    assert form.field_named("email").required
+    assert not form.field_named("count").required
     assert form.field_named("email").label == "E-mail"
 
 
