@@ -126,7 +126,17 @@ def test_allowed_sampling_is_answered_by_the_turns_model(
 def test_a_server_set_to_never_is_refused_even_with_the_flag(
     loki_home: Path, ollama: FakeOllama, workspace: Path
 ) -> None:
-    features_server(loki_home, sampling="never")
+    features_server(loki_home)
+    chosen = subprocess.run(
+        [PYTHON, "-m", "loki_desktop", "mcp", "sampling", "feat", "never"],
+        env=cli_env(loki_home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert chosen.returncode == 0, chosen.stderr
+    saved = json.loads((loki_home / "settings.json").read_text())
+    assert saved["mcp_servers"]["feat"]["sampling"] == "never"
     ollama.script(Reply.tool("mcp_feat_summarize", {"text": "x"}), Reply.text("Ok."))
     done = ask(loki_home, ollama, workspace, "--allow-sampling")
     assert done.returncode == 0, done.stderr[-2000:]

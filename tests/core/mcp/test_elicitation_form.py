@@ -64,8 +64,13 @@ def test_validation_coerces_and_reports_each_field() -> None:
         {"email": "ada@example.org", "titled": "Small", "count": "4", "ok": "oui", "ratio": "1,5"}
     )
     assert errors == {}
-    assert content == {"email": "ada@example.org", "titled": "s", "count": 4, "ok": True,
-                       "ratio": 1.5}
+    assert content == {
+        "email": "ada@example.org",
+        "titled": "s",
+        "count": 4,
+        "ok": True,
+        "ratio": 1.5,
+    }
     _content, errors = form.validate(
         {"email": "nope", "count": 9, "plain": "z", "many": [], "when": "31/12/2025"}
     )
