@@ -282,6 +282,10 @@ class ChatView(QScrollArea):
         card.retry_requested.connect(self.retry_requested)
         return card
 
+    def add_card(self, card: W) -> W:
+        """A card of another feature (an MCP server's sampling request), at the end."""
+        return self._add(card)
+
     def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
         card = ToolCard(call_id, name, args)
         self._tool_cards[call_id] = card

@@ -33,6 +33,8 @@ from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
 from loki_desktop.ui.composer import Composer
 from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.mcp_composer import McpComposer
+from loki_desktop.ui.mcp_host import connect_window
 from loki_desktop.ui.model_downloads import ModelDownloads
 from loki_desktop.ui.model_marks import MarksRow
 from loki_desktop.ui.notice_bar import NoticeBar
@@ -89,6 +91,9 @@ class MainWindow(QMainWindow):
         self.resize(1240, 820)
         self.setAcceptDrops(True)  # images dropped anywhere on the window join the message
         self._build()
+        # MCP servers' own requests (forms, sampling) and the composer's "/" and "@"
+        self.mcp_host = connect_window(self)
+        self.mcp_composer = McpComposer(self.composer, runtime)
         self._restore_state()
         theme.changed.connect(self._on_theme)
         self._recheck = QTimer(self)
@@ -480,6 +485,7 @@ class MainWindow(QMainWindow):
         settings.workspace = folder
         settings.recent_workspaces = remember_recent(settings.recent_workspaces, folder)
         self.runtime.save_settings()
+        self.runtime.update_roots()
         self.watch_workspace()
 
     def watch_workspace(self) -> asyncio.Task[None]:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from loki_desktop.core.llm.budget import ContextBudget
     from loki_desktop.core.llm.ollama import OllamaBackend
     from loki_desktop.core.llm.pull import PullProgress
+    from loki_desktop.core.mcp.host import McpHost
     from loki_desktop.core.mcp.service import McpService
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,8 @@ class Runtime:
         # conversations with a turn under way, in the window or the quick prompt (TurnRunner)
         self.running_turns: set[str] = set()
         self.models_timeout_s = MODELS_TIMEOUT_S
+        # who answers the MCP servers' own requests (the window's dialogs and cards)
+        self.mcp_host: McpHost | None = None
 
     async def load(self) -> None:
         """Import the Ollama client and the agent in a worker thread, so the window keeps
@@ -101,7 +104,24 @@ class Runtime:
 
             self._mcp = McpService(self.services.settings, self.services.secrets)
             self.pending_notices += self._mcp.notices
+            self._answer_servers(self._mcp)
         return self._mcp
+
+    def _answer_servers(self, service: McpService) -> None:
+        """Servers' forms and sampling reach the window's host; sampling uses the model and
+        server chosen at that moment; the workspace is their root."""
+        from loki_desktop.core.mcp.sampling import Sampler
+
+        client = service.manager.client
+        client.host = self.mcp_host
+        client.sampler = Sampler(lambda: (self.backend, self.settings.model), self.mcp_host)
+        self.update_roots()
+
+    def update_roots(self) -> None:
+        """The workspace as the MCP servers' root (they are told when it changes)."""
+        if self._mcp is not None:
+            workspace = self.workspace()
+            self._mcp.manager.set_roots([workspace] if workspace else [])
 
     # --- agents -----------------------------------------------------------------------
 
