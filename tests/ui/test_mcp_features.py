@@ -67,12 +67,15 @@ async def test_a_server_form_becomes_a_dialog_that_checks_required_fields(
         dialog: ElicitationDialog = await dialog_of(window, ElicitationDialog)
         assert "« Features » vous demande des informations" in dialog.windowTitle()
         name, age, colour = (dialog.inputs[k] for k in ("name", "age", "colour"))
-        assert isinstance(name, QLineEdit) and isinstance(age, QLineEdit)
+        assert isinstance(name, QLineEdit)
+        assert isinstance(age, QLineEdit)
         assert isinstance(colour, QComboBox)
-        assert age.text() == "30" and colour.currentData() == "green"  # the defaults
+        assert age.text() == "30"
+        assert colour.currentData() == "green"
         assert [colour.itemText(i) for i in range(colour.count())] == ["Rouge", "Vert", "Bleu"]
         assert not dialog.submit()  # the required name is empty: the dialog stays
-        assert dialog.errors["name"].isVisible() and dialog.isVisible()
+        assert dialog.errors["name"].isVisible()
+        assert dialog.isVisible()
         window.mcp_host.dialog.grab().save(str(tmp_path / "form.png"))
         name.setText("Ada Lovelace")
         colour.setCurrentIndex(colour.findData("blue"))
@@ -135,7 +138,8 @@ async def test_sampling_is_approved_answered_by_the_local_model_and_shown_as_a_c
         await finished(window)
         card = window.mcp_host.last_card
         assert isinstance(card, SamplingCard)
-        assert window.current is not None and card in window.current.view.items()
+        assert window.current is not None
+        assert card in window.current.view.items()
         assert card.answer.toPlainText() == "Une histoire, en bref."
         assert "« Features » a demandé une réponse à qwen2.5-coder:7b" in card.title.text()
         assert "Summarize: une longue histoire" in card.prompt.text()
@@ -156,7 +160,8 @@ async def test_a_server_set_to_never_is_refused_without_asking(
         window.send("Résume via le serveur")
         await finished(window)
         card = window.mcp_host.last_card
-        assert card is not None and not card.report.ok
+        assert card is not None
+        assert not card.report.ok
         assert "jamais" in card.answer.toPlainText()
     assert len(ollama.chat_requests) == 2  # no sampling request reached the model
     assert tool_output(ollama).startswith("refused: ")
