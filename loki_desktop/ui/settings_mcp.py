@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QFileDialog,
     QFrame,
     QGridLayout,
@@ -27,6 +28,7 @@ from loki_desktop.core.mcp.service import ImportReport, McpService, ServerView
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStoreUnavailable
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
+from loki_desktop.ui.settings_sampling import sampling_picker
 
 TOOLS_SHOWN = 12
 
@@ -41,6 +43,7 @@ class ServerCard(QFrame):
         self.server_id = view.id
         self.setProperty("card", True)
         self.fields: dict[str, QLineEdit] = {}
+        self.sampling_combo: QComboBox | None = None  # set by sampling_picker
         self.measured = view.config.measured  # cost at the last test, shown while inactive
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
@@ -107,6 +110,7 @@ class ServerCard(QFrame):
             actions.addWidget(save)
             self.save_button = save
         actions.addStretch(1)
+        actions.addWidget(sampling_picker(self))
         if view.custom:
             remove = button(self.tr("Retirer"), danger=True)
             remove.clicked.connect(lambda: self.page.remove(self.server_id))

@@ -239,3 +239,23 @@ async def test_at_attaches_a_resource_to_the_message(
     assert sent["role"] == "user"
     assert sent["content"].startswith("Lis")
     assert "The project notes: build with make, test with pytest." in sent["content"]
+
+
+async def test_the_sampling_policy_is_chosen_on_the_servers_card(
+    ollama: FakeOllama, services: Services, qtbot: Any, tmp_path: Path
+) -> None:
+    with_features(services, tmp_path / "log")
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = window.open_settings()
+        combo = dialog.mcp.cards["feat"].sampling_combo
+        assert combo is not None
+        assert combo.currentData() == "ask"  # the default
+        combo.setCurrentIndex(combo.findData("never"))
+        await wait_until(
+            lambda: services.settings.load().mcp_servers["feat"].get("sampling") == "never"
+        )
+        # the live manager takes it too (no restart): the next request is refused
+        await wait_until(lambda: window.runtime.mcp.manager.client.policy("feat") == "never")
+        dialog.reject()
+        await dialog.mcp.tasks.cancel_all()
+        await dialog.tasks.cancel_all()
