@@ -98,7 +98,7 @@ class McpComposer(QObject):
         text = self.composer.text()
         grew = len(text) > self._length
         self._length = len(text)
-        if not grew:
+        if not grew or not self._servers_on():
             return
         position = self.composer.input.textCursor().position()
         if text == "/":
@@ -109,6 +109,10 @@ class McpComposer(QObject):
             and (position == 1 or text[position - 2].isspace())
         ):
             self.tasks.spawn(self.open_resources(position - 1))
+
+    def _servers_on(self) -> bool:
+        """Whether any server is on (none: "/" and "@" are plain text, no list opens)."""
+        return bool(self.manager.enabled_ids)
 
     def _popup(self, menu: QMenu) -> None:
         if self.menu is not None:

@@ -31,7 +31,7 @@ from loki_desktop.core.mcp.host import (
     SamplingReport,
     SamplingRequest,
 )
-from loki_desktop.ui.chat_items import Chip, FoldedText
+from loki_desktop.ui.chat_items import Chip
 from loki_desktop.ui.chat_view import ChatView
 from loki_desktop.ui.mcp_forms import request_dialog
 from loki_desktop.ui.qt_helpers import button, label, set_state
@@ -128,8 +128,10 @@ class SamplingCard(QFrame):
             _("Demande : {text}").format(text=report.request.prompt), "CardDetail", wrap=True
         )
         layout.addWidget(self.prompt)
-        self.answer = FoldedText(report.answer if ok else report.refused, "ToolOutput")
-        self.answer.setVisible(True)
+        # a label, not a text box: it wraps and grows with the answer (bounded by maxTokens)
+        self.answer = label(report.answer if ok else report.refused, "SamplingAnswer", wrap=True)
+        self.answer.setTextFormat(Qt.TextFormat.PlainText)
+        self.answer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.answer)
 
 

@@ -140,7 +140,7 @@ async def test_sampling_is_approved_answered_by_the_local_model_and_shown_as_a_c
         assert isinstance(card, SamplingCard)
         assert window.current is not None
         assert card in window.current.view.items()
-        assert card.answer.toPlainText() == "Une histoire, en bref."
+        assert card.answer.text() == "Une histoire, en bref."
         assert "« Features » a demandé une réponse à qwen2.5-coder:7b" in card.title.text()
         assert "Summarize: une longue histoire" in card.prompt.text()
         card.grab().save(str(tmp_path / "card.png"))
@@ -162,7 +162,7 @@ async def test_a_server_set_to_never_is_refused_without_asking(
         card = window.mcp_host.last_card
         assert card is not None
         assert not card.report.ok
-        assert "jamais" in card.answer.toPlainText()
+        assert "jamais" in card.answer.text()
     assert len(ollama.chat_requests) == 2  # no sampling request reached the model
     assert tool_output(ollama).startswith("refused: ")
 
@@ -259,3 +259,13 @@ async def test_the_sampling_policy_is_chosen_on_the_servers_card(
         dialog.reject()
         await dialog.mcp.tasks.cancel_all()
         await dialog.tasks.cancel_all()
+
+
+async def test_with_no_server_on_slash_is_plain_text(
+    ollama: FakeOllama, services: Services, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        window.composer.input.insertPlainText("/")
+        assert len(window.mcp_composer.tasks) == 0  # no list is being opened
+        assert window.mcp_composer.menu is None
+        assert window.composer.text() == "/"
