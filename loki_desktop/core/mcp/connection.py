@@ -28,15 +28,19 @@ from typing import Any, TextIO, cast
 
 import anyio
 import httpx2
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     CONNECTION_CLOSED,
+    INTERNAL_ERROR,
     REQUEST_TIMEOUT,
     UNSUPPORTED_PROTOCOL_VERSION,
+    CallToolResult,
+    ErrorData,
     Implementation,
+    InputRequiredResult,
     RootsListChangedNotification,
 )
 
@@ -73,6 +77,7 @@ log = logging.getLogger(__name__)
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 
 JUNK_GRACE_S = 2.0  # after a non-MCP line on stdout, how long the handshake may still succeed
+MAX_INPUT_ROUNDS = 10  # a 2026 server asking for input again and again (the SDK's own cap)
 STDERR_LINES = 40
 STDERR_SHOWN = 3
 CLIENT_INFO = Implementation(name="loki-desktop", version=__version__)
@@ -340,7 +345,7 @@ class Connection:
         try:
             # the clock stops while the server waits on Loki (a form, the model): see _CallClocks
             with self._clocks.call(limit_s) as clock:
-                result = await session.call_tool(tool, args)
+                result = await self._call_answering(session, tool, args)
             if clock.cancelled_caught:
                 return self._call_error(tool, MCPError(REQUEST_TIMEOUT, "timed out"), limit_s)
         except MCPError as exc:
@@ -361,6 +366,42 @@ class Connection:
             text = f"{tool} failed without saying why."
         # not cut here: the Toolbox caps every tool's result for the model
         return CallResult(ok, self.launch.redact(text), result_images(result.content))
+
+    @staticmethod
+    async def _call_answering(
+        session: ClientSession, tool: str, args: dict[str, Any]
+    ) -> CallToolResult:
+        """Call a tool; on the 2026-07-28 protocol, answer the input it requires and retry.
+
+        Such a server sends its questions (forms, sampling, roots) in an InputRequiredResult
+        instead of requests of its own: they go through the same callbacks, one at a time (a
+        person answers them), and the call is retried with the answers and its opaque state.
+        """
+        result = await session.call_tool(tool, args, allow_input_required=True)
+        for _round in range(MAX_INPUT_ROUNDS):
+            if not isinstance(result, InputRequiredResult):
+                return result
+            responses: dict[str, Any] = {}
+            for key, request in (result.input_requests or {}).items():
+                context = ClientRequestContext(session=session, request_id=key)
+                answer = await session.dispatch_input_request(context, request)
+                if isinstance(answer, ErrorData):
+                    raise MCPError.from_error_data(answer)
+                responses[key] = answer
+            if not responses:
+                await anyio.sleep(0.05)  # only state: the server is still working on it
+            result = await session.call_tool(
+                tool,
+                args,
+                input_responses=responses or None,
+                request_state=result.request_state,
+                allow_input_required=True,
+            )
+        if isinstance(result, InputRequiredResult):
+            raise MCPError(
+                INTERNAL_ERROR, f"still asking for input after {MAX_INPUT_ROUNDS} rounds"
+            )
+        return result
 
     def _call_error(self, tool: str, exc: MCPError, timeout: float) -> CallResult:
         server = self.launch.server_id

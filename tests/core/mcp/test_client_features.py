@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -284,3 +285,26 @@ async def test_a_new_tool_appears_without_reconnecting(
     assert late.ok
     assert late.output == "late tool here"
     assert pid_state == "connected"
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+async def test_a_resolver_form_is_answered_on_either_protocol(
+    secrets: KeyringSecrets, tmp_path: Path, protocol: str
+) -> None:
+    # 2026-07-28: the server refuses `initialize` and sends its form in an InputRequiredResult,
+    # which the connection answers through the same host before retrying the call
+    config = stdio("feat", "features")
+    if protocol == "2026-07-28":
+        config = replace(config, command=(*stdio("feat", "modern_only").command, "features"))
+    manager = McpManager({"feat": config}, secrets)
+    assert await manager.prepare() == []
+    person = Person({"ok": True})
+    manager.client.host = person
+    try:
+        outcome = await manager.call("mcp_feat_confirm", {})
+    finally:
+        await manager.aclose()
+    assert outcome.ok, outcome.output
+    assert outcome.output == "accept ok=True"
+    (request,) = person.asked
+    assert request.message == "Confirmez-vous ?"

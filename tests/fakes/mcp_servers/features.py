@@ -12,6 +12,10 @@ Tools
                     a system prompt and maxTokens 64; returns the model's text, or the error
     roots           asks the client for its roots (roots/list); returns the URIs as JSON
     add_tool        adds the tool `late` and says so (notifications/tools/list_changed)
+    confirm         asks a yes/no form through the SDK's resolvers (`Resolve` + `Elicit`),
+                    which work on both protocols: standalone requests up to 2025-11-25, an
+                    `InputRequiredResult` the client answers and retries on 2026-07-28
+                    (run it behind modern_only.py for that)
 Prompts: `review` (arguments: code required, language optional), `hello` (no argument).
 Resources: notes://readme (text), notes://logo (a PNG).
 
@@ -27,11 +31,13 @@ import io
 import json
 import os
 import warnings
+from typing import Annotated
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, Resolve
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import ModelHint, ModelPreferences, SamplingMessage, TextContent
+from pydantic import BaseModel
 from serve import serve  # a sibling module: this script runs as a file
 
 # sampling and roots are deprecated in the 2026 protocol; this server speaks 2025-11-25
@@ -147,6 +153,23 @@ async def add_tool(ctx: Context) -> str:
     server.add_tool(late)
     await ctx.session.send_tool_list_changed()
     return "added"
+
+
+class Confirmation(BaseModel):
+    ok: bool
+
+
+def ask_confirmation() -> Elicit[Confirmation]:
+    return Elicit("Confirmez-vous ?", Confirmation)
+
+
+@server.tool()
+def confirm(
+    answer: Annotated[ElicitationResult[Confirmation], Resolve(ask_confirmation)],
+) -> str:
+    """Ask the person to confirm (a form, on either protocol)."""
+    data = getattr(answer, "data", None)
+    return f"{answer.action} ok={getattr(data, 'ok', None)}"
 
 
 @server.prompt(title="Relecture de code")
