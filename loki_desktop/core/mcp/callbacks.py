@@ -84,7 +84,8 @@ class SessionCallbacks:
             answer = await self.client.elicit(request)
         if answer.action != "accept" or request.form is None:
             return ElicitResult(action=answer.action)
-        content, errors = request.form.validate(answer.content or {})
+        # fields left out get the schema's defaults (SEP-1034), whoever answered
+        content, errors = request.form.complete(answer.content or {})
         if errors:  # a host that let an invalid form through: never send it as accepted
             log.warning("elicitation of %s answered with errors: %s", self.server_id, errors)
             return ElicitResult(action="cancel")

@@ -4,6 +4,9 @@
     form.defaults()                      -> {"name": "Ada", "count": 3}   (the schema's defaults)
     content, errors = form.validate({"name": "Ada", "count": "4"})
         content: the values to send back (types coerced), errors: {field: French sentence}
+    content, errors = form.complete({"name": "Ada"})
+        the same, the schema's defaults filling the fields left out (SEP-1034): what is sent
+        to the server whatever answered (the window, the terminal, a script)
     form.parse(field, "oui")             -> True  (a terminal answer as the field's type)
 
 Plain values only (no `mcp` import): the window's dialog, `ask --interactive` and the
@@ -127,6 +130,11 @@ class ElicitationForm:
             else:
                 content[item.name] = value
         return content, errors
+
+    def complete(self, values: Mapping[str, Any]) -> tuple[dict[str, Value], dict[str, str]]:
+        """`validate` with the defaults filling the fields absent from `values` (a field
+        present but emptied stays empty: the person cleared it)."""
+        return self.validate({**self.defaults(), **values})
 
     def parse(self, name: str, text: str) -> Value:
         """A typed answer (a terminal line) as the field's value; raises ValueError (French)."""

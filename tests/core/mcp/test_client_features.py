@@ -308,3 +308,25 @@ async def test_a_resolver_form_is_answered_on_either_protocol(
     assert outcome.output == "accept ok=True"
     (request,) = person.asked
     assert request.message == "Confirmez-vous ?"
+
+
+async def test_an_accept_without_content_gets_the_defaults(
+    secrets: KeyringSecrets, tmp_path: Path
+) -> None:
+    class Quick(Person):
+        async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+            self.asked.append(request)
+            return ElicitationAnswer("accept", {"name": "Bo"})  # the rest left out
+
+    manager = await _manager(secrets, tmp_path / "log")
+    manager.client.host = Quick()
+    try:
+        outcome = await manager.call("mcp_feat_register", {})
+    finally:
+        await manager.aclose()
+    assert json.loads(outcome.output)["content"] == {
+        "name": "Bo",
+        "age": 30,
+        "colour": "green",
+        "news": True,
+    }

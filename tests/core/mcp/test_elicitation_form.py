@@ -84,3 +84,17 @@ def test_a_terminal_answer_is_parsed_as_the_field_type() -> None:
     assert form.parse("count", "3") == 3
     assert form.parse("many", "p, q") == ["p", "q"]
     assert form.parse("legacy", "Why") == "y"
+
+
+def test_complete_fills_left_out_fields_with_defaults_but_not_cleared_ones() -> None:
+    form = ElicitationForm.from_schema(SCHEMA)
+    content, errors = form.complete({"email": "a@b.fr", "titled": "s", "ratio": ""})
+    assert errors == {}
+    assert content == {
+        "email": "a@b.fr",
+        "titled": "s",
+        "count": 2,
+        "ok": False,
+        "plain": "b",
+        "many": ["q"],
+    }
