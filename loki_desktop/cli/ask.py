@@ -46,6 +46,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="laisse les serveurs MCP demander une réponse à votre modèle (sauf ceux réglés "
         "sur « never » ; sinon toute demande est refusée)",
     )
+    parser.add_argument(
+        "--mcp-wait",
+        type=float,
+        metavar="S",
+        help="attend jusqu'à S secondes que les serveurs MCP activés démarrent (défaut : 10 ; "
+        "un serveur plus lent est laissé de côté pour ce tour)",
+    )
     parser.add_argument("--no-skills", action="store_true", help="n'injecte aucune méthode")
     parser.add_argument(
         "--think",
@@ -126,7 +133,8 @@ async def _ask(
     )
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
     # imported otherwise); the manager is closed below so no server outlives the command.
-    mcp = McpManager.from_settings(settings.mcp_servers, services.secrets)
+    wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
+    mcp = McpManager.from_settings(settings.mcp_servers, services.secrets, **wait)
     options.extra_sources.append(mcp)
     mcp.set_roots([workspace])
     agent = build_agent(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import webbrowser
 from typing import TextIO
 
@@ -152,10 +153,28 @@ class TerminalHost:
         print(text, file=self.out, flush=True)
 
     async def _read(self, question: str) -> str | None:
-        """One line from stdin (None at its end), read in a thread: the loop keeps running."""
+        """One line from stdin (None at its end), read in a daemon thread: the loop keeps
+        running, and Ctrl+C while a question waits ends `ask` without waiting for Enter (a
+        worker of asyncio.to_thread would be joined at exit)."""
         print(question, end="", file=self.out, flush=True)
-        line = await asyncio.to_thread(self.stdin.readline)
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[str] = loop.create_future()
+
+        def read() -> None:
+            try:
+                line = self.stdin.readline()
+            except (OSError, ValueError):
+                line = ""
+            loop.call_soon_threadsafe(_settle, answer, line)
+
+        threading.Thread(target=read, name="ask-stdin", daemon=True).start()
+        line = await answer
         return line if line else None
+
+
+def _settle(answer: asyncio.Future[str], line: str) -> None:
+    if not answer.done():  # a question cancelled meanwhile (the turn stopped)
+        answer.set_result(line)
 
 
 class _Cancelled:

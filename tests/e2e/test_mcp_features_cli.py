@@ -31,6 +31,8 @@ def ask(
             ollama.url,
             "--workspace",
             str(workspace),
+            "--mcp-wait",  # a loaded machine starts the server slowly: never leave it out
+            "90",
             *flags,
             "Vas-y",
         ],
