@@ -43,6 +43,13 @@ def with_features(services: Services, log: Path, **entry: Any) -> None:
     services.settings.save(settings)
 
 
+async def connected(window: MainWindow) -> None:
+    """The features server connected (a loaded machine may take longer than a turn waits)."""
+    manager = window.runtime.mcp.manager
+    await manager.warm()
+    await wait_until(lambda: manager.status("feat").state == "connected", 90)
+
+
 async def finished(window: MainWindow) -> None:
     await wait_until(lambda: window.current is not None and not window.current.runner.busy)
 
@@ -63,6 +70,7 @@ async def test_a_server_form_becomes_a_dialog_that_checks_required_fields(
     with_features(services, tmp_path / "log")
     ollama.script(Reply.tool("mcp_feat_register", {}), Reply.text("Merci."))
     async with open_window(services, qtbot, ollama.url) as window:
+        await connected(window)
         window.send("Inscris-moi")
         dialog: ElicitationDialog = await dialog_of(window, ElicitationDialog)
         assert "« Features » vous demande des informations" in dialog.windowTitle()
@@ -106,6 +114,7 @@ async def test_declining_a_form_and_a_url_request(
         Reply.text("Compris."),
     )
     async with open_window(services, qtbot, ollama.url) as window:
+        await connected(window)
         window.send("Inscris-moi puis ouvre la page")
         form = await dialog_of(window, ElicitationDialog)
         form.decline_button.click()
@@ -130,6 +139,7 @@ async def test_sampling_is_approved_answered_by_the_local_model_and_shown_as_a_c
         Reply.text("Le serveur a résumé."),
     )
     async with open_window(services, qtbot, ollama.url) as window:
+        await connected(window)
         window.send("Résume via le serveur")
         dialog: SamplingDialog = await dialog_of(window, SamplingDialog)
         assert "Summarize: une longue histoire" in dialog.prompt_view.toPlainText()
@@ -157,6 +167,7 @@ async def test_a_server_set_to_never_is_refused_without_asking(
     with_features(services, tmp_path / "log", sampling="never")
     ollama.script(Reply.tool("mcp_feat_summarize", {"text": "x"}), Reply.text("Tant pis."))
     async with open_window(services, qtbot, ollama.url) as window:
+        await connected(window)
         window.send("Résume via le serveur")
         await finished(window)
         card = window.mcp_host.last_card
@@ -177,6 +188,7 @@ async def test_roots_follow_the_workspace(
     with_features(services, log)
     ollama.script(Reply.tool("mcp_feat_roots", {}), Reply.text("Vu."))
     async with open_window(services, qtbot, ollama.url) as window:
+        await connected(window)
         window.workspace_picker.choose(str(first))
         window.send("Quelles racines ?")
         await finished(window)
@@ -194,6 +206,7 @@ async def test_slash_lists_prompts_and_inserts_the_rendered_one(
 ) -> None:
     with_features(services, tmp_path / "log")
     async with open_window(services, qtbot, ollama.url) as window:
+        await connected(window)
         features = window.mcp_composer
         window.composer.input.insertPlainText("/")
         await wait_until(lambda: features.menu is not None and features.menu.isVisible(), 60)
@@ -222,6 +235,7 @@ async def test_at_attaches_a_resource_to_the_message(
     with_features(services, tmp_path / "log")
     ollama.script(Reply.text("Lu."))
     async with open_window(services, qtbot, ollama.url) as window:
+        await connected(window)
         features = window.mcp_composer
         window.composer.input.insertPlainText("Lis @")
         await wait_until(lambda: features.menu is not None and features.menu.isVisible(), 60)
@@ -246,6 +260,7 @@ async def test_the_sampling_policy_is_chosen_on_the_servers_card(
 ) -> None:
     with_features(services, tmp_path / "log")
     async with open_window(services, qtbot, ollama.url) as window:
+        await connected(window)
         dialog = window.open_settings()
         combo = dialog.mcp.cards["feat"].sampling_combo
         assert combo is not None

@@ -65,7 +65,8 @@ async def _manager(
     secrets: KeyringSecrets, log: Path, *, sampling: SamplingPolicy = "ask", **kwargs: float
 ) -> McpManager:
     config = stdio("feat", "features", params={"FEATURES_LOG": str(log)}, sampling=sampling)
-    manager = McpManager({"feat": config}, secrets, **kwargs)
+    # a loaded machine may take seconds to start it: the tests need it connected
+    manager = McpManager({"feat": config}, secrets, connect_wait=90, **kwargs)
     assert await manager.prepare() == []
     return manager
 
@@ -296,7 +297,7 @@ async def test_a_resolver_form_is_answered_on_either_protocol(
     config = stdio("feat", "features")
     if protocol == "2026-07-28":
         config = replace(config, command=(*stdio("feat", "modern_only").command, "features"))
-    manager = McpManager({"feat": config}, secrets)
+    manager = McpManager({"feat": config}, secrets, connect_wait=90)
     assert await manager.prepare() == []
     person = Person({"ok": True})
     manager.client.host = person
