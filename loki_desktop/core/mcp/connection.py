@@ -251,10 +251,14 @@ class Connection:
         """The prompts and resources of a server that offers them (the handshake's deadline)."""
         capabilities = session.server_capabilities
         server_id, label = self.launch.server_id, self.launch.label
-        if capabilities is not None and capabilities.prompts is not None:
-            self.prompts = await list_prompts(session, server_id, label)
-        if capabilities is not None and capabilities.resources is not None:
-            self.resources = await list_resources(session, server_id, label)
+        # a listing that fails leaves that list empty: the tools are what the server is for
+        try:
+            if capabilities is not None and capabilities.prompts is not None:
+                self.prompts = await list_prompts(session, server_id, label)
+            if capabilities is not None and capabilities.resources is not None:
+                self.resources = await list_resources(session, server_id, label)
+        except Exception as exc:
+            log.info("MCP server %s: prompts or resources not listed: %r", server_id, exc)
 
     async def _relist(self, kind: ListKind) -> None:
         """The server said its tools (prompts, resources) changed: list them again, live."""
