@@ -32,6 +32,7 @@ MODULES = [
     "bench.thinking_view",
     "bench.soak",
     "bench.jail_race",
+    "bench.checkpoints",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 

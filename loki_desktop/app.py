@@ -12,7 +12,9 @@ from loki_desktop.core.services import Services
 
 def build_services() -> Services:
     from loki_desktop.persistence import paths
+    from loki_desktop.persistence.checkpoints import CheckpointFolder
     from loki_desktop.persistence.history import History
+    from loki_desktop.persistence.history_writer import BackgroundHistory
     from loki_desktop.persistence.secrets import KeyringSecrets
     from loki_desktop.persistence.settings_file import SettingsFile
 
@@ -20,13 +22,12 @@ def build_services() -> Services:
         settings=SettingsFile(paths.settings_path()),
         secrets=KeyringSecrets(),
         open_history=lambda: History(paths.history_path()),
-        # BackgroundHistory (persistence/history_writer.py) is built and tested, but not switched
-        # on: with it, tests/ui/test_chat.py's full scripted conversation hung once in three
-        # runs after the models branches were merged; the cause is not found yet.
-        open_window_history=lambda: History(paths.history_path()),
+        # The window's writes go through a writer thread, streamed text in ~100 ms batches.
+        open_window_history=lambda: BackgroundHistory(paths.history_path()),
         user_skills_dir=paths.user_skills_dir(),
         data_home=paths.data_home(),
         open_history_at=History,
+        open_checkpoints=lambda: CheckpointFolder(paths.checkpoints_dir()),
     )
 
 

@@ -20,6 +20,8 @@ COMMANDS = {
     "skills": "loki_desktop.cli.skills",
     "check": "loki_desktop.cli.check",
     "eval": "loki_desktop.cli.eval",
+    "changes": "loki_desktop.cli.changes",
+    "undo": "loki_desktop.cli.undo",
     "mcp-fetch-server": "loki_desktop.cli.fetch_server",
 }
 COMMAND_MODULES = list(COMMANDS.values())

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.core.events import Done, Error, Event
-from loki_desktop.core.ports import BackendError, StoreUnavailable
+from loki_desktop.core.ports import BackendError, CheckpointStore, StoreUnavailable
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
 
@@ -137,6 +137,7 @@ async def _ask(
     mcp = McpManager.from_settings(settings.mcp_servers, services.secrets, **wait)
     options.extra_sources.append(mcp)
     mcp.set_roots([workspace])
+    checkpoints = _open_checkpoints(services)
     agent = build_agent(
         settings=settings,
         backend=backend,
@@ -144,10 +145,13 @@ async def _ask(
         workspace=workspace,
         approver=FixedApprover(args.allow_shell),
         options=options,
+        checkpoints=checkpoints,
     )
     _answer_servers(mcp, args, lambda: (backend, agent.config.model))
     # a corrupt settings file or history moved aside: said in the turn's own stream
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
+    if checkpoints is not None:
+        agent.pending_notices += checkpoints.take_notices()
     failed = False
     try:
         if images and (refusal := await _refuse_images(agent)):
@@ -171,6 +175,8 @@ async def _ask(
         await mcp.aclose()
         await backend.close()
         store.close()
+        if checkpoints is not None:
+            checkpoints.close()
     return 1 if failed else 0
 
 
@@ -184,6 +190,18 @@ def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSourc
     mcp.client.host = host
     mcp.client.sampler = Sampler(model, host)
     mcp.client.allow_sampling = args.allow_sampling
+
+
+def _open_checkpoints(services: Services) -> CheckpointStore | None:
+    """Where the turn keeps the files' previous states (`undo`); None when it cannot be
+    opened (the turn then runs without, and says why)."""
+    if services.open_checkpoints is None:
+        return None
+    try:
+        return services.open_checkpoints()
+    except StoreUnavailable as exc:
+        print(exc, file=sys.stderr)
+        return None
 
 
 def _load_images(paths: list[Path]) -> list[ImageAttachment] | str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from loki_desktop.core.changes.recorder import ChangeRecorder, turn_number
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import (
     CheckReport,
@@ -130,6 +131,8 @@ class Agent:
     # The conversation of the turn running or last run: a consumer that cancels a turn
     # (a signal in `ask`) still says where it was stored.
     last_conversation: str | None = None
+    # keeps each file's state before a tool changes it (core.changes); None: no checkpoints
+    changes: ChangeRecorder | None = None
 
     def run_turn(
         self,
@@ -215,6 +218,8 @@ class _Turn:
         self.turn_start = 0  # index in `history` of this turn's first message
         self.tools_ran = False
         self.sent: FittedRequest | None = None  # the last request, as fitted
+        self.text = ""  # the user's message (on a retry: the last one, read from the history)
+        self.model = ""  # resolved once the conversation is open
 
     async def run(
         self,
@@ -242,6 +247,25 @@ class _Turn:
     async def _run(
         self, text: str, conversation_id: str | None, *, resume: bool
     ) -> AsyncIterator[Event]:
+        """The turn's steps in order; a step that ends the turn yields Done and the rest is
+        skipped."""
+        self.text = text
+        steps: tuple[Callable[[], AsyncIterator[Event]], ...] = (
+            lambda: self._open_conversation(conversation_id, resume=resume),
+            lambda: self._announce(resume=resume),
+            self._rounds,
+        )
+        for step in steps:
+            async for event in step():
+                yield event
+                if isinstance(event, Done):
+                    return
+
+    async def _open_conversation(
+        self, conversation_id: str | None, *, resume: bool
+    ) -> AsyncIterator[Event]:
+        """Take the conversation (made here when new) and its history; on a retry, the
+        text is the user's last message."""
         if conversation_id is not None and not self.store.exists(conversation_id):
             yield Error(_("Conversation introuvable : {id}").format(id=conversation_id))
             yield Done("error", None)
@@ -249,8 +273,6 @@ class _Turn:
         if conversation_id is not None:
             async for event in self._wait_for_turn(conversation_id):
                 yield event
-            if self.turn_lock is None:
-                return
         if resume:
             assert conversation_id is not None
             self.conversation_id = conversation_id
@@ -264,19 +286,22 @@ class _Turn:
                 yield Error(_("Rien à réessayer dans cette conversation."))
                 yield Done("error", conversation_id)
                 return
-            text = last_user.content
+            self.text = last_user.content
         else:
             root = self.agent.workspace_root
             if conversation_id is None:  # new: no other turn knows it yet
                 conversation_id = self.store.create(
-                    conversation_title(text), str(root) if root is not None else None
+                    conversation_title(self.text), str(root) if root is not None else None
                 )
                 self.turn_lock = self.store.lock_turn(conversation_id)
             self.conversation_id = conversation_id
             self._load_history()
-
         self.agent.last_conversation = self.conversation_id
         self.turn_start = len(self.history)
+
+    async def _announce(self, *, resume: bool) -> AsyncIterator[Event]:
+        """Store the user's message, pick the skill, get the tools and the model ready,
+        and say what the person should know before the answer."""
         if self.images:
             # a model that cannot see gets nothing, and nothing is stored
             refusal = await self._refuse_images()
@@ -285,14 +310,16 @@ class _Turn:
                 yield Done("error", self.conversation_id)
                 return
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
-            self.skill = self.agent.pick_skill(text)
+            self.skill = self.agent.pick_skill(self.text)
         if not resume:
             extra = (
                 {"skill": {"name": self.skill.name, "title": self.skill.title}}
                 if self.skill
                 else {}
             )
-            self._remember(ChatMessage("user", text, extra=extra, images=self.images))
+            self._remember(ChatMessage("user", self.text, extra=extra, images=self.images))
+        if self.agent.changes is not None:
+            self.agent.changes.begin(self.conversation_id, turn_number(self.history))
         if self.skill is not None:
             yield SkillUsed(self.skill.name, self.skill.title)
 
@@ -300,15 +327,19 @@ class _Turn:
         for notice in pending + await self.agent.toolbox.prepare():
             yield Notice(notice)
         try:
-            model = await self.agent.resolve_model()
-            self.mode = await self._mode(model)
+            self.model = await self.agent.resolve_model()
+            self.mode = await self._mode(self.model)
         except BackendError as exc:
             yield Error(str(exc))
             yield Done("error", self.conversation_id)
             return
-        for notice in self._mode_notices(model):
+        for notice in self._mode_notices(self.model):
             yield Notice(notice)
 
+    async def _rounds(self) -> AsyncIterator[Event]:
+        """Ask the model, run the tools it calls, send failing checks back once; until an
+        answer ends the turn."""
+        model = self.model
         reason: DoneReason = "completed"
         followup_sent = False
         tool_rounds = 0
@@ -614,7 +645,11 @@ class _Turn:
         self.unanswered = list(records)
         for record, call in zip(records, calls, strict=True):
             yield ToolCall.preview(record.id, record.name, record.args)
+            if self.agent.changes is not None:
+                self.agent.changes.call_id = record.id
             outcome = await self.agent.toolbox.call(call.name, call.arguments)
+            for notice in self.agent.changes.take_notices() if self.agent.changes else []:
+                yield Notice(notice)
             output = outcome.output
             extra: dict[str, Any] = {"ok": outcome.ok, "summary": outcome.summary}
             report = await self._check_written(outcome)
@@ -622,8 +657,17 @@ class _Turn:
                 yield report
                 output += check_feedback(report)
                 extra["check"] = _report_json(report)
+            changed = outcome.extra.get("shell_changes", ())
+            if changed:  # what the card lists when the conversation is reopened
+                extra["shell_changes"] = [{"path": c.path, "kind": c.kind} for c in changed]
             yield ToolResult(
-                record.id, record.name, outcome.ok, outcome.summary, output, outcome.images
+                record.id,
+                record.name,
+                outcome.ok,
+                outcome.summary,
+                output,
+                outcome.images,
+                shell_changes=tuple(changed),
             )
             # a vision model sees a tool's images (an MCP screenshot); another reads the
             # placeholder the output already has

@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loki_desktop.core.agent import Agent, AgentConfig, SkillPicker
+from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.registry import Checkers
 from loki_desktop.core.llm.budget import ContextBudget
-from loki_desktop.core.ports import Approver, ChatBackend, ConversationStore
+from loki_desktop.core.ports import Approver, ChatBackend, CheckpointStore, ConversationStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.skills.loader import load_router
 from loki_desktop.core.tools.check_tool import run_check_tool
@@ -41,9 +42,15 @@ def build_agent(
     workspace: Path | None,
     approver: Approver,
     options: TurnOptions | None = None,
+    checkpoints: CheckpointStore | None = None,
 ) -> Agent:
+    """`checkpoints`: where each file's state before a change is kept (None: nowhere)."""
     options = options or TurnOptions()
     jail = Workspace(workspace) if workspace is not None else None
+    changes = None
+    if jail is not None and checkpoints is not None:
+        changes = ChangeRecorder(checkpoints, jail.root, settings.checkpoints_budget_mb)
+        jail.observer = changes
     # the agent's checks read through the jail, as every tool does
     checker = Checkers(read=jail.read_for_check if jail is not None else None)
     check_tools = [run_check_tool(jail, checker)] if jail is not None else []
@@ -74,4 +81,5 @@ def build_agent(
         pick_skill=pick_skill,
         pending_notices=list(skill_notices),
         budget=options.budget or ContextBudget(),
+        changes=changes,
     )

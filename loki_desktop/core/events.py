@@ -90,11 +90,20 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
+class ChangedFile:
+    """A workspace file a shell command changed (seen by a look before and after it)."""
+
+    path: str  # workspace-relative, forward slashes
+    kind: str  # "added", "modified" or "deleted"
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """What a tool gave back; `output` is the full text the model saw.
 
     `images` are the images the tool returned (an MCP screenshot), for the tool card's
     thumbnails; a vision model receives them as images, another model a short placeholder.
+    `shell_changes` are the files a `run_shell` command changed (its card lists them).
     """
 
     id: str
@@ -103,6 +112,7 @@ class ToolResult:
     summary: str
     output: str = ""
     images: tuple[ImageAttachment, ...] = ()
+    shell_changes: tuple[ChangedFile, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -321,3 +321,87 @@ class SecretStore(Protocol):
     def set(self, name: str, value: str) -> None: ...
 
     def delete(self, name: str) -> None: ...
+
+
+# --- checkpoints (core.changes) ---------------------------------------------------
+
+# A file's state in a checkpoint that was not kept (bigger than a checkpoint may hold).
+NOT_KEPT = "-"
+
+
+@dataclass(frozen=True, slots=True)
+class FileCheckpoint:
+    """One file a turn changed. `before` is its state before the turn and `after` the state
+    the turn left: a blob digest (sha256 hex), None when the file did not exist, or NOT_KEPT.
+    `restored` is True while the change is undone. `call_id` is the tool call that first
+    changed it (the window places the turn's undo button after that call's card)."""
+
+    path: str  # workspace-relative, forward slashes
+    before: str | None
+    after: str | None
+    restored: bool = False
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnCheckpoint:
+    """The files one turn of a conversation changed (turn: 1 for the first user message)."""
+
+    conversation_id: str
+    turn: int
+    workspace: str
+    created_at: float
+    files: tuple[FileCheckpoint, ...]
+
+
+class CheckpointStore(Protocol):
+    """Files' previous states, by conversation and turn: blobs stored once by content,
+    an index of which turn changed which file. Safe to call from several threads."""
+
+    def put_blob(self, digest: str, data: bytes) -> None:
+        """Keep `data` under its sha256 `digest` (a no-op when it is kept already)."""
+        ...
+
+    def read_blob(self, digest: str) -> bytes:
+        """The bytes kept under `digest`; raises OSError when they are gone."""
+        ...
+
+    def record_before(
+        self,
+        conversation_id: str,
+        turn: int,
+        workspace: str,
+        path: str,
+        before: str | None,
+        call_id: str | None,
+    ) -> None:
+        """The state of `path` before the turn changed it; only the first one of a turn
+        counts (a file written twice keeps its state from before the first write)."""
+        ...
+
+    def record_after(self, conversation_id: str, turn: int, path: str, after: str | None) -> None:
+        """The state the turn left `path` in (after each of its writes)."""
+        ...
+
+    def set_restored(self, conversation_id: str, turn: int, path: str, restored: bool) -> None: ...
+
+    def turns(self, conversation_id: str) -> list[TurnCheckpoint]:
+        """The conversation's turns that changed files, oldest first."""
+        ...
+
+    def latest_conversation(self) -> str | None:
+        """The conversation whose files were changed last (None: no checkpoint at all)."""
+        ...
+
+    def delete_conversation(self, conversation_id: str) -> None: ...
+
+    def evict(self, budget_bytes: int, keep: tuple[str, int] | None) -> list[tuple[str, int]]:
+        """Drop the oldest turns (never `keep`) until the kept blobs fit `budget_bytes`;
+        returns the (conversation, turn) pairs dropped."""
+        ...
+
+    def take_notices(self) -> list[str]:
+        """Notices from opening the store (an unreadable index moved aside), given once."""
+        ...
+
+    def close(self) -> None: ...

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from loki_desktop.core.ports import ConversationStore, SecretStore, SettingsStore
+from loki_desktop.core.ports import CheckpointStore, ConversationStore, SecretStore, SettingsStore
 
 
 @dataclass
@@ -22,3 +22,5 @@ class Services:
     data_home: Path
     # a throwaway history at a path (`eval` gives each task its own, in a temp folder)
     open_history_at: Callable[[Path], ConversationStore] | None = None
+    # the checkpoints of changed files (undo); opened by the commands and the window that need it
+    open_checkpoints: Callable[[], CheckpointStore] | None = None

@@ -26,6 +26,10 @@ MAX_ROUNDS_RANGE = (1, 50)
 # Below 2048 the answer reserve (core.llm.budget) leaves almost nothing for the request;
 # above a million tokens no local model goes.
 NUM_CTX_RANGE = (2048, 1_048_576)
+# What the checkpoints of changed files (core.changes) may take on disk, in MB; the oldest
+# turns' checkpoints are dropped beyond it. Below 10 MB one ordinary turn would not fit.
+DEFAULT_CHECKPOINTS_BUDGET_MB = 500
+CHECKPOINTS_BUDGET_RANGE = (10, 100_000)
 
 
 def _(message: str) -> str:
@@ -101,6 +105,9 @@ class Settings:
     num_ctx: int = field(default=DEFAULT_NUM_CTX, metadata=_between(*NUM_CTX_RANGE))
     skills_enabled: bool = True
     auto_checks: bool = True
+    checkpoints_budget_mb: int = field(
+        default=DEFAULT_CHECKPOINTS_BUDGET_MB, metadata=_between(*CHECKPOINTS_BUDGET_RANGE)
+    )
     think: str = field(default="auto", metadata={"check": _think_check})
     tool_modes: dict[str, str] = field(default_factory=dict, metadata={"check": _modes_check})
     workspace: str = ""

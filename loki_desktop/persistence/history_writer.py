@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
 from loki_desktop.persistence.history import History
+from loki_desktop.persistence.turn_lock import ConversationTurnLock, lock_turn
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,15 @@ class BackgroundHistory:
 
     def take_notices(self) -> list[str]:
         return self._read(lambda h: h.take_notices())
+
+    # --- the turn lock ------------------------------------------------------------------
+
+    def lock_turn(self, conversation_id: str) -> _QueuedRelease | None:
+        """The conversation's turn lock (an OS lock file: taking it never waits on SQLite).
+        Its release is queued behind the turn's writes, so another process that takes the
+        lock next reads the whole turn."""
+        held = lock_turn(self.path, conversation_id)
+        return None if held is None else _QueuedRelease(self, held)
 
     # --- writes: queued, they return at once -------------------------------------------
 
@@ -192,6 +202,14 @@ class BackgroundHistory:
         self._write(job)
         return answer.result()
 
+    def _release_after_writes(self, held: ConversationTurnLock) -> None:
+        with self._lock:
+            if self._closed:  # close() wrote everything already
+                held.release()
+                return
+            self._queue_text()
+            self._jobs.put(lambda _h: held.release())
+
     def _raise_failure(self) -> None:
         with self._lock:
             failure, self._failure = self._failure, None
@@ -247,3 +265,16 @@ class BackgroundHistory:
             answer = self._answers.get(handle)
             if answer is not None:  # None: its start failed, and was told
                 history.append_answer_text(answer, "".join(parts))
+
+
+class _QueuedRelease:
+    """A held turn lock whose release waits for the writes queued before it."""
+
+    def __init__(self, store: BackgroundHistory, held: ConversationTurnLock) -> None:
+        self._store = store
+        self._held: ConversationTurnLock | None = held
+
+    def release(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            self._store._release_after_writes(held)

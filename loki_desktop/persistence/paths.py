@@ -28,3 +28,7 @@ def history_path() -> Path:
 
 def user_skills_dir() -> Path:
     return data_home() / "skills"
+
+
+def checkpoints_dir() -> Path:
+    return data_home() / "checkpoints"

@@ -197,6 +197,10 @@ class ToolCard(QFrame):
         self.state = "cut"
         self.chip.set(self.tr("INTERROMPU"), "skipped")
 
+    def add_detail(self, widget: QWidget) -> None:
+        """A block under the card (the files a command changed)."""
+        self._layout.addWidget(widget)
+
 
 class CheckCard(QFrame):
     """A static check of a file the agent wrote: OK, or the problems it found."""
@@ -270,11 +274,12 @@ class NoticeLine(QLabel):
 
 
 class HarnessNote(QLabel):
-    """A message Loki sent to the model on the user's behalf (the check follow-up)."""
+    """A message Loki sent to the model on the user's behalf (the check follow-up, or the
+    note of an undo: `shown` then says what it is)."""
 
-    def __init__(self, content: str) -> None:
+    def __init__(self, content: str, shown: str | None = None) -> None:
         super().__init__(
-            self.tr("Loki a renvoyé au modèle les problèmes trouvés par la vérification.")
+            shown or self.tr("Loki a renvoyé au modèle les problèmes trouvés par la vérification.")
         )
         self.setObjectName("HarnessNote")
         self.setWordWrap(True)

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
+from loki_desktop.core.events import ChangedFile
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
@@ -21,7 +22,9 @@ from loki_desktop.ui.chat_items import (
 )
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import label
+from loki_desktop.ui.shell_changes import ShellChangesList, changes_from_extra
 from loki_desktop.ui.thinking import ThinkingBlock
+from loki_desktop.ui.undo_note import undo_note_text
 
 PAGE_SIZE = 40
 # Older messages load when the view is scrolled this close to its top.
@@ -36,6 +39,7 @@ class ChatView(QScrollArea):
     """Small mutators for a live turn, and `open` for a stored conversation (lazily)."""
 
     retry_requested = Signal()
+    older_loaded = Signal()  # a page of older messages came (their turns' undo bars follow)
 
     def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -157,6 +161,7 @@ class ChatView(QScrollArea):
         widgets = self._history_widgets(messages)
         for offset, widget in enumerate(widgets):
             self._layout.insertWidget(1 + offset, widget)
+        self.older_loaded.emit()
         return len(messages)
 
     def _history_widgets(self, messages: Sequence[ChatMessage]) -> list[QWidget]:
@@ -167,7 +172,7 @@ class ChatView(QScrollArea):
         for message in messages:
             match message:
                 case ChatMessage(role="user", origin="harness"):
-                    widgets.append(HarnessNote(message.content))
+                    widgets.append(HarnessNote(message.content, undo_note_text(message.extra)))
                 case ChatMessage(role="user"):
                     widgets.append(UserMessage(message.content, message.images))
                     skill = message.extra.get("skill")
@@ -191,6 +196,8 @@ class ChatView(QScrollArea):
                                 result.content,
                                 result.images,
                             )
+                            if shell_changes := changes_from_extra(result.extra):
+                                card.add_detail(ShellChangesList(shell_changes))
                         else:
                             card.set_interrupted()
                         widgets.append(card)
@@ -252,10 +259,13 @@ class ChatView(QScrollArea):
         summary: str,
         output: str,
         images: Sequence[ImageAttachment] = (),
+        shell_changes: Sequence[ChangedFile] = (),
     ) -> None:
         card = self._tool_cards.get(call_id)
         if card is not None:
             card.set_result(ok, summary, output, images)
+            if shell_changes:
+                card.add_detail(ShellChangesList(shell_changes))
 
     def interrupt_tools(self) -> None:
         for card in self._tool_cards.values():
@@ -285,6 +295,22 @@ class ChatView(QScrollArea):
     def add_card(self, card: W) -> W:
         """A card of another feature (an MCP server's sampling request), at the end."""
         return self._add(card)
+
+    def place_after_turn(self, call_id: str, widget: QWidget) -> bool:
+        """Put `widget` at the end of the turn holding the card `call_id` (before the next
+        message the person wrote); False when that card is not shown."""
+        card = self._tool_cards.get(call_id)
+        if card is None:
+            return False
+        index = self._layout.indexOf(card) + 1
+        end = self._layout.count() - 1  # the stretch
+        while index < end:
+            item = self._layout.itemAt(index)
+            if item is not None and isinstance(item.widget(), UserMessage):
+                break
+            index += 1
+        self._layout.insertWidget(index, widget)
+        return True
 
     def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
         card = ToolCard(call_id, name, args)

@@ -35,6 +35,7 @@ from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.mcp_composer import McpComposer
 from loki_desktop.ui.mcp_host import connect_window
+from loki_desktop.ui.memory_return import MemoryReturn
 from loki_desktop.ui.model_downloads import ModelDownloads
 from loki_desktop.ui.model_marks import MarksRow
 from loki_desktop.ui.notice_bar import NoticeBar
@@ -43,6 +44,7 @@ from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
 from loki_desktop.ui.runtime import OllamaNoAnswer, Runtime
 from loki_desktop.ui.theme import Theme, app_icon
 from loki_desktop.ui.turns import TurnRunner
+from loki_desktop.ui.undo_bar import UndoBars
 from loki_desktop.ui.welcome import WelcomePage
 from loki_desktop.ui.workspace_picker import WorkspacePicker, remember_recent
 
@@ -66,6 +68,11 @@ class Session(QObject):
             window.runtime.running_turns,
             self,
         )
+        runtime = window.runtime
+        self.undo = UndoBars(
+            self.view, lambda: runtime.checkpoints, lambda: runtime.store, conversation_id
+        )
+        self.view.older_loaded.connect(self.undo.refresh)
 
     def dispose(self) -> None:
         self.view.deleteLater()
@@ -80,6 +87,7 @@ class MainWindow(QMainWindow):
         self.runtime = runtime
         self.theme = theme
         self.tasks = OwnedTasks()
+        self.memory_return = MemoryReturn(self)  # closed conversations' memory back to the system
         self.sessions: dict[str, Session] = {}
         self.current: Session | None = None
         self.keep_in_tray = False  # set by the app when a system tray shows Loki's icon
@@ -259,6 +267,7 @@ class MainWindow(QMainWindow):
             session = self._new_session(conversation_id)
             store = self.runtime.store
             session.view.open(lambda before: store.page(conversation_id, PAGE_SIZE, before))
+            session.undo.refresh()
         self._show(session)
 
     def _new_session(self, conversation_id: str) -> Session:
@@ -291,6 +300,7 @@ class MainWindow(QMainWindow):
         self.sessions.pop(session.id)
         self.stack.removeWidget(session.view)
         session.dispose()
+        self.memory_return.request()
 
     def _title_of(self, conversation_id: str) -> str:
         title = self.conversations.title_of(conversation_id)
@@ -311,6 +321,8 @@ class MainWindow(QMainWindow):
                 self.new_conversation()
             self._drop(session)
         self.runtime.store.delete(conversation_id)
+        if self.runtime.checkpoints is not None:  # the files' previous states go with it
+            self.runtime.checkpoints.delete_conversation(conversation_id)
         self.conversations.refresh()
 
     def _on_renamed(self, conversation_id: str, title: str) -> None:
@@ -367,6 +379,8 @@ class MainWindow(QMainWindow):
             self.composer.set_busy(busy)
 
     def _on_finished(self, session: Session) -> None:
+        self.memory_return.request()  # a streamed answer leaves many freed small objects
+        session.undo.refresh()  # the turn that ended may have changed files
         current = self.current.id if self.current else None
         self.conversations.refresh(select=current)
         if session is not self.current and not session.runner.busy:

@@ -21,9 +21,11 @@ from PySide6.QtCore import QCoreApplication
 from loki_desktop.core.ports import (
     Approver,
     BackendError,
+    CheckpointStore,
     ConversationStore,
     ModelInfo,
     ModelProfile,
+    StoreUnavailable,
 )
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import Settings, resolve_host
@@ -74,6 +76,8 @@ class Runtime:
         self.models_timeout_s = MODELS_TIMEOUT_S
         # who answers the MCP servers' own requests (the window's dialogs and cards)
         self.mcp_host: McpHost | None = None
+        self._checkpoints: CheckpointStore | None = None
+        self._checkpoints_failed = False
 
     async def load(self) -> None:
         """Import the Ollama client and the agent in a worker thread, so the window keeps
@@ -123,6 +127,21 @@ class Runtime:
             workspace = self.workspace()
             self._mcp.manager.set_roots([workspace] if workspace else [])
 
+    @property
+    def checkpoints(self) -> CheckpointStore | None:
+        """Where turns keep the files' previous states (opened at first use; None when it
+        cannot be: turns then run without, and the next one says why)."""
+        if self._checkpoints is None and not self._checkpoints_failed:
+            opener = self.services.open_checkpoints
+            try:
+                self._checkpoints = opener() if opener is not None else None
+            except StoreUnavailable as exc:
+                self.pending_notices.append(str(exc))
+            if self._checkpoints is not None:
+                self.pending_notices += self._checkpoints.take_notices()
+            self._checkpoints_failed = self._checkpoints is None
+        return self._checkpoints
+
     # --- agents -----------------------------------------------------------------------
 
     def workspace(self) -> Path | None:
@@ -155,6 +174,7 @@ class Runtime:
                 extra_sources=[mcp.manager],
                 budget=self.budget,
             ),
+            checkpoints=self.checkpoints,
         )
         agent.pending_notices += self.pending_notices
         self.pending_notices = []
@@ -250,6 +270,8 @@ class Runtime:
             except Exception:
                 log.exception("closing the Ollama client of %s failed", backend.host)
         self.store.close()  # on this thread: a plain History's connection belongs to it
+        if self._checkpoints is not None:
+            self._checkpoints.close()
 
 
 # What the first model list, turn, rendered answer and the workspace watcher import (~300 ms).

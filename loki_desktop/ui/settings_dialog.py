@@ -23,8 +23,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
-from loki_desktop.core.settings import DEFAULT_HOST, Settings, resolve_host
+from loki_desktop.core.settings import (
+    CHECKPOINTS_BUDGET_RANGE,
+    DEFAULT_HOST,
+    Settings,
+    resolve_host,
+)
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
@@ -105,6 +111,7 @@ class GeneralPage(QWidget):
                 wrap=True,
             ),
         )
+        self._add_checkpoints_budget(settings, form)
 
         self.num_ctx = QComboBox()
         self.num_ctx.setObjectName("ContextSize")
@@ -138,6 +145,19 @@ class GeneralPage(QWidget):
         layout.addLayout(form)
         layout.addStretch(1)
 
+    def _add_checkpoints_budget(self, settings: Settings, form: QFormLayout) -> None:
+        low, high = CHECKPOINTS_BUDGET_RANGE
+        self.checkpoints_budget = QSpinBox()
+        self.checkpoints_budget.setRange(low, high)
+        self.checkpoints_budget.setSuffix(" " + _("Mo"))
+        self.checkpoints_budget.setValue(settings.checkpoints_budget_mb)
+        form.addRow(label(_("Points de restauration"), "CardTitle"), self.checkpoints_budget)
+        help_text = _(
+            "La place que gardent les états d'avant des fichiers modifiés (pour annuler un "
+            "tour) ; au-delà, les plus anciens sont supprimés."
+        )
+        form.addRow("", label(help_text, "FieldHelp", wrap=True))
+
     def _on_model_text(self, text: str) -> None:
         name = text.strip()
         self.behaviour.show_for(name, self.profile_of(name) if name else None)
@@ -147,6 +167,7 @@ class GeneralPage(QWidget):
         settings.host = self.host.text().strip()
         settings.model = self.model.currentText().strip()
         settings.max_rounds = self.max_rounds.value()
+        settings.checkpoints_budget_mb = self.checkpoints_budget.value()
         settings.num_ctx = int(self.num_ctx.currentData())
         settings.ui["theme"] = str(self.theme.currentData())
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from loki_desktop.core.events import (
+    ChangedFile,
     CheckReport,
     Done,
     Error,
@@ -50,6 +51,7 @@ class TurnSink(Protocol):
         summary: str,
         output: str,
         images: Sequence[ImageAttachment] = (),
+        shell_changes: Sequence[ChangedFile] = (),
     ) -> None: ...
 
     def interrupt_tools(self) -> None: ...
@@ -78,8 +80,15 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             sink.add_skill_badge(title)
         case ToolCall(id=call_id, name=name, args=args):
             sink.add_tool_call(call_id, name, args)
-        case ToolResult(id=call_id, ok=ok, summary=summary, output=output, images=images):
-            sink.set_tool_result(call_id, ok, summary, output, images)
+        case ToolResult(
+            id=call_id,
+            ok=ok,
+            summary=summary,
+            output=output,
+            images=images,
+            shell_changes=changed,
+        ):
+            sink.set_tool_result(call_id, ok, summary, output, images, shell_changes=changed)
         case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
             sink.add_check(path, ok, [(p.line, p.col, p.message) for p in problems], skipped)
         case Notice(message=message):

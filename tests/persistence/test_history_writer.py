@@ -183,3 +183,32 @@ def test_kill_9_keeps_every_batch_written_before_it(db_path: Path) -> None:
         assert (message.content, message.cut) == (shown, True)
     finally:
         history.close()
+
+
+def lock_is_free(store: BackgroundHistory, conversation: str) -> bool:
+    taken = store.lock_turn(conversation)
+    if taken is None:
+        return False
+    taken.release()
+    return True
+
+
+def test_the_turn_lock_is_held_until_the_turns_writes_are_on_disk(
+    store: BackgroundHistory, db_path: Path, held_lock: Callable[[], None]
+) -> None:
+    """While the file is locked the turn's writes wait; its lock must wait with them, or
+    another process could take the conversation and read it without the turn."""
+    conversation = store.create("demo")
+    lock = store.lock_turn(conversation)
+    assert lock is not None
+    assert store.lock_turn(conversation) is None  # one turn at a time
+    store.append(conversation, ChatMessage(role="user", content="bonjour"))
+    lock.release()
+    assert store.lock_turn(conversation) is None  # the write is still queued behind the lock
+    held_lock()
+    eventually(lambda: lock_is_free(store, conversation))
+    other = History(db_path)
+    try:
+        assert [m.content for m in other.messages(conversation)] == ["bonjour"]
+    finally:
+        other.close()

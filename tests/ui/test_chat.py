@@ -216,6 +216,7 @@ async def test_full_scripted_conversation_is_shown_saved_and_reopened(
             "ToolCard",  # write_file, fixed
             "CheckCard",  # ... and the check passes
             "AssistantMessage",
+            "UndoBar",  # the turn wrote a file: it can be taken back
         ]
         assert kinds(window) == expected
         assert window.current is not None
@@ -231,7 +232,7 @@ async def test_full_scripted_conversation_is_shown_saved_and_reopened(
         assert any("statistics" in message for _line, _col, message in failing.problems)
         assert passing.ok
         assert passing.problems == []
-        answer = items[-1]
+        answer = items[-2]
         assert isinstance(answer, AssistantMessage)
         assert answer.markdown() == FINAL_ANSWER
         assert (workspace / "stats_ventes.py").read_text(encoding="utf-8") == SCRIPT_FIXED
@@ -255,7 +256,7 @@ async def test_full_scripted_conversation_is_shown_saved_and_reopened(
         ]
         checks = [item for item in items if isinstance(item, CheckCard)]
         assert [c.ok for c in checks] == [False, True]
-        last = items[-1]
+        last = items[-2]
         assert isinstance(last, AssistantMessage)
         assert last.markdown() == FINAL_ANSWER
 

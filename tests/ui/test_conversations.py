@@ -232,3 +232,25 @@ async def test_up_and_down_keep_moving_in_the_list_and_typing_goes_to_the_compos
         assert window.composer.text() == "Salut"
         assert window.composer.input.hasFocus()
         assert window.current.id == order[0]
+
+
+async def test_switching_conversations_gives_freed_memory_back_once_quiet(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    """Closing a conversation's view frees its widgets; glibc keeps the pages unless asked
+    (ui.memory_return): a burst of switches asks once, after the window went quiet."""
+    ids = seed(services, {f"Conversation {n}": ["question", "réponse"] for n in range(3)})
+    async with open_window(services, qtbot, ollama.url) as window:
+        memory = window.memory_return
+        if not memory.available:  # not glibc: nothing to give back, nothing scheduled
+            window.open_conversation(ids["Conversation 0"])
+            window.open_conversation(ids["Conversation 1"])
+            assert not memory.pending
+            assert memory.runs == 0
+            return
+        runs_before = memory.runs
+        for title in ("Conversation 0", "Conversation 1", "Conversation 2"):
+            window.open_conversation(ids[title])
+        assert memory.pending  # two views were dropped: a trim waits for quiet
+        await wait_until(lambda: not memory.pending)
+        assert memory.runs == runs_before + 1  # one trim for the whole burst

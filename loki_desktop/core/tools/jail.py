@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import Protocol
 
 from loki_desktop.core.checks.source import NotRegularFile
 from loki_desktop.core.tools.dirfd import LINK_ERRNOS, O_NONBLOCK, Dir, write_atomically
@@ -34,6 +35,20 @@ MAX_LINKS = 40
 # Called between the steps of every walk and every file operation, with the step's name
 # and the workspace-relative path: tests swap a component there to prove the race is lost.
 Hook = Callable[[str, str], None]
+
+
+class ChangeObserver(Protocol):
+    """Told around each file a tool changes (core.changes keeps the previous states)."""
+
+    def before_change(self, rel: str, previous: Callable[[], bytes | None], size: int) -> None:
+        """`rel` is about to change; `previous()` reads its current bytes (None: it does not
+        exist) and `size` is their length (0 when absent, -1 for something that is not a
+        regular file), to decide before reading."""
+        ...
+
+    def after_change(self, rel: str, data: bytes | None) -> None:
+        """`rel` now holds `data` (None: it was removed)."""
+        ...
 
 
 def is_forbidden_part(name: str) -> bool:
@@ -73,7 +88,9 @@ class _Missing(Exception):
 class Workspace:
     """A folder that jails every file tool."""
 
-    def __init__(self, root: Path | str, hook: Hook | None = None) -> None:
+    def __init__(
+        self, root: Path | str, hook: Hook | None = None, observer: ChangeObserver | None = None
+    ) -> None:
         self.root = Path(root).resolve(strict=True)
         if not self.root.is_dir():
             raise NotADirectoryError(str(self.root))
@@ -81,6 +98,7 @@ class Workspace:
         self._root_dir = Dir.open(str(self.root))
         weakref.finalize(self, self._root_dir.close)
         self.hook: Hook = hook or _no_hook
+        self.observer = observer
 
     # --- walking ------------------------------------------------------------------------
 
@@ -294,12 +312,47 @@ class Workspace:
         # keep the bits of the file we replace (a script stays executable); 0644 otherwise
         regular = before is not None and stat.S_ISREG(before.st_mode)
         mode = stat.S_IMODE(before.st_mode) if before is not None and regular else 0o644
+        if self.observer is not None:
+            # -1: something that is no regular file (a pipe) is replaced, and cannot be kept
+            size = before.st_size if regular and before else (0 if before is None else -1)
+            self.observer.before_change(rel, lambda: self._current(entry, before), size)
         self.hook("write", rel)
         try:
             write_atomically(entry.folder, name, data, mode, lambda: self.hook("rename", rel))
         except OSError as exc:
             raise _named(exc, rel) from None
+        if self.observer is not None:
+            self.observer.after_change(rel, data)
         return before is not None
+
+    def remove(self, entry: Entry) -> None:
+        """Remove the file of `entry` (a missing one is no error)."""
+        if entry.name is None:
+            raise IsADirectoryError(errno.EISDIR, "is a folder", entry.rel)
+        before = entry.folder.lstat(entry.name)
+        if before is None:
+            return
+        if stat.S_ISDIR(before.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder", entry.rel)
+        if self.observer is not None:
+            self.observer.before_change(
+                entry.rel, lambda: self._current(entry, before), before.st_size
+            )
+        try:
+            entry.folder.unlink(entry.name)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise _named(exc, entry.rel) from None
+        if self.observer is not None:
+            self.observer.after_change(entry.rel, None)
+
+    def _current(self, entry: Entry, info: os.stat_result | None) -> bytes | None:
+        """The whole current content of `entry`'s file (None when there is none)."""
+        if info is None or entry.name is None:
+            return None
+        with self.open_regular(entry, entry.rel) as (fd, opened):
+            return read_fd(fd, opened.st_size, 1 << 62).data
 
 
 # Counting the lines of a file bigger than this would take too long: the count says "at least".

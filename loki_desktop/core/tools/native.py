@@ -23,6 +23,7 @@ from loki_desktop.core.tools.grep import (
 )
 from loki_desktop.core.tools.jail import JailError, Workspace, is_forbidden_part, read_fd
 from loki_desktop.core.tools.shell import SHELL_TIMEOUT_S, run_command
+from loki_desktop.core.tools.shell_changes import compare, model_note, snapshot
 from loki_desktop.core.tools.text import (
     READ_LIMIT_BYTES,
     TOOL_RESULT_CAP,
@@ -297,7 +298,9 @@ class NativeTools:
                 "Do not retry it; explain what you wanted to do instead.",
                 "refusée par l'utilisateur",
             )
+        before = await asyncio.to_thread(snapshot, self._ws.root)
         result = await run_command(command, self._ws.root)
+        changed = compare(before, await asyncio.to_thread(snapshot, self._ws.root))
         if result.timed_out:
             status = f"killed after {SHELL_TIMEOUT_S:g} s (timeout)"
         else:
@@ -311,7 +314,8 @@ class NativeTools:
                 "command ended; redirect their output (cmd > file 2>&1 &) to keep them running]"
             )
         ok = not result.timed_out and result.exit_code == 0
-        return ToolOutcome(ok, cap(f"{status}\n{body}"), status)
+        output = cap(f"{status}\n{body}", TOOL_RESULT_CAP - 2000) + model_note(changed)
+        return ToolOutcome(ok, output, status, extra={"shell_changes": tuple(changed)})
 
 
 def grep_outcome(pattern: str, result: GrepResult) -> ToolOutcome:

@@ -1,0 +1,1 @@
+"""Checkpoints of the files each turn changes, and taking a turn's changes back (undo/redo)."""

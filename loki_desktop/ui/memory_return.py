@@ -1,0 +1,63 @@
+"""Gives the memory freed by closed conversations back to the system (glibc's malloc_trim).
+
+Opening a conversation builds hundreds of widgets and Markdown documents; closing it frees
+them, but glibc keeps the freed pages in its arenas, fragmented, and the process's resident
+memory only grows over a day of switching (the soak bench measured +6.9 MB over 90 turns,
+4.7 MB of it freed memory still held). `malloc_trim(0)` hands those pages back. It runs
+once the window has been quiet for a moment after a conversation was dropped or a turn
+ended, never on the path of a click. Elsewhere than glibc it does nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import sys
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer
+
+QUIET_MS = 1500  # after the last drop or turn end: a run of switches trims once
+
+
+def glibc_trim() -> Callable[[], object] | None:
+    """glibc's malloc_trim(0), or None where the C library has none (macOS, Windows, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    trim = getattr(ctypes.CDLL(name), "malloc_trim", None)
+    if trim is None:
+        return None
+    return lambda: trim(0)
+
+
+class MemoryReturn(QObject):
+    """request() after freeing a lot; the trim runs once, QUIET_MS after the last request."""
+
+    def __init__(self, parent: QObject | None = None, quiet_ms: int = QUIET_MS) -> None:
+        super().__init__(parent)
+        self._trim = glibc_trim()
+        self.runs = 0  # trims done (what the tests and a curious person can look at)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(quiet_ms)
+        self._timer.timeout.connect(self._run)
+
+    @property
+    def available(self) -> bool:
+        return self._trim is not None
+
+    @property
+    def pending(self) -> bool:
+        return self._timer.isActive()
+
+    def request(self) -> None:
+        if self._trim is not None:
+            self._timer.start()  # restarts: a burst of requests trims once
+
+    def _run(self) -> None:
+        if self._trim is not None:
+            self._trim()
+            self.runs += 1

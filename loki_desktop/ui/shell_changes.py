@@ -1,0 +1,51 @@
+"""The files a shell command changed, listed under its card ("modifiés par la commande")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
+
+from loki_desktop.core.changes.labels import kind_label
+from loki_desktop.core.events import ChangedFile
+from loki_desktop.core.i18n import _
+from loki_desktop.ui.qt_helpers import label
+
+# Past this many files the list says how many more there are.
+SHOWN_MAX = 20
+
+
+class ShellChangesList(QFrame):
+    """A heading and one line a file: `path (modifié)`."""
+
+    def __init__(self, changes: Sequence[ChangedFile], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ShellChanges")
+        self.changes = list(changes)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 2, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(
+            label(_("Modifiés par la commande ({n}) :").format(n=len(changes)), "CardDetail")
+        )
+        lines = [
+            _("{path} ({kind})").format(path=c.path, kind=kind_label(c.kind))
+            for c in changes[:SHOWN_MAX]
+        ]
+        if len(changes) > SHOWN_MAX:
+            lines.append(_("… et {n} autres").format(n=len(changes) - SHOWN_MAX))
+        self.text = label("\n".join(lines), "ToolOutput")
+        layout.addWidget(self.text)
+
+
+def changes_from_extra(extra: Mapping[str, Any]) -> tuple[ChangedFile, ...]:
+    """The list a stored run_shell result keeps (the agent writes it; see core.agent)."""
+    raw = extra.get("shell_changes")
+    if not isinstance(raw, list):
+        return ()
+    return tuple(
+        ChangedFile(str(item.get("path", "")), str(item.get("kind", "")))
+        for item in raw
+        if isinstance(item, dict)
+    )
