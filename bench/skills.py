@@ -6,12 +6,11 @@ import time
 from pathlib import Path
 
 from bench.figures import Figure, median_of
-from loki_desktop.core.skills.loader import load_router
+from loki_desktop.core.skills.loader import load_examples, load_router, read_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = (
-    ROOT / "skills" / "examples" / "labelled.tsv",
-    ROOT / "skills" / "examples" / "tuning.tsv",
+    *sorted((ROOT / "skills" / "examples").glob("*.tsv")),
     *(
         ROOT / "tests" / "corpus" / "skills" / name
         for name in ("heldout.tsv", "fresh.tsv", "fresh2.tsv")
@@ -31,6 +30,12 @@ def corpus_messages() -> list[str]:
 
 def measure() -> list[Figure]:
     messages = corpus_messages()
+    started = time.perf_counter()
+    examples = read_examples()
+    read_ms = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    load_examples()
+    model_ms = (time.perf_counter() - started) * 1000 - read_ms
     started = time.perf_counter()
     router, _problems = load_router(None)  # the first agent reads and compiles the skills
     load_ms = (time.perf_counter() - started) * 1000
@@ -64,5 +69,13 @@ def measure() -> list[Figure]:
             "ms",
             None,
             note=f"the first agent; the next ones reuse them: {reuse_ms * 1000:.0f} µs",
+        ),
+        Figure(
+            "Skills",
+            "learning the example-based opinion",
+            model_ms,
+            "ms",
+            None,
+            note=f"{len(examples)} labelled requests, read in {read_ms:.0f} ms (once per process)",
         ),
     ]

@@ -78,8 +78,10 @@ def run_app() -> int:
             super().__init__(*args, **kwargs)
             fill = self.model_picker.set_models
 
-            def set_models(names: list[str], current: str, profiles: Any = None) -> str:
-                chosen = fill(names, current, profiles)
+            def set_models(
+                names: list[str], current: str, profiles: Any = None, **grouping: Any
+            ) -> str:
+                chosen = fill(names, current, profiles, **grouping)
                 if names:
                     _report("READY")
                 return chosen

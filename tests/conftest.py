@@ -29,7 +29,8 @@ def loki_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "loki-home"
     home.mkdir()
     monkeypatch.setenv("LOKI_HOME", str(home))
-    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    for name in ("OLLAMA_HOST", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
     return home
 
 
@@ -95,7 +96,8 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
     """Environment for running `python -m loki_desktop` as a child process."""
     env = dict(os.environ)
     env.update(LOKI_HOME=str(home), PYTHONPATH=str(REPO), PYTHONUTF8="1")
-    env.pop("OLLAMA_HOST", None)
+    for name in ("OLLAMA_HOST", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        env.pop(name, None)  # the test's own servers only
     env.update(extra)
     return env
 

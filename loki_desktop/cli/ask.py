@@ -11,24 +11,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loki_desktop.cli.interrupt import Interruption
+from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.events import Done, Error, Event
 from loki_desktop.core.ports import BackendError, CheckpointStore, StoreUnavailable
 from loki_desktop.core.services import Services
-from loki_desktop.core.settings import resolve_host
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
     from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.mcp.sampling import ModelSource
     from loki_desktop.core.messages import ImageAttachment
+    from loki_desktop.core.tools.preview import PreviewKeeper
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("ask", help="pose une question à l'agent, sans fenêtre")
     parser.add_argument("prompt", help="le message")
     parser.add_argument("--workspace", type=Path, help="dossier de travail (défaut : courant)")
-    parser.add_argument("--model", help="modèle Ollama (défaut : réglages, sinon le premier)")
-    parser.add_argument("--host", help="adresse du serveur Ollama")
+    parser.add_argument("--model", help="modèle (défaut : réglages, sinon le premier du serveur)")
+    add_server_arguments(parser)
     parser.add_argument("--session", help="continue cette conversation")
     parser.add_argument(
         "--allow-shell",
@@ -52,6 +53,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="S",
         help="attend jusqu'à S secondes que les serveurs MCP activés démarrent (défaut : 10 ; "
         "un serveur plus lent est laissé de côté pour ce tour)",
+    )
+    parser.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="avec le réglage « Demander avant d'écrire », autorise les écritures "
+        "(sinon write_file et edit_file sont refusés ; réglage éteint : sans effet)",
     )
     parser.add_argument("--no-skills", action="store_true", help="n'injecte aucune méthode")
     parser.add_argument(
@@ -114,17 +121,17 @@ async def _ask(
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.cli.approval import FixedApprover
     from loki_desktop.core.assembly import TurnOptions, build_agent
-    from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.llm.backends import make_backend
     from loki_desktop.core.mcp.manager import McpManager
 
     settings = services.settings.load()
+    server = chosen_server(args, settings)
     try:
         store = services.open_history()
     except StoreUnavailable as exc:  # locked by another program, unreadable, too new
         print(exc, file=sys.stderr)
         return 1
-    host = resolve_host(args.host, settings)
-    backend = OllamaBackend(host)
+    backend = make_backend(server, services.secrets)
     options = TurnOptions(
         model=args.model or "",
         think=args.think,
@@ -134,16 +141,19 @@ async def _ask(
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
     # imported otherwise); the manager is closed below so no server outlives the command.
     wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
-    mcp = McpManager.from_settings(settings.mcp_servers, services.secrets, **wait)
+    mcp = McpManager.from_settings(
+        settings.mcp_servers, services.secrets, data_home=services.data_home, **wait
+    )
     options.extra_sources.append(mcp)
     mcp.set_roots([workspace])
+    preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
     agent = build_agent(
         settings=settings,
         backend=backend,
         store=store,
         workspace=workspace,
-        approver=FixedApprover(args.allow_shell),
+        approver=FixedApprover(args.allow_shell, args.allow_writes),
         options=options,
         checkpoints=checkpoints,
     )
@@ -172,6 +182,8 @@ async def _ask(
             _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
         raise
     finally:
+        if preview is not None:
+            preview.close()
         await mcp.aclose()
         await backend.close()
         store.close()
@@ -190,6 +202,19 @@ def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSourc
     mcp.client.host = host
     mcp.client.sampler = Sampler(model, host)
     mcp.client.allow_sampling = args.allow_sampling
+
+
+def _preview(mcp: McpManager, workspace: Path) -> PreviewKeeper | None:
+    """The workspace served on loopback while the browser server is on; the model reads its
+    URL in the browser's navigate tool."""
+    from loki_desktop.core.mcp.browser import PLAYWRIGHT_ID
+    from loki_desktop.core.tools.preview import PreviewKeeper
+
+    if not mcp.is_enabled(PLAYWRIGHT_ID):
+        return None
+    keeper = PreviewKeeper()
+    mcp.preview_url = keeper.follow(workspace)
+    return keeper
 
 
 def _open_checkpoints(services: Services) -> CheckpointStore | None:

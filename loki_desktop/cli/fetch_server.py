@@ -1,14 +1,22 @@
-"""Hidden `loki-desktop mcp-fetch-server`: runs the bundled fetch MCP server on stdio.
+"""The fetch MCP server as Loki runs it: `python -m loki_desktop.cli.fetch_server`, or the
+hidden `loki-desktop mcp-fetch-server` inside a bundle. Arguments go to mcp-server-fetch
+unchanged (--ignore-robots-txt, --allow-private-ips, ...).
 
-Inside a PyInstaller bundle sys.executable is Loki itself, not a Python that could run
-`-m mcp_server_fetch`; the fetch catalogue entry starts this sub-command instead. Its
-arguments go to mcp-server-fetch unchanged (--ignore-robots-txt, --allow-private-ips, ...).
+mcp-server-fetch asks readabilipy for its Node path (Mozilla's Readability.js), and
+readabilipy, finding `node` but no `node_modules` beside its script, runs `npm install` inside
+site-packages at the first page: seconds of network access that write into the install, or
+fail offline. Loki keeps readabilipy on its pure-Python path instead (`use_readability=False`,
+its public parameter), which needs nothing but the wheel. tests/core/mcp/test_fetch.py proves
+that no npm or node process runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 from loki_desktop.core.services import Services
 
@@ -25,9 +33,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
+    serve(args.server_args)
+    return 0
+
+
+def serve(server_args: Sequence[str]) -> None:
+    import readabilipy.simple_json
     from mcp_server_fetch import main
 
+    # mcp-server-fetch calls readabilipy.simple_json.simple_json_from_html_string(html,
+    # use_readability=True) through the module: the pure-Python extractor for every call
+    extract = readabilipy.simple_json.simple_json_from_html_string
+
+    @functools.wraps(extract)
+    def pure_python(html: str, *args: Any, **kwargs: Any) -> Any:
+        kwargs["use_readability"] = False
+        return extract(html, *args, **kwargs)
+
+    readabilipy.simple_json.simple_json_from_html_string = pure_python
     # mcp-server-fetch parses sys.argv itself; stdout stays the JSON-RPC channel.
-    sys.argv = [COMMAND, *args.server_args]
+    sys.argv = [COMMAND, *server_args]
     main()
-    return 0
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1:])

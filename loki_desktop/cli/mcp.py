@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loki_desktop.cli import mcp_login
 from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
@@ -72,6 +73,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     importer.add_argument("file", type=Path, help="fichier JSON")
 
+    mcp_login.register(commands)
+
     parser.set_defaults(run=run)
 
 
@@ -81,7 +84,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
     from loki_desktop.core.mcp.service import McpService
     from loki_desktop.core.ports import SecretStoreUnavailable
 
-    service = McpService(services.settings, services.secrets)
+    service = McpService(services.settings, services.secrets, data_home=services.data_home)
     for notice in services.settings.take_notices() + service.notices:
         print(f"note : {mask(notice)}", file=sys.stderr)
     action = {
@@ -94,6 +97,8 @@ def run(args: argparse.Namespace, services: Services) -> int:
         "test": _test,
         "import": _import,
         "sampling": _sampling,
+        "login": mcp_login.login,
+        "logout": mcp_login.logout,
     }[args.mcp_command]
     try:
         return action(args, service)

@@ -9,29 +9,30 @@ import json
 import sys
 
 from loki_desktop.cli.models_manage import register_actions
+from loki_desktop.cli.servers import add_server_arguments, chosen_server
+from loki_desktop.core.model_servers import ModelServer
 from loki_desktop.core.ports import BackendError
 from loki_desktop.core.services import Services
-from loki_desktop.core.settings import resolve_host
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "models", help="liste les modèles du serveur Ollama et ce que chacun sait faire"
     )
-    parser.add_argument("--host", help="adresse du serveur Ollama")
+    add_server_arguments(parser)
     parser.add_argument("--json", action="store_true", help="un objet JSON par modèle et ligne")
     parser.set_defaults(run=run)
     register_actions(parser)  # models pull | rm
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
-    host = resolve_host(args.host, services.settings.load())
-    return asyncio.run(_list(host, as_json=args.json))
+    server = chosen_server(args, services.settings.load())
+    return asyncio.run(_list(server, services, as_json=args.json))
 
 
-async def _list(host: str, *, as_json: bool) -> int:
+async def _list(server: ModelServer, services: Services, *, as_json: bool) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
-    from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.llm.backends import make_backend
     from loki_desktop.core.llm.profiles import (
         ModelProfiles,
         capability_marks,
@@ -39,7 +40,8 @@ async def _list(host: str, *, as_json: bool) -> int:
         profile_json,
     )
 
-    backend = OllamaBackend(host)
+    backend = make_backend(server, services.secrets)
+    host = backend.host
     try:
         models = await backend.list_models()
         profiles = await describe(backend, ModelProfiles(), [m.name for m in models])
@@ -49,10 +51,10 @@ async def _list(host: str, *, as_json: bool) -> int:
     finally:
         await backend.close()
     if not models:
-        print(
-            f"Aucun modèle sur {host} : « ollama pull qwen2.5-coder:7b » en installe un.",
-            file=sys.stderr,
+        hint = (
+            " : « ollama pull qwen2.5-coder:7b » en installe un" if server.kind == "ollama" else ""
         )
+        print(f"Aucun modèle sur {host}{hint}.", file=sys.stderr)
         return 0
     for model, profile in zip(models, profiles, strict=True):
         if as_json:

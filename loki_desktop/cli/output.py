@@ -68,8 +68,9 @@ class PlainPrinter:
                 if len(shown) > 200:
                     shown = shown[:199] + "…"
                 self._note(f"→ {name} {shown}")
-            case ToolResult(name=name, ok=ok, summary=summary):
-                self._note(f"{'✓' if ok else '✗'} {name} : {summary}")
+            case ToolResult(name=name, ok=ok, summary=summary, change=change):
+                counts = f" (+{change.added} −{change.removed})" if change is not None else ""
+                self._note(f"{'✓' if ok else '✗'} {name} : {summary}{counts}")
             case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
                 if ok:
                     self._note(f"✓ vérification de {path}" + (f" ({skipped})" if skipped else ""))

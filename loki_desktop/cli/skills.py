@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
-    from loki_desktop.core.skills.loader import load_skills
+    from loki_desktop.core.skills.loader import load_examples, load_skills
     from loki_desktop.core.skills.router import Router
 
     if args.message is None and not args.list:
@@ -59,7 +59,8 @@ def run(args: argparse.Namespace, services: Services) -> int:
             file=sys.stderr,
         )
     message = sys.stdin.read() if args.message == "-" else args.message
-    routing = Router(catalogue.skills).route(message)
+    # the same router as a turn's: the rules, then the examples when the rules find nothing
+    routing = Router(catalogue.skills, load_examples()).route(message)
     print(routing.skill.name if routing.skill else "none")
     if args.explain:
         _print_explanation(routing)

@@ -27,6 +27,7 @@ from loki_desktop.core.events import (
     ToolCall,
     ToolResult,
 )
+from loki_desktop.core.file_change import change_of
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
 from loki_desktop.core.llm.mode import (
@@ -652,6 +653,9 @@ class _Turn:
                 yield Notice(notice)
             output = outcome.output
             extra: dict[str, Any] = {"ok": outcome.ok, "summary": outcome.summary}
+            change = change_of(outcome.extra)
+            if change is not None:  # the diff card is built again from it when reopened
+                extra["change"] = change.as_dict()
             report = await self._check_written(outcome)
             if report is not None:
                 yield report
@@ -667,6 +671,7 @@ class _Turn:
                 outcome.summary,
                 output,
                 outcome.images,
+                change=change,
                 shell_changes=tuple(changed),
             )
             # a vision model sees a tool's images (an MCP screenshot); another reads the

@@ -54,7 +54,9 @@ def build_agent(
     # the agent's checks read through the jail, as every tool does
     checker = Checkers(read=jail.read_for_check if jail is not None else None)
     check_tools = [run_check_tool(jail, checker)] if jail is not None else []
-    native = NativeTools(jail, approver, extra_tools=check_tools)
+    native = NativeTools(
+        jail, approver, extra_tools=check_tools, review_writes=settings.review_writes
+    )
     toolbox = Toolbox([native, *options.extra_sources])
     config = AgentConfig(
         model=options.model or settings.model,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import ImageAttachment
 
 # "interrupted": written by `ask` itself when a signal (SIGINT, SIGTERM, SIGHUP) stopped it
@@ -104,6 +105,7 @@ class ToolResult:
     `images` are the images the tool returned (an MCP screenshot), for the tool card's
     thumbnails; a vision model receives them as images, another model a short placeholder.
     `shell_changes` are the files a `run_shell` command changed (its card lists them).
+    `change` is the file change a write or an edit made (its diff, for the card).
     """
 
     id: str
@@ -113,6 +115,7 @@ class ToolResult:
     output: str = ""
     images: tuple[ImageAttachment, ...] = ()
     shell_changes: tuple[ChangedFile, ...] = ()
+    change: FileChange | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +172,9 @@ def event_to_json(event: Event) -> dict[str, Any]:
             if cut_args:
                 line["cut_args"] = [{"name": c.name, "chars": c.chars} for c in cut_args]
             return line
-        case ToolResult(id=call_id, name=name, ok=ok, summary=summary, images=images):
+        case ToolResult(
+            id=call_id, name=name, ok=ok, summary=summary, images=images, change=change
+        ):
             shown: dict[str, Any] = {
                 "type": "tool_result",
                 "id": call_id,
@@ -181,6 +186,13 @@ def event_to_json(event: Event) -> dict[str, Any]:
                 shown["images"] = [
                     {"mime_type": i.mime_type, "width": i.width, "height": i.height} for i in images
                 ]
+            if change is not None:  # the file and its counts; the diff itself stays out
+                shown["change"] = {
+                    "path": change.path,
+                    "kind": change.kind,
+                    "added": change.added,
+                    "removed": change.removed,
+                }
             return shown
         case CheckReport(path=path, ok=ok, problems=problems):
             return {

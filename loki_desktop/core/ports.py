@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
 from loki_desktop.core.settings import Settings
 
@@ -220,9 +221,13 @@ class ToolSource(Protocol):
 
 
 class Approver(Protocol):
-    """Asks the user before a shell command runs. Refusing is a normal answer."""
+    """Asks the user before a shell command runs, and before a file is written when the
+    "Demander avant d'écrire" setting is on (`approve_write`, with the change's diff).
+    Refusing is a normal answer."""
 
     async def approve_shell(self, command: str, cwd: Path) -> bool: ...
+
+    async def approve_write(self, change: FileChange, cwd: Path) -> bool: ...
 
 
 # --- storage ----------------------------------------------------------------------

@@ -105,6 +105,8 @@ class Settings:
     num_ctx: int = field(default=DEFAULT_NUM_CTX, metadata=_between(*NUM_CTX_RANGE))
     skills_enabled: bool = True
     auto_checks: bool = True
+    # "Demander avant d'écrire": write_file / edit_file wait for the approver (the diff shown)
+    review_writes: bool = False
     checkpoints_budget_mb: int = field(
         default=DEFAULT_CHECKPOINTS_BUDGET_MB, metadata=_between(*CHECKPOINTS_BUDGET_RANGE)
     )
@@ -117,6 +119,13 @@ class Settings:
         default_factory=dict, metadata={"entries_checked_elsewhere": True}
     )
     ui: dict[str, Any] = field(default_factory=dict)
+    # the model servers (core.model_servers types them; a bad entry is skipped there, the
+    # others kept); empty: one Ollama server at `host`. `model_server` names the server of
+    # `model` (the picker remembers both).
+    model_servers: list[dict[str, Any]] = field(
+        default_factory=list, metadata={"entries_checked_elsewhere": True}
+    )
+    model_server: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -137,7 +146,7 @@ class Settings:
             value = data[f.name]
             hint = hints[f.name]
             if f.metadata.get("entries_checked_elsewhere"):
-                hint = dict[str, Any]
+                hint = list[Any] if typing.get_origin(hint) is list else dict[str, Any]
             reason = _refusal(value, hint, f.metadata.get("check"))
             if reason is None:
                 setattr(settings, f.name, value)

@@ -1,8 +1,9 @@
-"""Asking before a shell command runs: the core's Approver port, answered by a dialog."""
+"""Asking before a shell command runs (or a file is written): the Approver port, by dialog."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -15,7 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.file_change import FileChange
+from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import button, label
+from loki_desktop.ui.theme import LIGHT
 
 
 class ApprovalDialog(QDialog):
@@ -69,36 +73,62 @@ class ApprovalDialog(QDialog):
 
 
 class ShellApprover:
-    """The Approver of one conversation: awaits the dialog, never blocks the event loop."""
+    """The Approver of one conversation: awaits the dialog, never blocks the event loop.
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    It asks before a shell command runs, and before a file is written when the
+    "Demander avant d'écrire" setting is on (the core decides when to ask). `renderer`
+    gives the colours and code highlighting of the diff a write dialog shows.
+    """
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        renderer: Callable[[], MarkdownRenderer] | None = None,
+    ) -> None:
         self.parent = parent
+        self.renderer = renderer or (lambda: MarkdownRenderer(LIGHT))
         self.always_allowed: set[tuple[str, str]] = set()
-        self.dialog: ApprovalDialog | None = None
+        self.writes_allowed = False  # "always" was ticked for a write in this conversation
+        self.dialog: QDialog | None = None
 
     async def approve_shell(self, command: str, cwd: Path) -> bool:
         key = (command, str(cwd))
         if key in self.always_allowed:
             return True
         dialog = ApprovalDialog(command, cwd, self.parent)
+        allowed, always = await self._ask(dialog, dialog.always)
+        if always:
+            self.always_allowed.add(key)
+        return allowed
+
+    async def approve_write(self, change: FileChange, cwd: Path) -> bool:
+        if self.writes_allowed:
+            return True
+        from loki_desktop.ui.write_approval import WriteApprovalDialog
+
+        dialog = WriteApprovalDialog(change, cwd, self.renderer(), self.parent)
+        allowed, always = await self._ask(dialog, dialog.always)
+        if always:
+            self.writes_allowed = True
+        return allowed
+
+    async def _ask(self, dialog: QDialog, always: QCheckBox) -> tuple[bool, bool]:
+        """(allowed, always) once the person answered the window-modal dialog."""
         answer: asyncio.Future[tuple[bool, bool]] = asyncio.get_running_loop().create_future()
 
         def finished(result: int) -> None:
             if not answer.done():
                 accepted = result == QDialog.DialogCode.Accepted
-                answer.set_result((accepted, accepted and dialog.always.isChecked()))
+                answer.set_result((accepted, accepted and always.isChecked()))
 
         dialog.finished.connect(finished)
         self.dialog = dialog
         dialog.open()  # window-modal, returns at once: the loop keeps running
         try:
-            allowed, always = await answer
+            return await answer
         finally:
             # a cancelled turn (Stop, Esc) closes the dialog it was waiting on
             self.dialog = None
             dialog.finished.disconnect(finished)
             dialog.close()
             dialog.deleteLater()
-        if always:
-            self.always_allowed.add(key)
-        return allowed

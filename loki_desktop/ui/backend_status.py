@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -14,11 +15,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.ui.model_marks import MARKS_ROLE, MarksDelegate, describe, marks_of
 from loki_desktop.ui.qt_helpers import button, label
 
 SUGGESTED_MODEL = "qwen2.5-coder:7b"
+SERVER_ROLE = Qt.ItemDataRole.UserRole + 2  # the name of the server a model row belongs to
+# The other servers' models for the picker: (server name, its models or why it has none).
+OtherServers = Sequence[tuple[str, list[str] | str]]
 
 
 class OllamaBanner(QFrame):
@@ -93,6 +98,12 @@ class OllamaBanner(QFrame):
         self.body.setText(message)
         self.show()
 
+    def show_server_problem(self, host: str, message: str) -> None:
+        """An OpenAI-compatible server that cannot be used: its sentence (no Ollama advice)."""
+        self.title.setText(_("Le serveur de modèles {host} n'est pas utilisable").format(host=host))
+        self.body.setText(message)
+        self.show()
+
     def set_checking(self, checking: bool) -> None:
         self.retry_button.setEnabled(not checking)
         self.retry_button.setText(self.tr("Vérification…") if checking else self.tr("Réessayer"))
@@ -118,27 +129,37 @@ class ModelPicker(QComboBox):
         names: list[str],
         current: str,
         profiles: Mapping[str, ModelProfile] | None = None,
+        *,
+        server: str = "",
+        others: OtherServers = (),
     ) -> str:
         """Fill the list; returns the model now selected ("" when there is none).
 
         A `current` the server does not have stays selected, marked missing: turns use the
         saved model, so the picker must not show another one in its place. `profiles` give
-        each model its marks (tools, thinking, vision) and a tooltip."""
+        each model its marks (tools, thinking, vision) and a tooltip. With `others` (the
+        other servers' models), the list is grouped under a heading per server, `server`
+        (the current one) first; choosing another server's model switches to that server."""
         profiles = profiles or {}
         self._filling = True
         try:
             self.clear()
+            if others:
+                self._heading(server)
             for name in names:
                 self.addItem(name, name)
+                self.setItemData(self.count() - 1, server, SERVER_ROLE)
                 profile = profiles.get(name)
                 self.setItemData(self.count() - 1, marks_of(profile), MARKS_ROLE)
                 if profile is not None:
                     self.setItemData(
                         self.count() - 1, describe(profile), Qt.ItemDataRole.ToolTipRole
                     )
+            self._add_others(others)
             if not names:
-                self.addItem(current or self.tr("Aucun modèle"), current)
-                self.setEnabled(False)
+                self.insertItem(0, current or self.tr("Aucun modèle"), current)
+                self.setCurrentIndex(0)
+                self.setEnabled(bool(others))
                 return current
             self.setEnabled(True)
             self._fit_list()
@@ -147,13 +168,48 @@ class ModelPicker(QComboBox):
                 self.setCurrentIndex(0)
                 return current
             index = names.index(current) if current in names else 0
-            self.setCurrentIndex(index)
+            self.setCurrentIndex(self.findData(names[index]))
             return names[index]
         finally:
             self._filling = False
 
+    def _heading(self, text: str) -> None:
+        """A row that names a server; it cannot be chosen."""
+        self.addItem(text, None)
+        model = self.model()
+        assert isinstance(model, QStandardItemModel)
+        item = model.item(self.count() - 1)
+        item.setEnabled(False)
+        font = item.font()
+        font.setBold(True)
+        item.setFont(font)
+
+    def _add_others(self, others: OtherServers) -> None:
+        for server, models in others:
+            self._heading(server)
+            if isinstance(models, str):  # the server failed: why, as a row that cannot be chosen
+                short = models if len(models) <= 60 else models[:59] + "…"
+                self._heading(short)
+                self.setItemData(self.count() - 1, models, Qt.ItemDataRole.ToolTipRole)
+                continue
+            for name in models:
+                self.addItem(name, name)
+                self.setItemData(self.count() - 1, server, SERVER_ROLE)
+
     def current_model(self) -> str:
         return str(self.currentData() or "")
+
+    def current_server(self) -> str:
+        """The server of the chosen row ("" when the list is not grouped)."""
+        return str(self.itemData(self.currentIndex(), SERVER_ROLE) or "")
+
+    def models_of(self, server: str) -> list[str]:
+        """The model rows under `server` (tests, the picker's grouping)."""
+        return [
+            str(self.itemData(row))
+            for row in range(self.count())
+            if self.itemData(row, SERVER_ROLE) == server
+        ]
 
     def _fit_list(self) -> None:
         """The open list is as wide as its widest row (name and marks), not the box."""

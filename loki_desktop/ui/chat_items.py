@@ -20,7 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import ImageAttachment
+from loki_desktop.ui.args_view import ArgumentsView
+from loki_desktop.ui.change_view import ChangeView, counts_label
 from loki_desktop.ui.images import ThumbnailRow, thumbnail_row
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.markdown_view import MarkdownView, MessageText
@@ -138,7 +141,7 @@ class FoldedText(QPlainTextEdit):
 class ToolCard(QFrame):
     """A tool call keyed by its call id: name, folded arguments, status, summary, result."""
 
-    def __init__(self, call_id: str, name: str, args: dict[str, Any]) -> None:
+    def __init__(self, call_id: str, name: str, args: dict[str, Any], cut_note: str = "") -> None:
         super().__init__()
         self.call_id = call_id
         self.name = name
@@ -168,13 +171,32 @@ class ToolCard(QFrame):
         self.result_button.setEnabled(False)
         head.addWidget(self.result_button)
         layout.addLayout(head)
-        self.args_view = FoldedText(json.dumps(args, ensure_ascii=False, indent=2), "ToolArgs")
-        layout.addWidget(self.args_view)
+        self._head = head
+        self.cut_note = cut_note
+        # built when first unfolded: a reopened write_file carries the whole file
+        self.args_view: ArgumentsView | None = None
         self.output_view = FoldedText("", "ToolOutput")
         layout.addWidget(self.output_view)
-        self.args_button.toggled.connect(self.args_view.setVisible)
+        self.args_button.toggled.connect(self._show_args)
         self.result_button.toggled.connect(self.output_view.setVisible)
         self.thumbnails: ThumbnailRow | None = None
+        self.change_view: ChangeView | None = None
+        self.counts: QLabel | None = None
+
+    def _show_args(self, shown: bool) -> None:
+        if self.args_view is None:
+            self.args_view = ArgumentsView(self.args, self.cut_note)
+            self._layout.insertWidget(1, self.args_view)
+        self.args_view.setVisible(shown)
+
+    def set_change(self, change: FileChange, renderer: MarkdownRenderer) -> None:
+        """Show what a write or an edit changed: `+N −M` in the header, the diff below."""
+        if self.change_view is not None:
+            return
+        self.counts = counts_label(change, renderer.palette)
+        self._head.insertWidget(self._head.indexOf(self.args_button), self.counts)
+        self.change_view = ChangeView(change, renderer)
+        self._layout.addWidget(self.change_view)
 
     def set_result(
         self, ok: bool, summary: str, output: str, images: Sequence[ImageAttachment] = ()

@@ -8,8 +8,10 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-from loki_desktop.core.events import ChangedFile
+from loki_desktop.core.events import ChangedFile, CutArgument
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
+from loki_desktop.ui.args_view import cut_note
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
     CheckCard,
@@ -196,6 +198,9 @@ class ChatView(QScrollArea):
                                 result.content,
                                 result.images,
                             )
+                            change = FileChange.from_dict(result.extra.get("change"))
+                            if change is not None:
+                                card.set_change(change, self.renderer)
                             if shell_changes := changes_from_extra(result.extra):
                                 card.add_detail(ShellChangesList(shell_changes))
                         else:
@@ -248,9 +253,11 @@ class ChatView(QScrollArea):
             self._streaming.finish(cut=cut)
             self._streaming = None
 
-    def add_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
+    def add_tool_call(
+        self, call_id: str, name: str, args: dict[str, Any], cut: Sequence[CutArgument] = ()
+    ) -> ToolCard:
         self.end_answer()
-        return self._add(self._new_tool_card(call_id, name, args))
+        return self._add(self._new_tool_card(call_id, name, args, cut_note(cut)))
 
     def set_tool_result(
         self,
@@ -259,11 +266,14 @@ class ChatView(QScrollArea):
         summary: str,
         output: str,
         images: Sequence[ImageAttachment] = (),
+        change: FileChange | None = None,
         shell_changes: Sequence[ChangedFile] = (),
     ) -> None:
         card = self._tool_cards.get(call_id)
         if card is not None:
             card.set_result(ok, summary, output, images)
+            if change is not None:
+                card.set_change(change, self.renderer)
             if shell_changes:
                 card.add_detail(ShellChangesList(shell_changes))
 
@@ -312,8 +322,10 @@ class ChatView(QScrollArea):
         self._layout.insertWidget(index, widget)
         return True
 
-    def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
-        card = ToolCard(call_id, name, args)
+    def _new_tool_card(
+        self, call_id: str, name: str, args: dict[str, Any], note: str = ""
+    ) -> ToolCard:
+        card = ToolCard(call_id, name, args, note)
         self._tool_cards[call_id] = card
         return card
 

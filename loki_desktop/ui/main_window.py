@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.ports import BackendError, BackendUnreachable, ModelProfile
 from loki_desktop.ui.approval import ShellApprover
@@ -39,6 +40,7 @@ from loki_desktop.ui.memory_return import MemoryReturn
 from loki_desktop.ui.model_downloads import ModelDownloads
 from loki_desktop.ui.model_marks import MarksRow
 from loki_desktop.ui.notice_bar import NoticeBar
+from loki_desktop.ui.preview_button import PreviewButton
 from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
 from loki_desktop.ui.qt_helpers import ElidedLabel, OwnedTasks, button, label
 from loki_desktop.ui.runtime import OllamaNoAnswer, Runtime
@@ -61,7 +63,7 @@ class Session(QObject):
         super().__init__(window)
         self.id = conversation_id
         self.view = ChatView(window.renderer)
-        self.approver = ShellApprover(window)
+        self.approver = ShellApprover(window, lambda: window.renderer)
         self.runner = TurnRunner(
             self.view,
             lambda: window.runtime.make_agent(self.approver),
@@ -93,6 +95,8 @@ class MainWindow(QMainWindow):
         self.keep_in_tray = False  # set by the app when a system tray shows Loki's icon
         self._refresh: asyncio.Task[None] | None = None  # the model list being asked for
         self._server_models: list[str] = []
+        # the other servers' models (or why not), grouped in the picker; empty with one server
+        self._others: list[tuple[str, list[str] | str]] = []
         self.renderer = MarkdownRenderer(theme.palette, self.tr("Copier"))
         self.setWindowTitle("Loki")
         self.setWindowIcon(app_icon())
@@ -138,6 +142,8 @@ class MainWindow(QMainWindow):
         self.workspace_picker = WorkspacePicker()
         self.workspace_picker.changed.connect(self._on_workspace)
         head.addWidget(self.workspace_picker)
+        self.preview = PreviewButton(self.runtime)
+        head.addWidget(self.preview.widget)
         self.problems_button = button(self.tr("Problèmes"))
         self.problems_button.setCheckable(True)
         self.problems_button.toggled.connect(self._show_problems)
@@ -229,6 +235,7 @@ class MainWindow(QMainWindow):
             # while the picker says "no folder"
             settings.workspace = ""
         self.workspace_picker.set_folder(settings.workspace, settings.recent_workspaces)
+        self.preview.refresh()
         self.model_picker.set_models([], settings.model)
         self.composer.set_vision(self._vision_refusal(settings.model, None))
         self.conversations.refresh()
@@ -428,11 +435,18 @@ class MainWindow(QMainWindow):
         self.banner.set_checking(True)
         host = self.runtime.host
         model = self.runtime.settings.model
+        # the other servers are asked meanwhile: the picker groups every server's models
+        others_task = asyncio.ensure_future(self.runtime.other_servers_models())
         try:
             models = await self.runtime.list_models()
-        except BackendUnreachable:
-            self.banner.show_unreachable(host)
-            self.model_picker.set_models([], model)
+            self._others = await others_task
+        except BackendUnreachable as exc:
+            self._others = await others_task
+            if self.runtime.server.kind == "ollama":
+                self.banner.show_unreachable(host)
+            else:
+                self.banner.show_server_problem(host, str(exc))
+            self._fill_picker([], model)
             self._recheck.start()
             return
         except OllamaNoAnswer as exc:
@@ -440,27 +454,56 @@ class MainWindow(QMainWindow):
             self._recheck.start()
             return
         except BackendError as exc:
-            self.banner.show_error(host, str(exc))
+            if self.runtime.server.kind == "ollama":
+                self.banner.show_error(host, str(exc))
+            else:
+                self.banner.show_server_problem(host, str(exc))
             self._recheck.start()
             return
         finally:
+            if not others_task.done():  # cancelled, or the current server failed first
+                others_task.cancel()
             if self._refresh is asyncio.current_task():  # not a check replaced by a newer one
                 self.banner.set_checking(False)
         profiles = await self.runtime.model_profiles([info.name for info in models])
         # embedding-only models cannot chat: they are not offered
         self._server_models = [name for name, p in profiles.items() if p.for_chat]
         if not self._server_models:
-            self.banner.show_no_model(host)
-            self.model_picker.set_models([], model)
+            self._fill_picker([], model)
             self._recheck.start()  # a model pulled from a terminal shows up by itself
+            if self.runtime.server.kind != "ollama":  # nothing to download through its API
+                self.banner.show_server_problem(
+                    host, _("Le serveur répond, mais ne sert aucun modèle de conversation.")
+                )
+                return
+            self.banner.show_no_model(host)
             await self.downloads.offer_first_model()
             return
         self.downloads.models_present()
-        self.model_picker.set_models(self._server_models, model, profiles)
+        self._fill_picker(self._server_models, model, profiles)
         self._show_model_state()
 
+    def _fill_picker(
+        self, names: list[str], model: str, profiles: dict[str, ModelProfile] | None = None
+    ) -> None:
+        """The picker: the current server's models, grouped with the others' when there
+        are several servers."""
+        server = self.runtime.server.name if self._others else ""
+        self.model_picker.set_models(names, model, profiles, server=server, others=self._others)
+
     def _on_model(self, name: str) -> None:
-        self.runtime.settings.model = name  # the runtime's settings: every agent reads it
+        settings = self.runtime.settings  # the runtime's settings: every agent reads them
+        settings.model = name
+        server = self.model_picker.current_server()
+        if server and server != self.runtime.server.name:
+            # another server's model: its server becomes the current one (remembered)
+            settings.model_server = server
+            self.runtime.apply_servers()
+            self.runtime.save_settings()
+            self.check_backend()
+            return
+        if server:
+            settings.model_server = server
         self.runtime.save_settings()
         self._show_model_state()
 
@@ -500,6 +543,7 @@ class MainWindow(QMainWindow):
         settings.recent_workspaces = remember_recent(settings.recent_workspaces, folder)
         self.runtime.save_settings()
         self.runtime.update_roots()
+        self.preview.refresh()
         self.watch_workspace()
 
     def watch_workspace(self) -> asyncio.Task[None]:
@@ -544,6 +588,8 @@ class MainWindow(QMainWindow):
 
         dialog = SettingsDialog(self.runtime, self.theme, self)  # it deletes itself once closed
         dialog.applied.connect(self._on_settings_applied)
+        # the MCP page turns servers on and off as it is used, Save or not
+        dialog.finished.connect(lambda _result: self.preview.refresh())
         dialog.open()
         return dialog
 

@@ -37,7 +37,7 @@ class QuickPrompt(QWidget):
         self.setWindowIcon(app_icon())
         self.runtime = runtime
         self.conversation_id: str | None = None
-        self.approver = ShellApprover(self)
+        self.approver = ShellApprover(self, lambda: self.view.renderer)
         self._drag_from: QPoint | None = None
         self.setFixedWidth(WIDTH)
 

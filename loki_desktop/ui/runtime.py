@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 
+from loki_desktop.core.i18n import _
+from loki_desktop.core.model_servers import ModelServer, current_server, servers
 from loki_desktop.core.ports import (
     Approver,
     BackendError,
@@ -28,7 +30,7 @@ from loki_desktop.core.ports import (
     StoreUnavailable,
 )
 from loki_desktop.core.services import Services
-from loki_desktop.core.settings import Settings, resolve_host
+from loki_desktop.core.settings import Settings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
@@ -36,9 +38,13 @@ if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
     from loki_desktop.core.llm.budget import ContextBudget
     from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.llm.openai_backend import OpenAIBackend
     from loki_desktop.core.llm.pull import PullProgress
     from loki_desktop.core.mcp.host import McpHost
+
+    Backend = OllamaBackend | OpenAIBackend
     from loki_desktop.core.mcp.service import McpService
+    from loki_desktop.core.tools.preview import PreviewKeeper
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +64,14 @@ class Runtime:
         self.services = services
         self.settings: Settings = services.settings.load()
         self.store: ConversationStore = services.open_window_history()
-        self.host = resolve_host(None, self.settings)
-        self._backend: OllamaBackend | None = None
+        # the server of the selected model (Réglages → Général lists them; the picker picks)
+        self.server: ModelServer = current_server(self.settings)
+        self.host = self.server.url
+        self._backend: Backend | None = None
         self._budget: ContextBudget | None = None  # per server: reset with the host
         self._mcp: McpService | None = None
+        # the workspace served on loopback while the browser server is on (Aperçu, the model)
+        self.preview: PreviewKeeper | None = None  # made at its first use
         # what opening the files found (a corrupt one moved aside): the window shows it at once
         self.startup_notices: list[str] = [
             *services.settings.take_notices(),
@@ -70,7 +80,7 @@ class Runtime:
         # said once, at the start of the next turn (a bad MCP entry, a skipped import)
         self.pending_notices: list[str] = []
         # replaced by a host change, closed at exit: running turns may still be using them
-        self._retired: list[OllamaBackend] = []
+        self._retired: list[Backend] = []
         # conversations with a turn under way, in the window or the quick prompt (TurnRunner)
         self.running_turns: set[str] = set()
         self.models_timeout_s = MODELS_TIMEOUT_S
@@ -85,12 +95,27 @@ class Runtime:
         await asyncio.to_thread(_import_agent_modules)
 
     @property
-    def backend(self) -> OllamaBackend:
+    def backend(self) -> Backend:
         if self._backend is None:
-            from loki_desktop.core.llm.ollama import OllamaBackend
+            from loki_desktop.core.llm.backends import make_backend
 
-            self._backend = OllamaBackend(self.host)
+            self._backend = make_backend(self.server, self.services.secrets)
         return self._backend
+
+    @property
+    def ollama(self) -> OllamaBackend:
+        """The current server as Ollama (pulling and deleting models exist only there)."""
+        from loki_desktop.core.llm.ollama import OllamaBackend
+
+        backend = self.backend
+        if not isinstance(backend, OllamaBackend):
+            raise BackendError(
+                _(
+                    "Le serveur {server} n'est pas un serveur Ollama : ses modèles se gèrent "
+                    "sur le serveur lui-même."
+                ).format(server=self.server.name)
+            )
+        return backend
 
     @property
     def budget(self) -> ContextBudget:
@@ -105,8 +130,16 @@ class Runtime:
     def mcp(self) -> McpService:
         if self._mcp is None:
             from loki_desktop.core.mcp.service import McpService
+            from loki_desktop.ui.mcp_sign_in import open_in_browser
 
-            self._mcp = McpService(self.services.settings, self.services.secrets)
+            self._mcp = McpService(
+                self.services.settings,
+                self.services.secrets,
+                data_home=self.services.data_home,
+            )
+            # a signed-in server asking for more scopes opens the browser while the person
+            # uses the window; a first sign-in waits for their click (ui.mcp_sign_in)
+            self._mcp.manager.browser = open_in_browser
             self.pending_notices += self._mcp.notices
             self._answer_servers(self._mcp)
         return self._mcp
@@ -148,6 +181,23 @@ class Runtime:
         folder = self.settings.workspace
         return Path(folder) if folder and Path(folder).is_dir() else None
 
+    def sync_preview(self) -> str | None:
+        """Serve the workspace while Playwright is on (and stop otherwise); its URL, which the
+        model reads in the browser's navigate tool."""
+        from loki_desktop.core.mcp.browser import browser_enabled
+        from loki_desktop.core.tools.preview import PreviewKeeper
+
+        servers = self.services.settings.load().mcp_servers
+        folder = self.workspace() if browser_enabled(servers) else None
+        if self.preview is None:
+            if folder is None:
+                return None
+            self.preview = PreviewKeeper()
+        url = self.preview.follow(folder)
+        if self._mcp is not None:
+            self._mcp.manager.preview_url = url
+        return url
+
     def new_conversation(self, first_message: str) -> str:
         """Store a new conversation, titled after its first message, in the current workspace."""
         from loki_desktop.core.agent import conversation_title
@@ -162,6 +212,7 @@ class Runtime:
         from loki_desktop.core.assembly import TurnOptions, build_agent
 
         mcp = self.mcp  # built first: its notices join the pending ones
+        self.sync_preview()
         agent = build_agent(
             settings=self.settings,
             backend=self.backend,
@@ -191,10 +242,10 @@ class Runtime:
         closing the iterator cancels the pull (Ollama resumes it next time)."""
         from loki_desktop.core.llm.pull import followed
 
-        return followed(self.backend.pull(name))
+        return followed(self.ollama.pull(name))
 
     async def delete_model(self, name: str) -> None:
-        await self.backend.delete(name)
+        await self.ollama.delete(name)
 
     async def model_profiles(self, names: list[str]) -> dict[str, ModelProfile]:
         """What each model can do (/api/show, asked once per model, together). A model the
@@ -215,16 +266,41 @@ class Runtime:
         return self.budget.profiles.peek(self.host, name)
 
     async def probe_host(self, host: str) -> list[ModelInfo]:
-        """The models of `host` (Settings › Test the connection); the current server is kept."""
-        from loki_desktop.core.llm.ollama import OllamaBackend
+        """The models of an Ollama `host`; the current server is kept."""
+        return await self.probe_server(ModelServer("ollama", "", host))
 
-        backend = OllamaBackend(host)
+    async def probe_server(self, server: ModelServer, key: str | None = None) -> list[ModelInfo]:
+        """The models of `server` (Settings › Test the connection), with `key` when given
+        (a key typed but not saved yet); the current server is kept."""
+        from loki_desktop.core.llm.backends import make_backend
+
+        backend = make_backend(server, self.services.secrets, key=key)
         try:
-            return await self._list_models(backend, host)
+            return await self._list_models(backend, server.url, server.kind)
         finally:
             await backend.close()
 
-    async def _list_models(self, backend: OllamaBackend, host: str) -> list[ModelInfo]:
+    async def other_servers_models(self) -> list[tuple[str, list[str] | str]]:
+        """The models of every server but the current one, asked together (the picker
+        groups them by server); a server that fails gives its sentence instead."""
+        from loki_desktop.core.llm.backends import make_backend
+
+        async def one(server: ModelServer) -> list[str] | str:
+            backend = make_backend(server, self.services.secrets)
+            try:
+                return [m.name for m in await self._list_models(backend, server.url, server.kind)]
+            except BackendError as exc:
+                return str(exc)
+            finally:
+                await backend.close()
+
+        others = [server for server in servers(self.settings) if server != self.server]
+        found = await asyncio.gather(*(one(server) for server in others))
+        return [(server.name, models) for server, models in zip(others, found, strict=True)]
+
+    async def _list_models(
+        self, backend: Backend, host: str, kind: str | None = None
+    ) -> list[ModelInfo]:
         try:
             return await asyncio.wait_for(backend.list_models(), self.models_timeout_s)
         except TimeoutError:
@@ -234,6 +310,10 @@ class Runtime:
                     "Ollama ne répond pas à {host} : aucune réponse en {n} s. Il démarre "
                     "peut-être encore ; sinon, redémarrez-le, puis réessayez.",
                 ).format(host=host, n=f"{self.models_timeout_s:g}")
+                if (kind or self.server.kind) == "ollama"
+                else _("Le serveur {host} ne répond pas : aucune réponse en {n} s.").format(
+                    host=host, n=f"{self.models_timeout_s:g}"
+                )
             ) from None
 
     # --- settings ---------------------------------------------------------------------
@@ -244,13 +324,32 @@ class Runtime:
         self.settings.mcp_servers = current.mcp_servers
         self.services.settings.save(self.settings)
 
+    def store_server_key(self, name: str, key: str) -> None:
+        """Keep a server's API key in the keyring ("" forgets it). A keyring that cannot be
+        used is said at the next turn; the key is then not kept (never in a file)."""
+        from loki_desktop.core.model_servers import key_name
+        from loki_desktop.core.ports import SecretStoreUnavailable
+
+        try:
+            if key:
+                self.services.secrets.set(key_name(name), key)
+            else:
+                self.services.secrets.delete(key_name(name))
+        except SecretStoreUnavailable as exc:
+            self.pending_notices.append(str(exc))
+
     def set_host(self, host: str) -> None:
-        """Use another Ollama server from the next request on."""
+        """Use another Ollama server from the next request on (the single-host setting)."""
         self.settings.host = host
-        resolved = resolve_host(None, self.settings)
-        if resolved == self.host:
+        self.apply_servers()
+
+    def apply_servers(self, *, keys_changed: bool = False) -> None:
+        """Follow the settings' servers and selected server from the next request on."""
+        server = current_server(self.settings)
+        if server == self.server and not keys_changed:
             return
-        old, self._backend, self.host = self._backend, None, resolved
+        old, self._backend = self._backend, None
+        self.server, self.host = server, server.url
         self._budget = None  # another server: its models' windows are asked anew
         if old is not None:
             self._retired.append(old)  # a running turn may still be streaming from it
@@ -258,6 +357,8 @@ class Runtime:
     # --- closing ----------------------------------------------------------------------
 
     async def aclose(self) -> None:
+        if self.preview is not None:  # a thread of this process: the port is freed here
+            self.preview.close()
         if self._mcp is not None:
             try:
                 await self._mcp.aclose()
@@ -277,6 +378,8 @@ class Runtime:
 # What the first model list, turn, rendered answer and the workspace watcher import (~300 ms).
 AGENT_MODULES = (
     "loki_desktop.core.llm.ollama",
+    "loki_desktop.core.llm.backends",
+    "loki_desktop.core.llm.openai_backend",
     "loki_desktop.core.assembly",
     "loki_desktop.core.mcp.service",
     "loki_desktop.core.checks.registry",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QHBoxLayout,
-    QLineEdit,
     QListWidget,
     QScrollArea,
     QSpinBox,
@@ -24,13 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from loki_desktop.core.i18n import _
-from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
-from loki_desktop.core.settings import (
-    CHECKPOINTS_BUDGET_RANGE,
-    DEFAULT_HOST,
-    Settings,
-    resolve_host,
-)
+from loki_desktop.core.model_servers import save_servers, servers
+from loki_desktop.core.ports import ModelProfile
+from loki_desktop.core.settings import CHECKPOINTS_BUDGET_RANGE, Settings
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
@@ -38,6 +33,7 @@ from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.settings_installed_models import ModelsPage
 from loki_desktop.ui.settings_mcp import McpPage
 from loki_desktop.ui.settings_model import ModelBehaviour
+from loki_desktop.ui.settings_servers import Probe, ServersEditor, drafts_of
 from loki_desktop.ui.theme import Theme
 
 MAX_ROUNDS_LIMIT = 50
@@ -51,12 +47,12 @@ class GeneralPage(QWidget):
         settings: Settings,
         theme: Theme,
         tasks: OwnedTasks,
-        probe: Callable[[str], Awaitable[list[ModelInfo]]],
+        probe: Probe,
         profile_of: Callable[[str], ModelProfile | None] = lambda _name: None,
     ) -> None:
         super().__init__()
         self.tasks = tasks
-        self.probe = probe  # lists a host's models (Runtime.probe_host)
+        self.probe = probe  # lists a server's models (Runtime.probe_server)
         self.profile_of = profile_of  # what a model of the current server can do, if known
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -64,8 +60,10 @@ class GeneralPage(QWidget):
         layout.addWidget(label(self.tr("Général"), "PageTitle"))
         layout.addWidget(
             label(
-                self.tr(
-                    "Où trouver Ollama, quel modèle utiliser, et jusqu'où laisser l'agent aller."
+                _(
+                    "Où trouver les modèles (Ollama, ou un serveur compatible OpenAI comme "
+                    "vLLM, llama.cpp ou LM Studio), quel modèle utiliser, et jusqu'où laisser "
+                    "l'agent aller."
                 ),
                 "PageIntro",
                 wrap=True,
@@ -73,17 +71,16 @@ class GeneralPage(QWidget):
         )
         form = QFormLayout()
         form.setSpacing(10)
-        host_row = QHBoxLayout()
-        self.host = QLineEdit(settings.host)
-        self.host.setPlaceholderText(DEFAULT_HOST)
-        host_row.addWidget(self.host, 1)
-        self.test_button = button(self.tr("Tester la connexion"))
-        self.test_button.clicked.connect(self.test_connection)
-        host_row.addWidget(self.test_button)
-        form.addRow(label(self.tr("Serveur Ollama"), "CardTitle"), host_row)
-        self.test_result = label("", "TestResult", wrap=True)
-        self.test_result.hide()
-        form.addRow("", self.test_result)
+        migrated = not settings.model_servers
+        self.servers = ServersEditor(
+            drafts_of(servers(settings), settings.host, migrated), tasks, probe
+        )
+        self.servers.tested.connect(self._fill_models)
+        self._tested: tuple[str, list[str]] = ("", [])  # the last server tested, its models
+        # the selected server's fields (the tests and older code know them by these names)
+        self.host, self.test_button = self.servers.host, self.servers.test_button
+        self.test_result = self.servers.test_result
+        form.addRow(label(_("Serveurs de modèles"), "CardTitle"), self.servers)
 
         self.model = QComboBox()
         self.model.setEditable(True)
@@ -164,46 +161,41 @@ class GeneralPage(QWidget):
 
     def apply(self, settings: Settings) -> None:
         self.behaviour.apply(settings)
-        settings.host = self.host.text().strip()
+        drafts = self.servers.drafts
+        if len(drafts) == 1 and drafts[0].kind == "ollama" and not drafts[0].server().has_key:
+            # one Ollama server: the single host setting, as before there were several
+            settings.model_servers, settings.host = [], drafts[0].url.strip()
+            settings.model_server = drafts[0].name.strip()
+        else:
+            save_servers(settings, [draft.server() for draft in drafts])
         settings.model = self.model.currentText().strip()
+        tested, names = self._tested
+        if settings.model in names and tested in {d.name.strip() for d in drafts}:
+            settings.model_server = tested  # a model of the server just tested: its server
         settings.max_rounds = self.max_rounds.value()
         settings.checkpoints_budget_mb = self.checkpoints_budget.value()
         settings.num_ctx = int(self.num_ctx.currentData())
         settings.ui["theme"] = str(self.theme.currentData())
 
-    def test_connection(self) -> None:
-        self.test_button.setEnabled(False)
-        self.test_result.setText(self.tr("Connexion…"))
-        set_state(self.test_result, "state", "ok")
-        self.test_result.show()
-        self.tasks.spawn(self._test())
+    def store_keys(self, store: Callable[[str, str], None]) -> bool:
+        """Put the keys typed (or forgotten) into the keyring; True when one changed."""
+        changed = False
+        for draft in self.servers.drafts:
+            if draft.key is not None:
+                store(draft.name.strip(), draft.key)
+                draft.has_key, draft.key, changed = bool(draft.key), None, True
+        return changed
 
-    async def _test(self) -> None:
-        host = resolve_host(self.host.text().strip() or None, Settings())
-        try:
-            models = await self.probe(host)
-        except BackendError as exc:
-            self.test_result.setText(str(exc))
-            set_state(self.test_result, "state", "error")
-            return
-        finally:
-            self.test_button.setEnabled(True)
-        names = [m.name for m in models]
+    def test_connection(self) -> None:
+        self.servers.test_connection()
+
+    def _fill_models(self, names: list[str]) -> None:
+        draft = self.servers.current
+        self._tested = (draft.name.strip() if draft else "", names)
         current = self.model.currentText()
         self.model.clear()
         self.model.addItems(names)
         self.model.setCurrentText(current if current else (names[0] if names else ""))
-        if names:
-            self.test_result.setText(
-                self.tr("Connecté à {host} : {n} modèle(s) — {names}").format(
-                    host=host, n=len(names), names=", ".join(names)
-                )
-            )
-        else:
-            self.test_result.setText(
-                self.tr("Connecté à {host}, mais aucun modèle n'est installé.").format(host=host)
-            )
-        set_state(self.test_result, "state", "ok")
 
 
 class IntelligencePage(QWidget):
@@ -233,6 +225,21 @@ class IntelligencePage(QWidget):
         )
         self.auto_checks.setChecked(settings.auto_checks)
         layout.addWidget(self.auto_checks)
+        self.review_writes = QCheckBox(_("Demander avant d'écrire"))
+        self.review_writes.setObjectName("ReviewWrites")
+        self.review_writes.setChecked(settings.review_writes)
+        layout.addWidget(self.review_writes)
+        layout.addWidget(
+            label(
+                _(
+                    "Loki montre le diff de chaque fichier qu'il veut créer ou modifier, et "
+                    "attend votre accord : une fois, jamais, ou toujours pour la conversation. "
+                    "Les commandes (run_shell) demandent toujours."
+                ),
+                "FieldHelp",
+                wrap=True,
+            )
+        )
         self.evaluation = EvaluationPanel(runtime)
         layout.addWidget(self.evaluation)
 
@@ -278,6 +285,7 @@ class IntelligencePage(QWidget):
     def apply(self, settings: Settings) -> None:
         settings.skills_enabled = self.skills_enabled.isChecked()
         settings.auto_checks = self.auto_checks.isChecked()
+        settings.review_writes = self.review_writes.isChecked()
 
     def _open_folder(self) -> None:
         self.skills_folder.mkdir(parents=True, exist_ok=True)
@@ -320,7 +328,7 @@ class SettingsDialog(QDialog):
         body.addWidget(self.nav)
         self.pages = QStackedWidget()
         self.general = GeneralPage(
-            runtime.settings, theme, self.tasks, runtime.probe_host, runtime.profile_of
+            runtime.settings, theme, self.tasks, runtime.probe_server, runtime.profile_of
         )
         self.models = ModelsPage(runtime, self._default_model_set)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
@@ -361,10 +369,17 @@ class SettingsDialog(QDialog):
         self.nav.setCurrentRow(self.PAGES.index(name))
 
     def save(self) -> None:
+        if problem := self.general.servers.problem():  # nothing is saved: say what to fix
+            self.show_page("general")
+            self.general.test_result.setText(problem)
+            set_state(self.general.test_result, "state", "error")
+            self.general.test_result.show()
+            return
         settings = self.runtime.settings
         self.general.apply(settings)
         self.intelligence.apply(settings)
-        self.runtime.set_host(settings.host)
+        keys_changed = self.general.store_keys(self.runtime.store_server_key)
+        self.runtime.apply_servers(keys_changed=keys_changed)
         self.runtime.save_settings()
         self.theme_state.set_choice(str(settings.ui.get("theme", "system")))
         self.applied.emit()

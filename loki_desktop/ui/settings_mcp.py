@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -22,11 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp import secret_values
 from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
 from loki_desktop.core.mcp.service import ImportReport, McpService, ServerView
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
 from loki_desktop.core.ports import SecretStoreUnavailable
+from loki_desktop.ui.mcp_sign_in import SignInRow
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 from loki_desktop.ui.settings_sampling import sampling_picker
 
@@ -44,6 +47,7 @@ class ServerCard(QFrame):
         self.setProperty("card", True)
         self.fields: dict[str, QLineEdit] = {}
         self.sampling_combo: QComboBox | None = None  # set by sampling_picker
+        self.flags: dict[str, QCheckBox] = {}  # the catalogue's yes/no parameters
         self.measured = view.config.measured  # cost at the last test, shown while inactive
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
@@ -76,6 +80,16 @@ class ServerCard(QFrame):
         grid.setVerticalSpacing(6)
         row = 0
         for param in view.params:
+            if param.target == "flag":
+                box = QCheckBox(param.label)
+                box.setObjectName(f"flag-{param.name}")
+                box.setChecked(view.config.params.get(param.name) == "1")
+                box.setToolTip(param.description)
+                box.toggled.connect(functools.partial(self._save_flag, param.name))
+                self.flags[param.name] = box
+                grid.addWidget(box, row, 0, 1, 2)
+                row += 1
+                continue
             caption = param.label + (" *" if param.required else "")
             grid.addWidget(label(caption, "CardTitle"), row, 0)
             hidden = param.secret or param.name in view.secrets_set or param.name in view.masked
@@ -97,6 +111,13 @@ class ServerCard(QFrame):
         grid.setColumnStretch(1, 1)
         if row:
             layout.addLayout(grid)
+
+        # remote servers: OAuth sign-in (ui.mcp_sign_in)
+        self.sign_in_row: SignInRow | None = None
+        if view.config.kind == "http":
+            self.sign_in_row = SignInRow(self)
+            layout.addWidget(self.sign_in_row)
+            self.sign_in_row.refresh()
 
         actions = QHBoxLayout()
         actions.setSpacing(8)
@@ -145,6 +166,7 @@ class ServerCard(QFrame):
             "connected": self.tr("● Connecté"),
             "connecting": self.tr("● Connexion…"),
             "error": self.tr("● Erreur"),
+            "signin": _("● Connexion requise"),
             "inactive": self.tr("● Inactif"),
         }
         self.dot.setText(texts.get(status.state, status.state))
@@ -165,6 +187,8 @@ class ServerCard(QFrame):
             self.tools_chip.hide()
         self.error.setText(secret_values.mask(status.message) if status.state == "error" else "")
         self.error.setVisible(status.state == "error" and bool(status.message))
+        if self.sign_in_row is not None:
+            self.sign_in_row.update_status(status)
 
     def _cost_text(self, tools: int, tokens: int) -> str:
         count = self.tr("1 outil") if tools == 1 else self.tr("{n} outils").format(n=tools)
@@ -188,6 +212,8 @@ class ServerCard(QFrame):
             if field.echoMode() == QLineEdit.EchoMode.Password and not text:
                 continue  # an empty secret field keeps the stored secret
             values[name] = text or None
+        for name, box in self.flags.items():
+            values[name] = "1" if box.isChecked() else None
 
         def saved(_result: object) -> None:
             for field in self.fields.values():
@@ -198,6 +224,12 @@ class ServerCard(QFrame):
 
         service, server_id = self.page.service, self.server_id
         self.page.run(lambda: service.set_params(server_id, values), self, then=saved)
+
+    def _save_flag(self, name: str, checked: bool) -> None:
+        """A yes/no parameter is saved as it is ticked (a running server restarts with it)."""
+        service, server_id = self.page.service, self.server_id
+        value = "1" if checked else None
+        self.page.run(lambda: service.set_params(server_id, {name: value}), self)
 
     def _test(self) -> None:
         self.test_button.setEnabled(False)

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Signal
 from loki_desktop.core.events import (
     ChangedFile,
     CheckReport,
+    CutArgument,
     Done,
     Error,
     Event,
@@ -23,6 +24,7 @@ from loki_desktop.core.events import (
     ToolCall,
     ToolResult,
 )
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import ImageAttachment
 
 if TYPE_CHECKING:
@@ -42,7 +44,9 @@ class TurnSink(Protocol):
 
     def end_answer(self, *, cut: bool = False) -> None: ...
 
-    def add_tool_call(self, call_id: str, name: str, args: dict[str, object]) -> object: ...
+    def add_tool_call(
+        self, call_id: str, name: str, args: dict[str, object], cut: Sequence[CutArgument] = ()
+    ) -> object: ...
 
     def set_tool_result(
         self,
@@ -51,6 +55,7 @@ class TurnSink(Protocol):
         summary: str,
         output: str,
         images: Sequence[ImageAttachment] = (),
+        change: FileChange | None = None,
         shell_changes: Sequence[ChangedFile] = (),
     ) -> None: ...
 
@@ -78,17 +83,20 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             sink.append_thinking(text)
         case SkillUsed(title=title):
             sink.add_skill_badge(title)
-        case ToolCall(id=call_id, name=name, args=args):
-            sink.add_tool_call(call_id, name, args)
+        case ToolCall(id=call_id, name=name, args=args, cut_args=cut):
+            sink.add_tool_call(call_id, name, args, cut)
         case ToolResult(
             id=call_id,
             ok=ok,
             summary=summary,
             output=output,
             images=images,
+            change=change,
             shell_changes=changed,
         ):
-            sink.set_tool_result(call_id, ok, summary, output, images, shell_changes=changed)
+            sink.set_tool_result(
+                call_id, ok, summary, output, images, change=change, shell_changes=changed
+            )
         case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
             sink.add_check(path, ok, [(p.line, p.col, p.message) for p in problems], skipped)
         case Notice(message=message):

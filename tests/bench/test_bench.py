@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import chat, checks, startup
+from bench import chat, checks, diff_card, startup
 from bench.__main__ import MODULES
 from bench.figures import Figure, render_table
 from tests.conftest import PYTHON, REPO, cli_env
@@ -149,3 +149,14 @@ def test_the_window_probe_reports_the_first_frame(mode: str, tmp_path: Path) -> 
             startup._end(child)
     assert set(seen) == wanted
     assert child.returncode == (0 if mode == "app" else -15)  # the app closes cleanly
+
+
+def test_the_diff_card_figures_carry_the_issue_budget() -> None:
+    """The child renders real cards (offscreen); only the figures' shape is checked here."""
+    figures = diff_card.measure()
+    budgets = _budgets(figures)
+    assert budgets["1,000-line diff card renders (folded to 40 lines)"] == 50.0
+    first = figures[0]
+    assert first.note.startswith("1,001 diff lines")
+    assert len(first.samples) == diff_card.RUNS
+    assert all(f.value > 0 for f in figures)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -51,6 +52,7 @@ def test_a_scripted_write_file_creates_the_file(
         "name": "write_file",
         "ok": True,
         "summary": result["summary"],
+        "change": {"path": "notes/todo.md", "kind": "added", "added": 1, "removed": 0},
     }
     # the tool result reached the next request
     assert ollama.chat_requests[1]["messages"][-1]["role"] == "tool"
@@ -111,6 +113,28 @@ def test_run_shell_with_allow_shell_runs_in_the_workspace(
     assert run.code == 0, run.stderr
     assert run.of_type("tool_result")[0]["ok"] is True
     assert (workspace / "ran.txt").exists()
+
+
+def test_with_review_on_ask_refuses_writes_unless_allow_writes(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    (loki_home / "settings.json").write_text(json.dumps({"review_writes": True}))
+    ollama.script(
+        Reply.tool("write_file", {"path": "a.txt", "content": "x\n"}), Reply.text("Refusé.")
+    )
+    run = ask(ollama, workspace, loki_home)
+    assert run.code == 0, run.stderr
+    assert run.of_type("tool_result")[0]["ok"] is False
+    assert not (workspace / "a.txt").exists()
+    assert "did not approve" in ollama.chat_requests[1]["messages"][-1]["content"]
+
+    ollama.script(
+        Reply.tool("write_file", {"path": "a.txt", "content": "x\n"}), Reply.text("Fait.")
+    )
+    run = ask(ollama, workspace, loki_home, "--allow-writes")
+    assert run.code == 0, run.stderr
+    assert run.of_type("tool_result")[0]["ok"] is True
+    assert (workspace / "a.txt").read_text() == "x\n"
 
 
 def test_a_closed_port_fails_fast_with_a_clear_sentence(workspace: Path, loki_home: Path) -> None:

@@ -66,6 +66,15 @@ def test_explain_shows_a_definitional_question(loki_home: Path) -> None:
     assert "what is a" in done.stdout
 
 
+def test_explain_names_the_examples_when_the_rules_find_nothing(loki_home: Path) -> None:
+    # no routing term here: the CLI asks the example-based opinion, as a turn does
+    message = "la pagination saute un élément à chaque fois, il manque toujours le onzième"
+    done = loki(loki_home, "skills", "--explain", message)
+    assert done.stdout.splitlines()[0] == "debogage-systematique", done.stdout
+    assert "ressemble aux exemples de debogage-systematique" in done.stdout
+    assert "« pagin »" in done.stdout
+
+
 def test_the_message_can_come_from_stdin(loki_home: Path) -> None:
     paste = "Traceback (most recent call last):\n  File 'x.py', line 1\nKeyError: 'a'\n"
     done = loki(loki_home, "skills", "-", stdin=paste)

@@ -169,8 +169,9 @@ async def test_tool_calls_show_as_cards_keyed_by_call_id(
         assert second.chip.text() == "ÉCHEC"
         assert "absent.txt" in second.output
         # arguments and result are folded until asked for
-        assert not first.args_view.isVisibleTo(first)
+        assert first.args_view is None  # built when first unfolded
         first.args_button.click()
+        assert first.args_view is not None
         assert first.args_view.isVisibleTo(first)
         assert '"path": "notes.txt"' in first.args_view.toPlainText()
         assert not first.output_view.isVisibleTo(first)

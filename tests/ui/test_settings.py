@@ -326,3 +326,23 @@ async def test_a_keyring_waiting_to_be_unlocked_leaves_the_window_running(
             "sk-attend-le-trousseau"
         )
         await close(dialog)
+
+
+async def test_fetch_card_allows_local_addresses_when_its_box_is_ticked(
+    services: Services, qtbot: Any, ollama: FakeOllama
+) -> None:
+    def stored() -> dict[str, Any]:
+        return dict(services.settings.load().mcp_servers.get("fetch", {}).get("params", {}))
+
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = open_dialog(window, qtbot)
+        dialog.show_page("mcp")
+        box = dialog.mcp.cards["fetch"].flags["ALLOW_LOCAL"]
+        assert box.text() == "Autoriser les adresses locales"
+        assert not box.isChecked()  # off by default
+        box.setChecked(True)  # saved as it is ticked
+        await wait_until(lambda: stored() == {"ALLOW_LOCAL": "1"}, within=10)
+        box = dialog.mcp.cards["fetch"].flags["ALLOW_LOCAL"]
+        box.setChecked(False)
+        await wait_until(lambda: stored() == {}, within=10)
+        await close(dialog)

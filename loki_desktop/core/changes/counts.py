@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Literal
 
 from loki_desktop.core.ports import NOT_KEPT, CheckpointStore, FileCheckpoint, TurnCheckpoint
+from loki_desktop.core.tools.diffs import compute_change
 
 Kind = Literal["added", "modified", "deleted"]
-# Counting lines of bigger files would cost more than the listing is worth.
-COUNT_LIMIT_BYTES = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,31 +47,17 @@ def _summary(store: CheckpointStore, change: FileCheckpoint) -> FileSummary:
 
 
 def _counts(store: CheckpointStore, change: FileCheckpoint) -> tuple[int, int] | None:
+    """The same +N −M as the turn's diff cards (core.tools.diffs), from the stored blobs."""
     try:
-        before = _lines(store, change.before)
-        after = _lines(store, change.after)
-    except (OSError, UnicodeDecodeError, ValueError):
+        before = _blob(store, change.before)
+        after = _blob(store, change.after)
+    except OSError:
         return None
-    return line_counts(before, after)
+    counted = compute_change(change.path, before, after)
+    if counted.omitted:  # binary, or too large to compare
+        return None
+    return counted.added, counted.removed
 
 
-def _lines(store: CheckpointStore, digest: str | None) -> list[str]:
-    if digest is None:
-        return []
-    data = store.read_blob(digest)
-    if len(data) > COUNT_LIMIT_BYTES or b"\x00" in data:
-        raise ValueError("not counted")
-    return data.decode("utf-8").splitlines()
-
-
-def line_counts(before: list[str], after: list[str]) -> tuple[int, int]:
-    """Lines added and removed, as a unified diff counts them.
-    (The diff cards compute the same; the two may share one function later.)"""
-    added = removed = 0
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "delete"):
-            removed += i2 - i1
-        if tag in ("replace", "insert"):
-            added += j2 - j1
-    return added, removed
+def _blob(store: CheckpointStore, digest: str | None) -> bytes | None:
+    return None if digest is None else store.read_blob(digest)

@@ -22,6 +22,7 @@ from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.evaluation.graders import Verdict, grade
 from loki_desktop.core.evaluation.tasks import EvalTask
 from loki_desktop.core.events import Done, Error, Token, ToolCall, ToolResult
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.ports import ChatBackend, ConversationStore, SecretStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.tools.toolbox import OwningSource
@@ -70,6 +71,9 @@ class _NoShell:
 
     async def approve_shell(self, command: str, cwd: Path) -> bool:
         return False
+
+    async def approve_write(self, change: FileChange, cwd: Path) -> bool:
+        return True  # the tasks' own scratch folders: writing there is the task
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,14 +27,23 @@ class Param:
     label: str
     description: str
     required: bool = False
-    target: Literal["env", "arg"] = "env"
+    # env: an environment variable; arg: read by the command builder; flag: a check box on
+    # the card ("1" when ticked), read by the command builder too
+    target: Literal["env", "arg", "flag"] = "env"
 
     @property
     def secret(self) -> bool:
         return is_secret_name(self.name)
 
 
-CommandBuilder = Callable[[Mapping[str, str]], list[str]]
+@dataclass(frozen=True, slots=True)
+class LaunchContext:
+    """What a command builder may need besides the parameters: Loki's data folder."""
+
+    data_home: Path | None = None
+
+
+CommandBuilder = Callable[[Mapping[str, str], LaunchContext], list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +69,25 @@ class CatalogueEntry:
 def fetch_command() -> list[str]:
     """The fetch server, run by the Python that runs Loki (mcp-server-fetch is our dependency).
 
-    Inside a PyInstaller bundle sys.executable is the app itself, which runs the server
-    through its hidden sub-command (loki_desktop/cli/fetch_server.py).
+    Through loki_desktop/cli/fetch_server.py, which keeps readabilipy on its pure-Python path
+    (its Node path runs `npm install` inside site-packages at the first call). Inside a
+    PyInstaller bundle sys.executable is the app itself, which runs that module through its
+    hidden sub-command.
     """
     if getattr(sys, "frozen", False):
         return [sys.executable, "mcp-fetch-server"]
-    return [sys.executable, "-m", "mcp_server_fetch"]
+    return [sys.executable, "-m", "loki_desktop.cli.fetch_server"]
+
+
+ALLOW_LOCAL = "ALLOW_LOCAL"
+
+
+def fetch_catalogue_command(params: Mapping[str, str], context: LaunchContext) -> list[str]:
+    command = fetch_command()
+    if params.get(ALLOW_LOCAL) == "1":
+        # loopback and private addresses: a page being built on localhost (the preview)
+        command.append("--allow-private-ips")
+    return command
 
 
 # Executable names of Chromium-family browsers on PATH (Linux mostly, also macOS/Windows).
@@ -112,7 +135,22 @@ def find_chromium() -> str | None:
     return next((str(path) for path in candidates if path.is_file()), None)
 
 
-def playwright_command(params: Mapping[str, str]) -> list[str]:
+# The tested version (README, "MCP servers"); @latest asks the registry at every start
+# (~142 s to give up offline). tests/browser/package.json installs the same version.
+PLAYWRIGHT_MCP_VERSION = "0.0.83"
+PLAYWRIGHT_MCP = f"@playwright/mcp@{PLAYWRIGHT_MCP_VERSION}"
+# Playwright evicts its oldest output files (snapshots, logs, screenshots) past this size.
+PLAYWRIGHT_OUTPUT_MAX_BYTES = 50_000_000
+
+
+def playwright_output_dir(context: LaunchContext) -> Path:
+    """Where Playwright writes its automatically named files: Loki's data folder, not the
+    workspace (the checks and the preview would see them) nor Loki's working directory."""
+    base = context.data_home or Path(tempfile.gettempdir()) / "loki-desktop"
+    return base / "playwright-output"
+
+
+def playwright_command(params: Mapping[str, str], context: LaunchContext) -> list[str]:
     browser = params.get("BROWSER_PATH", "").strip()
     if browser:
         if not Path(browser).is_file():
@@ -130,8 +168,12 @@ def playwright_command(params: Mapping[str, str]) -> list[str]:
                 "indiquez son chemin dans le paramètre BROWSER_PATH."
             )
         )
-    command = ["npx", "-y", "@playwright/mcp@latest", "--headless"]
+    # --prefer-offline: an exact version never changes, so npx may trust its cache without
+    # asking the registry (offline, plain npx spends ~75 s on retries before using it)
+    command = ["npx", "--prefer-offline", "-y", PLAYWRIGHT_MCP, "--headless"]
     command += ["--browser", "chromium", "--executable-path", browser, "--isolated"]
+    command += ["--output-dir", str(playwright_output_dir(context))]
+    command += ["--output-max-size", str(PLAYWRIGHT_OUTPUT_MAX_BYTES)]
     if sys.platform.startswith("linux"):
         # Chromium refuses to start as root with its sandbox on; Loki's agent runs it headless
         # in an isolated profile.
@@ -140,7 +182,7 @@ def playwright_command(params: Mapping[str, str]) -> list[str]:
 
 
 def _fixed(*command: str) -> CommandBuilder:
-    return lambda _params: list(command)
+    return lambda _params, _context: list(command)
 
 
 # --- the catalogue ----------------------------------------------------------------------
@@ -208,9 +250,23 @@ CATALOGUE: dict[str, CatalogueEntry] = {
             label="Fetch",
             description=_(
                 "Lit une page web et la rend en Markdown pour le modèle. Respecte robots.txt "
-                "et refuse les adresses du réseau local. Fourni avec Loki."
+                "et refuse les adresses du réseau local, sauf si vous les autorisez. Fourni "
+                "avec Loki."
             ),
-            build_command=lambda _params: fetch_command(),
+            build_command=fetch_catalogue_command,
+            params=(
+                Param(
+                    ALLOW_LOCAL,
+                    _("Autoriser les adresses locales"),
+                    _(
+                        "Laisse lire les pages de cette machine et du réseau local (localhost, "
+                        "192.168.…), par exemple une page en cours de création. Désactivé par "
+                        "défaut : une page lue sur Internet ne peut alors pas diriger le "
+                        "modèle vers vos appareils."
+                    ),
+                    target="flag",
+                ),
+            ),
             homepage="https://github.com/modelcontextprotocol/servers/tree/main/src/fetch",
         ),
         CatalogueEntry(

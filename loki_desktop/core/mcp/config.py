@@ -9,7 +9,9 @@ One entry of `Settings.mcp_servers` (plain JSON, keyed by server id):
      "command": ["npx", "-y", "some-server"],             # custom stdio server
      "url": "https://example.com/mcp",                    # custom streamable-HTTP server
      "expose": ["tool_a", "tool_b"],                      # optional: the tools the model sees
-     "sampling": "ask"}                                   # optional: always | ask | never
+     "sampling": "ask",                                   # optional: always | ask | never
+     "oauth": {"client_id": "abc", "scope": "read write", # optional, HTTP servers: OAuth 2.1
+               "grant": "authorization_code"}}            # (or "client_credentials")
 
 For a catalogue server, `params` fill its declared parameters (extra names become environment
 variables). For a custom stdio server they are environment variables, for an HTTP server
@@ -32,6 +34,8 @@ from loki_desktop.core.mcp.secret_values import (  # re-exported: one rule for n
 )
 
 ServerKind = Literal["catalogue", "stdio", "http"]
+OAuthGrant = Literal["authorization_code", "client_credentials"]
+OAUTH_GRANTS: tuple[OAuthGrant, ...] = ("authorization_code", "client_credentials")
 
 # No underscore: a model-facing tool name `mcp_<server>_<tool>` splits back at the first "_"
 # after "mcp_", whatever the tool name holds.
@@ -84,6 +88,48 @@ def check_param_name(name: str) -> str:
 
 
 @dataclass(frozen=True)
+class OAuthConfig:
+    """What the person set for an HTTP server's OAuth sign-in (all optional).
+
+    `client_id`: a client registered beforehand with the authorization server (else Loki
+    registers itself dynamically); its secret, if any, is in the keyring (core.mcp.oauth).
+    `scope`: space-separated scopes to ask for beyond what the server challenges with.
+    `grant`: "client_credentials" for a machine account (client id + secret, no browser).
+    `client_metadata_url`: an HTTPS client metadata document (CIMD) that an organisation
+    hosts for Loki; used as the client id by the servers that accept one.
+    """
+
+    client_id: str = ""
+    scope: str = ""
+    grant: OAuthGrant = "authorization_code"
+    client_metadata_url: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        data = {
+            "client_id": self.client_id,
+            "scope": self.scope,
+            "grant": self.grant,
+            "client_metadata_url": self.client_metadata_url,
+        }
+        return {name: value for name, value in data.items() if value}
+
+    @classmethod
+    def parse(cls, value: Any) -> OAuthConfig:
+        if not isinstance(value, Mapping):
+            raise McpConfigError(_("« oauth » doit être un objet JSON."))
+        fields = _string_map(value, "oauth")
+        grant = fields.get("grant", "authorization_code")
+        if grant not in OAUTH_GRANTS:
+            raise McpConfigError(
+                _("« oauth.grant » vaut authorization_code ou client_credentials.")
+            )
+        metadata_url = fields.get("client_metadata_url", "")
+        if metadata_url and not metadata_url.startswith("https://"):
+            raise McpConfigError(_("« oauth.client_metadata_url » doit commencer par https://."))
+        return cls(fields.get("client_id", ""), fields.get("scope", ""), grant, metadata_url)
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     """One server as the user set it up (catalogue or custom), free of secret values."""
 
@@ -101,6 +147,7 @@ class ServerConfig:
     measured: tuple[int, int] | None = None
     # whether its sampling requests reach the person's model (core.mcp.sampling)
     sampling: SamplingPolicy = DEFAULT_SAMPLING
+    oauth: OAuthConfig | None = None  # HTTP servers: OAuth settings (sign-in works without)
 
     @property
     def display_name(self) -> str:
@@ -120,6 +167,8 @@ class ServerConfig:
             data["url"] = self.url
         if self.expose is not None:
             data["expose"] = list(self.expose)
+        if self.oauth is not None and self.oauth.to_json():
+            data["oauth"] = self.oauth.to_json()
         if self.measured is not None:
             data["measured"] = {"tools": self.measured[0], "tokens": self.measured[1]}
         if self.sampling != DEFAULT_SAMPLING:
@@ -135,6 +184,7 @@ class ServerConfig:
             self.command,
             self.url,
             self.expose,
+            self.oauth,
         )
 
 
@@ -219,7 +269,15 @@ def parse_entry(
             raise McpConfigError(_("« command » doit être une liste non vide de textes."))
         return ServerConfig(server_id, "stdio", label=label, command=tuple(command), **common)
     if url is not None:
-        return ServerConfig(server_id, "http", label=label, url=check_url(url), **common)
+        oauth = entry.get("oauth")
+        return ServerConfig(
+            server_id,
+            "http",
+            label=label,
+            url=check_url(url),
+            oauth=OAuthConfig.parse(oauth) if oauth is not None else None,
+            **common,
+        )
     raise McpConfigError(_("ni commande ni URL."))
 
 

@@ -1,10 +1,11 @@
-"""One MCP server's session, opened and closed by one owner task. With core.mcp.callbacks, the
-only module importing `mcp`.
+"""One MCP server's session, opened and closed by one owner task. With core.mcp.callbacks and
+core.mcp.oauth, the only modules importing `mcp`.
 
 The SDK's contexts (transport, session) are entered and exited in the same long-lived task:
 closing them from another task breaks anyio's cancel scopes. Timeouts sit on requests only
 (the handshake, each call), never on entering a context. Everything that can go wrong ends
-as `state == "error"` with one French sentence in `message`; nothing escapes the task.
+as `state == "error"` with one French sentence in `message`; nothing escapes the task. An HTTP
+server that wants the person to sign in (OAuth) ends as `state == "signin"` instead.
 
 Besides tools, the session lists the server's prompts and resources (when it offers them),
 lists each kind again when the server says it changed (list_changed), and answers the
@@ -29,7 +30,7 @@ from typing import Any, TextIO, cast
 import anyio
 import httpx2
 from mcp.client.session import ClientRequestContext, ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
@@ -47,6 +48,7 @@ from mcp.types import (
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.loopback import direct_mounts
+from loki_desktop.core.mcp import oauth
 from loki_desktop.core.mcp.callbacks import ListKind, SessionCallbacks
 from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.convert import (
@@ -65,9 +67,12 @@ from loki_desktop.core.mcp.listing import (
     prompt_messages,
     resource_content,
 )
+from loki_desktop.core.mcp.npx import npx_package, slow_start_reason
+from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
+from loki_desktop.core.ports import SecretStore
 from loki_desktop.core.procs.spawn import supervised
 
 log = logging.getLogger(__name__)
@@ -92,7 +97,9 @@ class _JunkOutput(Exception):
 
 
 class _HandshakeTimeout(Exception):
-    pass
+    def __init__(self, reason: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason  # what npm says kept npx from starting the server, if known
 
 
 class _ServerGone(Exception):
@@ -112,9 +119,24 @@ class Connection:
         handshake_timeout: float,
         on_change: Callable[[], None] = lambda: None,
         client: ClientSide | None = None,
+        secrets: SecretStore | None = None,
+        browser: Browser | None = None,
+        elicitation_callback: Any = None,
+        first_sign_in: bool = True,
     ) -> None:
+        """`secrets`: where an HTTP server's OAuth sign-in is kept (None: no OAuth at all).
+        `browser`: how to show the person an authorization page; None never starts a sign-in,
+        the connection ends in the "signin" state instead. `first_sign_in` False (a connection
+        started in the background): the browser is used only once signed in (a step-up to more
+        scopes, a refresh token gone), never to start a first sign-in by surprise."""
         self.launch = launch
         self.client = client or ClientSide()
+        self.secrets = secrets
+        self.browser = browser
+        self.first_sign_in = first_sign_in
+        # an SDK elicitation callback that replaces the ClientSide's (the conformance adapter's;
+        # the app answers through `client.host`, core.mcp.host)
+        self.elicitation_callback = elicitation_callback
         self.handshake_timeout = handshake_timeout
         self.state: ServerState = "connecting"
         self.message = ""
@@ -137,6 +159,8 @@ class Connection:
         # an HTTP server's last 401/403 (status, what it said): the SDK reports it as -32603
         self._refused: tuple[int, str] | None = None
         self._clocks = _CallClocks()
+        self._signin_needed = False  # the OAuth flow wanted a person and had none to ask
+        self._oauth = False  # the requests go through Loki's OAuth (core.mcp.oauth)
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -165,6 +189,9 @@ class Connection:
                 self._fail(_("Connexion interrompue."))
                 raise
             await self._stderr.wait_drained()
+            if self._wants_signin(exc):
+                self._ask_signin()
+                return
             self._fail(self._describe(exc))
             log.info("MCP server %s failed: %s", self.launch.server_id, self.message)
         finally:
@@ -189,23 +216,53 @@ class Connection:
                 self._stderr.release()
         else:
             assert isinstance(target, HttpLaunch)
-            async with (
-                _http_client(target.url, target.headers) as http,
-                streamable_http_client(target.url, http_client=http) as (read, write),
-            ):
+            async with contextlib.AsyncExitStack() as stack:
+                auth = await self._auth(target, stack)
+                self._oauth = auth is not None
+                http = await stack.enter_async_context(
+                    _http_client(target.url, target.headers, auth)
+                )
+                read, write = await stack.enter_async_context(
+                    streamable_http_client(target.url, http_client=http)
+                )
                 # sees the HTTP status the SDK turns into a bare -32603 (a 401 or 403 among
                 # them); set before the first request, which `_serve` sends
                 http.event_hooks = {"response": [self._on_http_response]}
                 await self._serve(read, write)
+
+    async def _auth(self, target: HttpLaunch, stack: contextlib.AsyncExitStack) -> Any:
+        """The OAuth of an HTTP server (core.mcp.oauth), or None: no keyring given, or a key
+        header already set by the person (their credential, not Loki's sign-in)."""
+        if self.secrets is None or any(is_secret_name(name) for name in target.headers):
+            return None
+        sign_in = None
+        if self.browser is not None and (
+            self.first_sign_in or await oauth.signed_in(self.launch.server_id, self.secrets)
+        ):
+            redirect = await oauth.loopback_for(self.launch.server_id, self.secrets)
+            stack.push_async_callback(redirect.close)
+            sign_in = oauth.BrowserSignIn(self.browser, redirect, oauth.SIGN_IN_TIMEOUT_S)
+        return await oauth.build_auth(
+            self.launch.server_id,
+            target.url,
+            target.oauth,
+            self.secrets,
+            sign_in,
+            on_required=self._signin_wanted,
+        )
+
+    def _signin_wanted(self) -> None:
+        self._signin_needed = True
 
     async def _serve(self, read: Any, write: Any) -> None:
         watched = _WatchedStream(read, self._on_junk, self._on_eof)
         callbacks = SessionCallbacks(
             self.launch.server_id, self.launch.label, self.client, self._clocks.paused, self._relist
         )
-        async with ClientSession(
-            watched, write, client_info=CLIENT_INFO, **callbacks.as_kwargs()
-        ) as session:
+        answers = callbacks.as_kwargs()
+        if self.elicitation_callback is not None:
+            answers["elicitation_callback"] = self.elicitation_callback
+        async with ClientSession(watched, write, client_info=CLIENT_INFO, **answers) as session:
             tools = await self._handshake(session)
             if self._stop.is_set():
                 return
@@ -241,7 +298,11 @@ class Connection:
             await self._list_offers(session)
         self._scope = None
         if scope.cancelled_caught and not self._stop.is_set():
-            failure = _JunkOutput(self._junk) if self._junk is not None else _HandshakeTimeout()
+            failure: Exception = (
+                _JunkOutput(self._junk)
+                if self._junk is not None
+                else _HandshakeTimeout(await self._why_slow())
+            )
             # told now, not after the close: stopping a stuck server takes seconds
             self._fail(self._describe(failure))
             raise failure
@@ -336,6 +397,28 @@ class Connection:
             name=self.launch.label, error=mask(self.launch.redact(said))
         )
 
+    async def _why_slow(self) -> str:
+        """For a server started by npx: what npm says is missing (empty for any other)."""
+        target = self.launch.target
+        if not isinstance(target, StdioLaunch):
+            return ""
+        package = npx_package(target.command, target.args)
+        if package is None:
+            return ""
+        env = {**get_default_environment(), **target.env}
+        probe = asyncio.ensure_future(slow_start_reason(package, env, self.handshake_timeout))
+        stopped = asyncio.ensure_future(self._stop.wait())
+        try:
+            # a stop (turned off, Loki closing) does not wait for npm's answers
+            await asyncio.wait({probe, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not probe.done():
+                probe.cancel()  # its npm processes are ended as it unwinds
+                with contextlib.suppress(asyncio.CancelledError):
+                    await probe
+        return probe.result() if not probe.cancelled() else ""
+
     # --- calls ------------------------------------------------------------------------
 
     async def call(self, tool: str, args: dict[str, Any], limit_s: float) -> CallResult:
@@ -353,10 +436,14 @@ class Connection:
             if clock.cancelled_caught:
                 return self._call_error(tool, MCPError(REQUEST_TIMEOUT, "timed out"), limit_s)
         except MCPError as exc:
+            if self._signin_needed:
+                return self._signin_call(tool)
             if self._refused is not None:
                 return self._refused_call(tool)
             return self._call_error(tool, exc, limit_s)
         except Exception as exc:  # a transport failure (HTTP), or a result the SDK refused
+            if self._signin_needed:
+                return self._signin_call(tool)
             log.info(
                 "MCP call %s/%s failed: %s",
                 self.launch.server_id,
@@ -428,6 +515,18 @@ class Connection:
             )
         return CallResult(False, f"Error: {mask(self.launch.redact(exc.message))}")
 
+    def _signin_call(self, tool: str) -> CallResult:
+        """The server wants a new sign-in (more scopes, an expired grant) and nobody may be
+        asked now: the card says "connexion requise", the model is told to stop."""
+        self._ask_signin()
+        self.stop()
+        return CallResult(
+            False,
+            f"Error: the MCP server '{self.launch.server_id}' requires the user to sign in "
+            f"again before {tool} can run. Only the user can do it (the server's Sign in "
+            "button in Loki's settings): do not call it again.",
+        )
+
     def _refused_call(self, tool: str) -> CallResult:
         status, _said = self._refused or (0, "")
         return CallResult(
@@ -458,6 +557,31 @@ class Connection:
 
     # --- failures -------------------------------------------------------------------------
 
+    def _wants_signin(self, exc: BaseException) -> bool:
+        """A failure that the person's sign-in fixes: the flow asked for them, or a 401 from
+        a server to which Loki sends no credential of the person's own."""
+        if self._signin_needed:
+            return True
+        target = self.launch.target
+        if not isinstance(target, HttpLaunch) or self.secrets is None or self._refused is None:
+            return False
+        own_key = any(is_secret_name(name) for name in target.headers)
+        # without Loki's OAuth in the requests (nothing stored, nobody asked yet): a sign-in
+        return self._refused[0] == 401 and not own_key and not self._oauth
+
+    def _ask_signin(self) -> None:
+        if self.state in ("error", "signin"):
+            return
+        self._signin_needed = True
+        self.state = "signin"
+        self.message = _(
+            "connexion requise : cliquez sur « Se connecter » (Réglages → MCP) ou lancez "
+            "loki-desktop mcp login {id}."
+        ).format(id=self.launch.server_id)
+        self.message = self.message[:1].upper() + self.message[1:]
+        self.ready.set()
+        self._on_change()
+
     def _fail(self, message: str) -> None:
         if self.state == "error":
             return  # the first cause is the one worth telling
@@ -470,6 +594,10 @@ class Connection:
         leaf = _leaf(exc)
         target = self.launch.target
         command = target.command if isinstance(target, StdioLaunch) else ""
+        if isinstance(target, HttpLaunch) and self._oauth and _is_oauth_error(leaf):
+            return self._finish(
+                _("la connexion OAuth a échoué : {error}").format(error=str(leaf) or repr(leaf))
+            )
         if isinstance(target, HttpLaunch) and self._refused is not None:
             return self._finish(self._refusal(target, *self._refused))
         match leaf:
@@ -483,6 +611,8 @@ class Connection:
                 text = _(
                     "le serveur écrit autre chose que du MCP sur sa sortie standard : « {line} »."
                 ).format(line=line)
+            case _HandshakeTimeout(reason=reason) if reason:
+                text = reason
             case _HandshakeTimeout():
                 text = _("le serveur ne répond pas (rien en {n} s).").format(
                     n=f"{self.handshake_timeout:g}"
@@ -586,7 +716,7 @@ class _CallClocks:
                     scope.deadline = now + max(budget, 0.0)
 
 
-def _http_client(url: str, headers: dict[str, str]) -> httpx2.AsyncClient:
+def _http_client(url: str, headers: dict[str, str], auth: Any = None) -> httpx2.AsyncClient:
     """An HTTP client for streamable HTTP: 30 s to connect, no other timeout.
 
     Built here, not with `create_mcp_http_client` (mcp.shared._httpx_utils, a private module
@@ -601,6 +731,7 @@ def _http_client(url: str, headers: dict[str, str]) -> httpx2.AsyncClient:
     """
     return httpx2.AsyncClient(
         headers=headers,
+        auth=auth,
         timeout=httpx2.Timeout(None, connect=30.0),
         mounts=direct_mounts(url),
     )
@@ -705,6 +836,10 @@ def _leaf(exc: BaseException) -> BaseException:
         meaningful = [e for e in exc.exceptions if not _only_cancelled(e)]
         exc = (meaningful or list(exc.exceptions))[0]
     return exc
+
+
+def _is_oauth_error(exc: BaseException) -> bool:
+    return isinstance(exc, oauth.OAUTH_ERRORS)
 
 
 def _only_cancelled(exc: BaseException) -> bool:

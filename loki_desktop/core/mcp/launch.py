@@ -8,13 +8,15 @@ never in a file.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from loki_desktop.core.i18n import _
-from loki_desktop.core.mcp.catalogue import CATALOGUE, NETWORK_ERROR_MARKERS
-from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, secret_key
+from loki_desktop.core.mcp.catalogue import CATALOGUE, NETWORK_ERROR_MARKERS, LaunchContext
+from loki_desktop.core.mcp.config import McpConfigError, OAuthConfig, ServerConfig, secret_key
 from loki_desktop.core.mcp.placeholders import expand, referenced
+from loki_desktop.core.mcp.secret_values import holds_secret, is_secret_name
 from loki_desktop.core.ports import SecretStoreUnavailable
 
 # Besides what the SDK passes on (HOME, PATH, USER, ...): what servers need to reach the
@@ -35,6 +37,8 @@ PASSED_ENV = (
     "PLAYWRIGHT_BROWSERS_PATH",
     "XDG_RUNTIME_DIR",
 )
+# npm reads its settings from variables named so (any case): see `npm_config`
+NPM_CONFIG_PREFIX = "npm_config_"
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class StdioLaunch:
 class HttpLaunch:
     url: str
     headers: dict[str, str] = field(default_factory=dict, repr=False)  # may hold secrets
+    oauth: OAuthConfig | None = None  # the person's OAuth settings (core.mcp.oauth)
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,9 @@ class SecretReader(Protocol):
     def get(self, name: str) -> str | None: ...
 
 
-def build_launch(config: ServerConfig, secrets: SecretReader) -> Launch:
+def build_launch(
+    config: ServerConfig, secrets: SecretReader, context: LaunchContext | None = None
+) -> Launch:
     """The launch of a server; raises McpConfigError (a French sentence) when it cannot start.
 
     Reads the keyring, which may block (an unlock prompt): on an event loop, call it in a
@@ -108,8 +115,8 @@ def build_launch(config: ServerConfig, secrets: SecretReader) -> Launch:
             raise McpConfigError(
                 _("paramètre requis manquant : {names}.").format(names=", ".join(missing))
             )
-        argv = entry.build_command(values)
-        arg_params = {p.name for p in entry.params if p.target == "arg"}
+        argv = entry.build_command(values, context or LaunchContext())
+        arg_params = {p.name for p in entry.params if p.target != "env"}
         env = {name: value for name, value in values.items() if name not in arg_params}
         target: StdioLaunch | HttpLaunch = StdioLaunch(argv[0], tuple(argv[1:]), _env(env))
         expose = expose if expose is not None else entry.expose
@@ -123,7 +130,7 @@ def build_launch(config: ServerConfig, secrets: SecretReader) -> Launch:
         # a secret of the URL is not sent a second time as a request header
         in_url = referenced(config.url)
         headers = {name: value for name, value in values.items() if name not in in_url}
-        target = HttpLaunch(expand(config.url, by_name), headers)
+        target = HttpLaunch(expand(config.url, by_name), headers, config.oauth)
     return Launch(
         server_id=config.id,
         label=config.display_name if config.kind != "catalogue" else CATALOGUE[config.id].label,
@@ -136,4 +143,19 @@ def build_launch(config: ServerConfig, secrets: SecretReader) -> Launch:
 
 def _env(values: dict[str, str]) -> dict[str, str]:
     passed = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
-    return passed | values
+    return passed | npm_config() | values
+
+
+def npm_config(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """npm's own settings from the environment (`npm_config_cache`, `npm_config_registry`,
+    `npm_config_offline`, a proxy...), for servers started by npx: without them npx ignores
+    the cache or registry the person set. Credentials stay out, by name (`_authToken`,
+    `_password`, `keyfile`) or by value (a registry URL with a password)."""
+    source = os.environ if environ is None else environ
+    return {
+        name: value
+        for name, value in source.items()
+        if name.lower().startswith(NPM_CONFIG_PREFIX)
+        and not is_secret_name(name)
+        and not holds_secret(value)
+    }

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loki_desktop.core.i18n import _
-from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS
+from loki_desktop.core.mcp.browser import with_preview
+from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, LaunchContext
 from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
 from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec
 from loki_desktop.core.mcp.launch import Launch, build_launch
+from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
@@ -28,6 +30,7 @@ from loki_desktop.core.slim import tools_cost
 
 if TYPE_CHECKING:
     from loki_desktop.core.mcp.connection import Connection
+
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,7 @@ class _Slot:
     retry_at: float = 0.0
     notified: bool = False  # this failure streak was told to the user already
     waited: bool = False  # a turn already waited for this connection
+    signin: bool = False  # the server wants the person to sign in: not retried until then
 
 
 class McpManager:
@@ -69,12 +73,21 @@ class McpManager:
         call_timeout: float = CALL_TIMEOUT_S,
         handshake_timeout: float = HANDSHAKE_TIMEOUT_S,
         backoff: tuple[float, ...] = BACKOFF_S,
+        data_home: Path | None = None,
     ) -> None:
         self.secrets = secrets
+        # Loki's data folder: where a server's own files go (Playwright's output)
+        self.context = LaunchContext(data_home)
+        # the workspace preview's address, told to the model in the browser's tool
+        # descriptions while it runs (set by whoever runs the preview: window, `ask`)
+        self.preview_url: str | None = None
         self.connect_wait = connect_wait
         self.call_timeout = call_timeout
         self.handshake_timeout = handshake_timeout
         self.backoff = backoff
+        # shows an authorization page to the person (the window's system browser): a signed-in
+        # server's step-up or lost grant asks them again; None: such a server ends in "signin"
+        self.browser: Browser | None = None
         self._configs: dict[str, ServerConfig] = {}
         self._slots: dict[str, _Slot] = {}
         self._notices: list[str] = list(notices or [])
@@ -171,8 +184,18 @@ class McpManager:
                     ).format(name=_label(slot.config))
                 )
 
+    def connect(self, server_id: str) -> None:
+        """Start one enabled server now if it is due (after a sign-in), without waiting."""
+        slot = self._slots.get(server_id)
+        if slot is not None and self._due(slot):
+            self._start(slot)
+
     def specs(self) -> list[ToolSpec]:
-        return [spec for specs in self._specs.values() for spec in specs]
+        specs = [spec for specs in self._specs.values() for spec in specs]
+        return with_preview(specs, self.preview_url) if self.preview_url else specs
+
+    def is_enabled(self, server_id: str) -> bool:
+        return server_id in self._slots
 
     def owns(self, name: str) -> bool:
         return name in self._routes or name in self._down
@@ -292,7 +315,7 @@ class McpManager:
         elif conn is not None and conn.state == "connected":
             state = "connected"
         elif slot.error:
-            state, message = "error", slot.error
+            state, message = ("signin" if slot.signin else "error"), slot.error
         specs = self._specs.get(server_id, [])
         chars, tokens = tools_cost(specs)
         return ServerStatus(
@@ -319,10 +342,12 @@ class McpManager:
         """Connect once, apart from the live sessions; the connection closes in the background."""
         started = time.monotonic()
         try:
-            launch = await asyncio.to_thread(build_launch, config, self.secrets)
+            launch = await asyncio.to_thread(build_launch, config, self.secrets, self.context)
         except McpConfigError as exc:
             return TestResult(False, str(exc)[:1].upper() + str(exc)[1:])
-        conn = _connection_class()(launch, handshake_timeout=limit_s or self.handshake_timeout)
+        conn = _connection_class()(
+            launch, handshake_timeout=limit_s or self.handshake_timeout, secrets=self.secrets
+        )
         conn.start()
         try:
             await conn.ready.wait()
@@ -343,6 +368,33 @@ class McpManager:
         )
 
     # --- closing ----------------------------------------------------------------------------
+
+    async def sign_in(self, config: ServerConfig, browser: Browser, timeout_s: float) -> TestResult:
+        """One connection that may ask the person (their browser) to sign in; its tokens land
+        in the keyring. Closed once connected: the live connection restarts with them."""
+        started = time.monotonic()
+        try:
+            launch = await asyncio.to_thread(build_launch, config, self.secrets)
+        except McpConfigError as exc:
+            return TestResult(False, str(exc)[:1].upper() + str(exc)[1:])
+        conn = _connection_class()(
+            launch,
+            handshake_timeout=timeout_s + self.handshake_timeout,
+            secrets=self.secrets,
+            browser=browser,
+        )
+        conn.start()
+        try:
+            await conn.ready.wait()
+        finally:
+            # closed before the live connection starts: it gets the loopback port back, so
+            # the client registered for that redirect URI is reused (a new registration is a
+            # new client, whose tokens another client's session would not accept)
+            await conn.aclose()
+        seconds = time.monotonic() - started
+        if conn.state != "connected":
+            return TestResult(False, conn.message, seconds=seconds)
+        return TestResult(True, tools=tuple(t.name for t in conn.tools), seconds=seconds)
 
     async def aclose(self) -> None:
         """Stop every server and wait until their processes are gone."""
@@ -365,6 +417,8 @@ class McpManager:
     def _due(self, slot: _Slot) -> bool:
         if self._closed or slot.starting is not None or slot.connection is not None:
             return False
+        if slot.signin:
+            return False  # only the person's sign-in (which restarts the slot) helps
         return not slot.error or time.monotonic() >= slot.retry_at
 
     @staticmethod
@@ -394,7 +448,7 @@ class McpManager:
         launch: Launch | None = None
         error = ""
         try:
-            launch = await asyncio.to_thread(build_launch, slot.config, self.secrets)
+            launch = await asyncio.to_thread(build_launch, slot.config, self.secrets, self.context)
         except McpConfigError as exc:
             error = str(exc)[:1].upper() + str(exc)[1:]
         except Exception as exc:  # a keyring backend's bug must not leave the server in limbo
@@ -412,6 +466,9 @@ class McpManager:
             handshake_timeout=self.handshake_timeout,
             on_change=lambda: self._changed(server_id, conn),
             client=self.client,
+            secrets=self.secrets,
+            browser=self.browser,
+            first_sign_in=False,
         )
         slot.connection = conn
         conn.start()  # still "connecting", as told when the start began
@@ -422,14 +479,15 @@ class McpManager:
             return  # a connection that was dropped (settings changed) closing in the background
         if conn.state == "connected":
             self._publish(server_id, conn.launch, conn)
-            slot.error, slot.failures, slot.notified = "", 0, False
+            slot.error, slot.failures, slot.notified, slot.signin = "", 0, False, False
             log.info(
                 "MCP server %s connected in %.2f s with %d tools",
                 server_id,
                 conn.connect_seconds or 0.0,
                 len(conn.tools),
             )
-        elif conn.state == "error":
+        elif conn.state in ("error", "signin"):
+            slot.signin = conn.state == "signin"
             slot.connection = None
             self._keep_down(server_id)
             self._specs.pop(server_id, None)
@@ -483,6 +541,9 @@ class McpManager:
             return
         conn, slot.connection = slot.connection, None
         self._forget_down(server_id)  # turned off or changed: not restarting
+        if slot.error:  # its failure, not yet told, is no longer news (a sign-in since...)
+            stale = self._error_notice(slot)
+            self._notices = [notice for notice in self._notices if notice != stale]
         if slot.starting is not None:
             slot.starting.cancel()
             slot.starting = None
@@ -510,6 +571,10 @@ class McpManager:
                 log.exception("MCP status listener failed")
 
     def _error_notice(self, slot: _Slot) -> str:
+        if slot.signin:
+            return _("Serveur MCP « {name} » : {message}").format(
+                name=_label(slot.config), message=slot.error
+            )
         return _("Serveur MCP « {name} » indisponible : {message}").format(
             name=_label(slot.config), message=slot.error
         )

@@ -23,6 +23,13 @@ written when they raise)
     service.add_http(name, url, headers=None, label=None, enabled=False)
     service.remove(id)                               custom servers only (and their secrets)
     service.import_config(data) / service.import_file(path) -> ImportReport
+    service.set_oauth(id, OAuthConfig(client_id=..., scope=..., grant=...), client_secret=...)
+                                                     HTTP servers: a pre-registered client or
+                                                     a machine account (secret: keyring)
+OAuth sign-in (HTTP servers; tokens in the keyring, core.mcp.oauth)
+    await service.sign_in(id, browser) -> TestResult browser(url) shows the page to the person
+    await service.sign_out(id)                       forgets the tokens
+    service.signed_in(id) -> bool                    tokens stored (reads the keyring)
     await service.edit(lambda: service.set_params(...))
                                                      any edit above off the event loop (the
                                                      window: a keyring may wait on an unlock
@@ -66,6 +73,7 @@ from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, CatalogueEntry, Param
 from loki_desktop.core.mcp.config import (
     McpConfigError,
+    OAuthConfig,
     ServerConfig,
     check_param_name,
     check_server_id,
@@ -78,6 +86,8 @@ from loki_desktop.core.mcp.host import SAMPLING_POLICIES, SamplingPolicy
 from loki_desktop.core.mcp.importer import plan_import
 from loki_desktop.core.mcp.launch import build_launch
 from loki_desktop.core.mcp.manager import McpManager
+from loki_desktop.core.mcp.oauth_redirect import SIGN_IN_TIMEOUT_S, Browser
+from loki_desktop.core.mcp.oauth_vault import OAuthVault
 from loki_desktop.core.mcp.placeholders import lift_command, lift_url, mask_command, mask_url
 from loki_desktop.core.mcp.secret_values import mask
 from loki_desktop.core.mcp.status import ServerStatus, TestResult
@@ -127,6 +137,8 @@ class McpService:
         settings: SettingsStore,
         secrets: SecretStore,
         manager: McpManager | None = None,
+        *,
+        data_home: Path | None = None,
     ) -> None:
         self.settings = settings
         self.secrets = secrets
@@ -134,7 +146,9 @@ class McpService:
         self._edit = threading.local()
         self.notices: list[str] = []  # from reading the settings (ignored entries)
         servers = self._servers(settings.load())
-        self.manager = manager or McpManager(servers, secrets, notices=list(self.notices))
+        self.manager = manager or McpManager(
+            servers, secrets, notices=list(self.notices), data_home=data_home
+        )
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -246,6 +260,51 @@ class McpService:
         )
         return self._add(config, headers or {})
 
+    def set_oauth(
+        self, server_id: str, oauth: OAuthConfig | None, *, client_secret: str | None = None
+    ) -> None:
+        """An HTTP server's OAuth settings (core.mcp.config.OAuthConfig); the client secret
+        (or private key), when given, goes to the keyring. None clears both. Changing them
+        signs out."""
+        settings = self.settings.load()
+        config = self._config(settings, server_id)
+        if config.kind != "http":
+            raise McpConfigError(
+                _("OAuth ne concerne que les serveurs HTTP distants (« {id} »).").format(
+                    id=server_id
+                )
+            )
+        vault = OAuthVault(self.secrets, server_id)
+        if oauth is None or client_secret is not None:
+            vault.set_client_secret(client_secret if oauth is not None else None)
+        vault.forget(keep_client=False)
+        self._save(settings, replace(config, oauth=oauth), restart=True)
+
+    def signed_in(self, server_id: str) -> bool:
+        """Whether OAuth tokens of this server are in the keyring (reads it: may block)."""
+        try:
+            return OAuthVault(self.secrets, server_id).signed_in()
+        except SecretStoreUnavailable:
+            return False
+
+    async def sign_in(
+        self, server_id: str, browser: Browser, timeout_s: float = SIGN_IN_TIMEOUT_S
+    ) -> TestResult:
+        """Sign in to an HTTP server: its authorization page opens through `browser`, the
+        answer comes back to a loopback listener, the tokens go to the keyring; then the live
+        connection restarts with them. `ok` False carries the reason."""
+        config = self._config(self.settings.load(), server_id)
+        result = await self.manager.sign_in(config, browser, timeout_s)
+        if result.ok:
+            self.manager.reload(self._servers(self.settings.load()), frozenset({server_id}))
+        return result
+
+    async def sign_out(self, server_id: str) -> None:
+        """Forget the server's tokens (the registration stays) and restart its connection."""
+        config = self._config(self.settings.load(), server_id)
+        await asyncio.to_thread(OAuthVault(self.secrets, config.id).forget)
+        self.manager.reload(self._servers(self.settings.load()), frozenset({server_id}))
+
     def remove(self, server_id: str) -> None:
         settings = self.settings.load()
         config = self._config(settings, server_id)
@@ -255,6 +314,10 @@ class McpService:
             )
         for name in config.secrets:
             self._forget_secret(server_id, name)
+        with contextlib.suppress(Exception):
+            vault = OAuthVault(self.secrets, server_id)
+            vault.set_client_secret(None)
+            vault.forget(keep_client=False)
         settings.mcp_servers.pop(server_id, None)
         self.settings.save(settings)
         self._reload(self._servers(settings))

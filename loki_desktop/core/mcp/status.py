@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-ServerState = Literal["inactive", "connecting", "connected", "error"]
+# "signin": an HTTP server wants the person to sign in (OAuth); not an error, nothing retries
+ServerState = Literal["inactive", "connecting", "connected", "error", "signin"]
 
 
 @dataclass(frozen=True, slots=True)

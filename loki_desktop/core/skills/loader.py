@@ -169,20 +169,36 @@ def _router(skills: tuple[Skill, ...]) -> Router:
     return Router(skills, load_examples())
 
 
-@functools.cache  # package files: they do not change while the app runs
-def load_examples() -> ExampleModel:
-    """The labelled requests the router learns resemblances from (skills/examples/*.tsv:
-    `skill-or-none<TAB>message`, an optional language column between them)."""
+@dataclass(frozen=True, slots=True)
+class LabelledRequest:
+    """One line of an example file: the skill it needs (or `none`), its language, its text."""
+
+    file: str
+    label: str
+    language: str
+    message: str
+
+
+def read_examples() -> tuple[LabelledRequest, ...]:
+    """The labelled requests in skills/examples/*.tsv (`skill-or-none<TAB>message`, an
+    optional language column between them; "\\n" stands for a line break)."""
     folder = resources.files(BUILTIN_PACKAGE).joinpath(EXAMPLES_FOLDER)
-    pairs = []
+    rows = []
     for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):
         if not entry.name.endswith(".tsv"):
             continue
         for line in entry.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.startswith("#"):
-                label, *_language, message = line.split("\t")
-                pairs.append((label, message.replace("\\n", "\n")))
-    return ExampleModel(pairs)
+                label, *language, message = line.split("\t")
+                text = message.replace("\\n", "\n")
+                rows.append(LabelledRequest(entry.name, label, "".join(language), text))
+    return tuple(rows)
+
+
+@functools.cache  # package files: they do not change while the app runs
+def load_examples() -> ExampleModel:
+    """The model of the labelled requests the router learns resemblances from."""
+    return ExampleModel((row.label, row.message) for row in read_examples())
 
 
 def _load_all(files: list[tuple[Traversable, str]], *, builtin: bool) -> SkillCatalogue:

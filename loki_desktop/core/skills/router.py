@@ -75,7 +75,27 @@ DEFINITIONAL = (
     "meaning of",
     "definition of",
     "stand for",
+    "a quoi sert",
+    "a quoi servent",
+    "quel est le role",
+    "what is the role",
+    "what does a",
+    "what does an",
+    "ca veut dire quoi",
+    "veut dire quoi",
 )
+# "what does refactoring mean?": the question's words are apart, so it is checked on its own.
+MEANING_QUESTION = (("what", "does"), "mean")
+# An action word right after one of these is a past tense ("j'ai trouvé l'erreur", "nous avons
+# fait un site", "the bug got fixed", "we created a site"): something done, told, not asked
+# for, so it makes no action/object pair. English needs the -ed too, and a subject or an
+# auxiliary before it: "the function returned None instead of a list" still reports a bug.
+PAST_AUXILIARIES = frozenset({"ai", "as", "avons", "avez", "ont"})
+ENGLISH_PAST_CUES = frozenset(
+    {"i", "we", "they", "he", "she", "got", "was", "were", "been", "have", "has", "had"}
+)
+# ...unless the "action" is a need: "j'ai besoin d'un site" asks for one.
+NOT_PARTICIPLES = frozenset({"besoin", "envie"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +208,8 @@ class Router:
 
         def found(target: _Target, position: int, matched: str) -> None:
             if isinstance(target, _PairSide):
+                if target.left and _past_tense(tokens, position):
+                    return
                 sides[target.pair][0 if target.left else 1].append((position, matched))
             elif target.id not in hits:
                 hit = Hit(target.kind, matched, WEIGHTS[target.kind])
@@ -217,6 +239,8 @@ class Router:
                 for tail, target in self._suffixes:
                     if token.endswith(tail) and len(token) >= len(tail) + 2:
                         found(target, position, token)
+        if damped_by is None and _asks_meaning(tokens):
+            damped_by = " … ".join((" ".join(MEANING_QUESTION[0]), MEANING_QUESTION[1]))
         for dotted in extensions(text):
             for signal in self._extensions.get(dotted, ()):
                 found(signal, 0, dotted)
@@ -327,6 +351,23 @@ def _keys_follow(tokens: list[str], start: int, keys: tuple[_Keys, ...]) -> bool
     if start + len(keys) > len(tokens):
         return False
     return all(keys[i] & _keys(tokens[start + i]) for i in range(len(keys)))
+
+
+def _past_tense(tokens: list[str], position: int) -> bool:
+    """True when the word at `position` is a past participle: after a French auxiliary
+    (a passé composé), or an English word in -ed after a subject or an auxiliary."""
+    if position == 0:
+        return False
+    word, before = tokens[position], tokens[position - 1]
+    if word.endswith("ed") and before in ENGLISH_PAST_CUES:
+        return True
+    return before in PAST_AUXILIARIES and word not in NOT_PARTICIPLES
+
+
+def _asks_meaning(tokens: list[str]) -> bool:
+    """True for "what does X mean?": it starts with "what does" and ends with "mean"."""
+    start, last = MEANING_QUESTION
+    return bool(tokens) and tuple(tokens[: len(start)]) == start and tokens[-1] == last
 
 
 def _phrase_at(tokens: list[str], position: int, rests: list[tuple[str, ...]]) -> str | None:

@@ -11,9 +11,11 @@ import regex
 from pydantic import Field
 
 from loki_desktop.core.checks.source import NotRegularFile
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
 from loki_desktop.core.tools.debris import sweep_once
+from loki_desktop.core.tools.file_writes import ChangedMeanwhile, FileWriter, Planned
 from loki_desktop.core.tools.grep import (
     GREP_MAX_FILE_BYTES,
     GREP_TIME_BUDGET_S,
@@ -21,7 +23,7 @@ from loki_desktop.core.tools.grep import (
     PatternTooSlow,
     Search,
 )
-from loki_desktop.core.tools.jail import JailError, Workspace, is_forbidden_part, read_fd
+from loki_desktop.core.tools.jail import JailError, Workspace, is_forbidden_part
 from loki_desktop.core.tools.shell import SHELL_TIMEOUT_S, run_command
 from loki_desktop.core.tools.shell_changes import compare, model_note, snapshot
 from loki_desktop.core.tools.text import (
@@ -94,8 +96,13 @@ class NativeTools:
         approver: Approver,
         extra_tools: list[NativeTool] | None = None,
         grep_budget_s: float = GREP_TIME_BUDGET_S,
+        *,
+        review_writes: bool = False,
     ) -> None:
         self.workspace = workspace
+        # "Demander avant d'écrire": writes and edits wait for the approver, diff in hand
+        self.review_writes = review_writes
+        self._writer = FileWriter(workspace) if workspace is not None else None
         self._grep_budget_s = grep_budget_s
         self._approver = approver
         self._tools: dict[str, NativeTool] = {}
@@ -186,6 +193,11 @@ class NativeTools:
         assert self.workspace is not None  # file tools exist only with a workspace
         return self.workspace
 
+    @property
+    def _files(self) -> FileWriter:
+        assert self._writer is not None  # file tools exist only with a workspace
+        return self._writer
+
     async def _read_file(self, args: ReadFileArgs) -> ToolOutcome:
         read, rel = await asyncio.to_thread(
             self._ws.read, args.path, READ_LIMIT_BYTES + 1, count_lines=True
@@ -200,48 +212,46 @@ class NativeTools:
 
     async def _write_file(self, args: WriteFileArgs) -> ToolOutcome:
         data = args.content.encode("utf-8")
-        rel, existed = await asyncio.to_thread(self._write, args.path, data)
-        verb = "Overwrote" if existed else "Created"
-        return ToolOutcome(
-            True,
-            f"{verb} {rel} ({len(data)} bytes).",
-            f"{rel} écrit ({len(data)} octets)",
-            changed_path=self._ws.root / rel,
-        )
-
-    def _write(self, raw: str, data: bytes) -> tuple[str, bool]:
-        with self._ws.locate(raw, create=True) as entry:
-            return entry.rel, self._ws.write(entry, data)
+        planned = await asyncio.to_thread(self._files.plan_write, args.path, data)
+        return await self._carry_out(planned)
 
     async def _edit_file(self, args: EditFileArgs) -> ToolOutcome:
         if not args.old_text:
             return fail("old_text is empty; give the exact text to replace")
-        outcome = await asyncio.to_thread(self._edit, args)
-        if isinstance(outcome, ToolOutcome):
-            return outcome
-        return ToolOutcome(
-            True, f"Edited {outcome}.", f"{outcome} modifié", changed_path=self._ws.root / outcome
+        planned = await asyncio.to_thread(
+            self._files.plan_edit, args.path, args.old_text, args.new_text
         )
+        if isinstance(planned, ToolOutcome):
+            return planned
+        return await self._carry_out(planned, edit=True)
 
-    def _edit(self, args: EditFileArgs) -> ToolOutcome | str:
-        """Read and write in the same folder, held open between the two."""
-        with self._ws.locate(args.path) as entry:
-            with self._ws.open_regular(entry, args.path) as (fd, info):
-                read = read_fd(fd, info.st_size, READ_LIMIT_BYTES + 1)
-            if len(read.data) > READ_LIMIT_BYTES:
-                return fail(f"{args.path} is too large to edit safely; rewrite it with write_file")
-            text = decode_text(read.data, False, entry.rel)
-            count = text.count(args.old_text)
-            if count != 1:
-                where = "was not found" if count == 0 else f"matched {count} times"
-                return fail(
-                    f"old_text {where} in {args.path}; it must match exactly once "
-                    "(copy it exactly, with more surrounding lines if needed)",
-                    f"old_text trouvé {count} fois",
-                )
-            new_text = text.replace(args.old_text, args.new_text, 1)
-            self._ws.write(entry, new_text.encode("utf-8"))
-            return entry.rel
+    async def _carry_out(self, planned: Planned, *, edit: bool = False) -> ToolOutcome:
+        """Ask first when the user wants to review writes; then write, the diff in `extra`."""
+        rel, change = planned.rel, planned.change
+        if self.review_writes and not await self._approver.approve_write(change, self._ws.root):
+            return fail(
+                f"the user did not approve this change to {rel}; the file was not written. "
+                "Do not retry the same change; ask what they want instead.",
+                _("refusée par l'utilisateur"),
+            )
+        try:
+            existed = await asyncio.to_thread(self._files.apply, planned)
+        except ChangedMeanwhile:
+            return fail(
+                f"{rel} changed on disk before this change could be written (while it "
+                "waited for approval, or just then); nothing was written. Read it again "
+                "before changing it.",
+                _("{path} modifié entre-temps : rien écrit").format(path=rel),
+            )
+        # the change travels to the card, the history and the turn's checkpoints
+        extra: dict[str, Any] = {"change": change}
+        path, size = self._ws.root / rel, len(planned.new)
+        if edit:
+            return ToolOutcome(True, f"Edited {rel}.", f"{rel} modifié", path, extra)
+        verb = "Overwrote" if existed else "Created"
+        return ToolOutcome(
+            True, f"{verb} {rel} ({size} bytes).", f"{rel} écrit ({size} octets)", path, extra
+        )
 
     async def _list_dir(self, args: ListDirArgs) -> ToolOutcome:
         rel, entries = await asyncio.to_thread(self._list_entries, args.path)

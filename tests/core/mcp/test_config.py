@@ -12,7 +12,14 @@ from types import SimpleNamespace
 import pytest
 
 from loki_desktop.core.mcp import catalogue
-from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, fetch_command
+from loki_desktop.core.mcp.browser import browser_enabled, with_preview
+from loki_desktop.core.mcp.catalogue import (
+    CATALOGUE,
+    CATALOGUE_IDS,
+    PLAYWRIGHT_MCP_VERSION,
+    LaunchContext,
+    fetch_command,
+)
 from loki_desktop.core.mcp.config import (
     McpConfigError,
     ServerConfig,
@@ -32,6 +39,7 @@ from loki_desktop.core.mcp.convert import (
 )
 from loki_desktop.core.mcp.importer import plan_import
 from loki_desktop.core.mcp.launch import HttpLaunch, StdioLaunch, build_launch
+from loki_desktop.core.ports import ToolSpec
 from loki_desktop.core.slim import slim_spec
 
 
@@ -230,13 +238,29 @@ def test_fetch_runs_with_this_python_or_the_bundles_sub_command(
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     assert fetch_command() == [sys.executable, "mcp-fetch-server"]
     monkeypatch.delattr(sys, "frozen")
-    assert fetch_command() == [sys.executable, "-m", "mcp_server_fetch"]
+    assert fetch_command() == [sys.executable, "-m", "loki_desktop.cli.fetch_server"]
     launch = build_launch(ServerConfig("fetch", "catalogue", True), DictSecrets())
     assert isinstance(launch.target, StdioLaunch)
     assert (launch.target.command, launch.target.args) == (
         sys.executable,
-        ("-m", "mcp_server_fetch"),
+        ("-m", "loki_desktop.cli.fetch_server"),
     )
+
+
+def test_fetch_allows_local_addresses_only_when_its_box_is_ticked() -> None:
+    def args(params: dict[str, str]) -> tuple[str, ...]:
+        launch = build_launch(
+            ServerConfig("fetch", "catalogue", True, params=params), DictSecrets()
+        )
+        assert isinstance(launch.target, StdioLaunch)
+        assert "ALLOW_LOCAL" not in launch.target.env  # a flag, not an environment variable
+        return launch.target.args
+
+    assert "--allow-private-ips" not in args({})
+    assert "--allow-private-ips" in args({"ALLOW_LOCAL": "1"})
+    param = CATALOGUE["fetch"].param("ALLOW_LOCAL")
+    assert param is not None
+    assert param.target == "flag"
 
 
 def _fake_browser(folder: Path, name: str) -> Path:
@@ -249,10 +273,15 @@ def _fake_browser(folder: Path, name: str) -> Path:
 def test_playwright_uses_the_given_browser_and_exposes_six_tools(tmp_path: Path) -> None:
     browser = _fake_browser(tmp_path, "my-chrome")
     config = ServerConfig("playwright", "catalogue", True, params={"BROWSER_PATH": str(browser)})
-    launch = build_launch(config, DictSecrets())
+    launch = build_launch(config, DictSecrets(), LaunchContext(data_home=tmp_path / "data"))
     assert isinstance(launch.target, StdioLaunch)
     argv = [launch.target.command, *launch.target.args]
-    assert argv[:4] == ["npx", "-y", "@playwright/mcp@latest", "--headless"]
+    # a tested version, never @latest (which asks the registry before the cache)
+    spec = f"@playwright/mcp@{PLAYWRIGHT_MCP_VERSION}"
+    assert argv[:5] == ["npx", "--prefer-offline", "-y", spec, "--headless"]
+    assert "@latest" not in " ".join(argv)
+    # its snapshots, logs and screenshots go to Loki's data folder, not the working directory
+    assert argv[argv.index("--output-dir") + 1] == str(tmp_path / "data" / "playwright-output")
     assert argv[argv.index("--executable-path") + 1] == str(browser)
     assert "--isolated" in argv
     assert "BROWSER_PATH" not in launch.target.env  # an argument, not an environment variable
@@ -268,12 +297,12 @@ def test_playwright_finds_a_chromium_on_path_or_says_what_to_set(
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(sys, "platform", "linux")
     with pytest.raises(McpConfigError, match="BROWSER_PATH"):
-        catalogue.playwright_command({})
+        catalogue.playwright_command({}, LaunchContext())
     browser = _fake_browser(tmp_path, "chromium-browser")
     assert catalogue.find_chromium() == str(browser)
-    assert str(browser) in catalogue.playwright_command({})
+    assert str(browser) in catalogue.playwright_command({}, LaunchContext())
     with pytest.raises(McpConfigError, match="introuvable"):
-        catalogue.playwright_command({"BROWSER_PATH": str(tmp_path / "nope")})
+        catalogue.playwright_command({"BROWSER_PATH": str(tmp_path / "nope")}, LaunchContext())
 
 
 def test_launch_reads_secrets_from_the_store_and_masks_them() -> None:
@@ -318,6 +347,27 @@ def test_passed_environment_is_limited(monkeypatch: pytest.MonkeyPatch) -> None:
     assert launch.target.env["HTTPS_PROXY"] == "http://proxy:3128"
     assert "AWS_SECRET_ACCESS_KEY" not in launch.target.env
     assert os.environ["AWS_SECRET_ACCESS_KEY"]
+
+
+def test_npms_own_settings_reach_npx_servers_but_its_credentials_do_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("npm_config_cache", "/srv/npm-cache")
+    monkeypatch.setenv("NPM_CONFIG_OFFLINE", "true")
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:4873/")
+    monkeypatch.setenv("npm_config__authToken", "npm_abcdefghijklmnopqrstuvwxyz0123456789")
+    monkeypatch.setenv("npm_config_//registry.example/:_password", "hunter2")
+    monkeypatch.setenv("npm_config_https_proxy", "http://user:s3cret-pass@proxy:3128")
+    config = ServerConfig("searxng", "catalogue", True, params={"SEARXNG_URL": "http://s"})
+    launch = build_launch(config, DictSecrets())
+    assert isinstance(launch.target, StdioLaunch)
+    env = launch.target.env
+    assert env["npm_config_cache"] == "/srv/npm-cache"
+    assert env["NPM_CONFIG_OFFLINE"] == "true"
+    assert env["npm_config_registry"] == "http://127.0.0.1:4873/"
+    assert "npm_config__authToken" not in env
+    assert "npm_config_//registry.example/:_password" not in env
+    assert "npm_config_https_proxy" not in env  # a password in the URL
 
 
 # --- import ------------------------------------------------------------------------------------
@@ -451,3 +501,44 @@ def test_launch_puts_secrets_back_in_arguments_and_urls_and_masks_them() -> None
     assert launch.redact("impossible de joindre https://h/mcp?api_key=abcd1234") == (
         "impossible de joindre https://h/mcp?api_key=••••"
     )
+
+
+def test_oauth_settings_round_trip_and_bad_ones_are_refused() -> None:
+    from loki_desktop.core.mcp.config import OAuthConfig, parse_entry
+
+    entry = {
+        "enabled": True,
+        "url": "https://api.example/mcp",
+        "oauth": {"client_id": "loki", "scope": "read write", "grant": "client_credentials"},
+    }
+    notices: list[str] = []
+    config = parse_entry("api", entry, frozenset(), notices)
+    assert config.oauth == OAuthConfig("loki", "read write", "client_credentials")
+    assert config.to_json()["oauth"] == entry["oauth"]
+    again = parse_entry("api", config.to_json(), frozenset(), notices)
+    assert again.oauth == config.oauth
+    for bad in (
+        {"grant": "password"},
+        {"client_metadata_url": "http://plain.example/doc.json"},
+        {"client_id": 3},
+        "loki",
+    ):
+        with pytest.raises(McpConfigError):
+            parse_entry("api", {**entry, "oauth": bad}, frozenset(), notices)
+    assert notices == []
+
+
+def test_the_browsers_navigate_tool_tells_where_the_workspace_is_served() -> None:
+    specs = [
+        ToolSpec("mcp_playwright_browser_navigate", "Navigate to a URL", {}, "playwright"),
+        ToolSpec("mcp_playwright_browser_click", "Click", {}, "playwright"),
+        ToolSpec("read_file", "Read a file", {}),
+    ]
+    told = with_preview(specs, "http://127.0.0.1:4321/")
+    assert told[0].description.startswith("Navigate to a URL\n")
+    assert "http://127.0.0.1:4321/index.html" in told[0].description
+    assert "file://" in told[0].description
+    assert told[1:] == specs[1:]
+    assert browser_enabled({"playwright": {"enabled": True}})
+    assert not browser_enabled({"playwright": {"enabled": False}})
+    assert not browser_enabled({})

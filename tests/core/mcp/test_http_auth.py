@@ -21,7 +21,7 @@ def _web(url: str, token: str | None) -> ServerConfig:
 
 @pytest.mark.parametrize(
     ("token", "status"),
-    [(None, "401"), ("wrong-token-7c3a", "401"), (LOW_TOKEN, "403")],
+    [("wrong-token-7c3a", "401"), (LOW_TOKEN, "403")],
 )
 async def test_a_refused_credential_is_told_as_an_authentication_failure(
     secrets: KeyringSecrets, auth_echo_http: str, token: str | None, status: str
@@ -47,6 +47,24 @@ async def test_a_refused_credential_is_told_as_an_authentication_failure(
             assert token not in text
     if status == "403":
         assert "Required scope: tools" in tested.message  # what the server said
+
+
+async def test_a_server_refusing_a_request_without_credential_asks_for_sign_in(
+    secrets: KeyringSecrets, auth_echo_http: str
+) -> None:
+    config = _web(auth_echo_http, None)
+    manager = McpManager({"web": config}, secrets, backoff=(60,), connect_wait=60)
+    try:
+        (notice,) = await manager.prepare()
+        tested = await manager.test(config)
+    finally:
+        await manager.aclose()
+    assert manager.status("web").state == "signin"  # "connexion requise", not an error
+    for text in (notice, manager.status("web").message, tested.message):
+        assert "Connexion requise" in text, text
+        assert "loki-desktop mcp login web" in text
+        assert "indisponible" not in text
+        assert "-32603" not in text
 
 
 async def test_the_right_credential_connects(secrets: KeyringSecrets, auth_echo_http: str) -> None:

@@ -221,3 +221,23 @@ def test_the_examples_answer_only_when_the_rules_find_nothing() -> None:
     assert router.pick("bonjour, comment vas-tu ?") is None
     # a definitional question wants an answer, not a method: no fallback
     assert router.route("qu'est-ce qu'un serveur qui renvoie une erreur ?").skill is None
+
+
+def test_a_past_tense_action_makes_no_pair(builtin: Router) -> None:
+    # "j'ai trouvé l'erreur" tells what was done; "trouve l'erreur" asks for it
+    assert picked(builtin, "C'est bon, j'ai trouvé l'erreur, merci") == "none"
+    assert picked(builtin, "trouve l'erreur dans ce calcul") == "debogage-systematique"
+    assert picked(builtin, "Nous avons fait un site pour le club") == "none"
+    assert picked(builtin, "The login bug got fixed, thanks") == "none"
+    # a need is not a past tense, and a symptom told in the past is still a bug report
+    assert picked(builtin, "j'ai besoin d'un site pour mon club") == "creation-web"
+    assert picked(builtin, "The parser returned None instead of a list") == "debogage-systematique"
+
+
+def test_what_does_it_mean_is_a_definitional_question(builtin: Router) -> None:
+    routing = builtin.route('What does "refactoring" mean?')
+    assert routing.skill is None
+    assert routing.damped_by == "what does … mean"
+    assert (
+        picked(builtin, "Refactor this module, what does it mean for the tests") == "refactor-sur"
+    )

@@ -1,0 +1,108 @@
+"""`loki-desktop mcp login ID` / `mcp logout ID`: OAuth sign-in to a remote MCP server.
+
+The login prints the authorization URL, opens the system browser on it (Python's
+`webbrowser`, which honours $BROWSER) and waits for the browser to come back to Loki's
+loopback listener; the tokens go to the keyring. Options set a pre-registered client or a
+machine account (client credentials) first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import webbrowser
+from typing import TYPE_CHECKING
+
+from loki_desktop.core.i18n import _
+
+if TYPE_CHECKING:
+    from loki_desktop.core.mcp.service import McpService
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    login = commands.add_parser(
+        "login", help=_("se connecter (OAuth) à un serveur HTTP distant, dans le navigateur")
+    )
+    login.add_argument("id", help=_("identifiant du serveur"))
+    login.add_argument("--client-id", help=_("client enregistré d'avance auprès du serveur"))
+    login.add_argument(
+        "--client-secret",
+        action="store_true",
+        help=_("demande le secret du client (ou sa clé privée PEM) : rangé dans le trousseau"),
+    )
+    login.add_argument("--scope", help=_("droits demandés en plus, séparés par des espaces"))
+    login.add_argument(
+        "--client-credentials",
+        action="store_true",
+        help=_("compte machine : identifiant + secret du client, sans navigateur"),
+    )
+    login.add_argument(
+        "--no-browser", action="store_true", help=_("affiche l'adresse sans ouvrir le navigateur")
+    )
+    logout = commands.add_parser("logout", help=_("oublie la connexion OAuth d'un serveur"))
+    logout.add_argument("id", help=_("identifiant du serveur"))
+
+
+def login(args: argparse.Namespace, service: McpService) -> int:
+    _configure(args, service)
+
+    async def browser(url: str) -> None:
+        print(_("Ouvrez cette adresse pour vous connecter : {url}").format(url=url), flush=True)
+        if not args.no_browser:
+            await asyncio.to_thread(webbrowser.open, url)
+        print(_("En attente du retour du navigateur…"), flush=True)
+
+    async def sign_in() -> tuple[bool, str, tuple[str, ...]]:
+        try:
+            result = await service.sign_in(args.id, browser)
+        finally:
+            await service.aclose()
+        return result.ok, result.message, result.tools
+
+    ok, message, tools = asyncio.run(sign_in())
+    if not ok:
+        from loki_desktop.core.mcp.secret_values import mask
+
+        print(f"✗ {args.id} : {mask(message)}", file=sys.stderr)
+        return 1
+    print(
+        _("✓ Connecté à {id} ; jetons rangés dans le trousseau système. Outils : {tools}.").format(
+            id=args.id, tools=", ".join(tools) or "—"
+        )
+    )
+    return 0
+
+
+def logout(args: argparse.Namespace, service: McpService) -> int:
+    async def sign_out() -> None:
+        try:
+            await service.sign_out(args.id)
+        finally:
+            await service.aclose()
+
+    asyncio.run(sign_out())
+    print(_("{id} : connexion oubliée, jetons effacés du trousseau.").format(id=args.id))
+    return 0
+
+
+def _configure(args: argparse.Namespace, service: McpService) -> None:
+    """Options given: save them (settings + keyring) before signing in."""
+    if not (args.client_id or args.client_secret or args.scope or args.client_credentials):
+        return
+    from dataclasses import replace
+
+    from loki_desktop.cli.mcp import _ask_value
+    from loki_desktop.core.mcp.config import OAuthConfig
+
+    current = service.server(args.id).config.oauth or OAuthConfig()
+    oauth = replace(
+        current,
+        client_id=args.client_id or current.client_id,
+        scope=args.scope if args.scope is not None else current.scope,
+        grant="client_credentials" if args.client_credentials else current.grant,
+    )
+    secret = _ask_value("client_secret") if args.client_secret else None
+    if secret is None and current == oauth:
+        return
+    service.set_oauth(args.id, oauth, client_secret=secret)

@@ -1,0 +1,1 @@
+"""The official MCP conformance suite run against Loki's client (`make conformance`)."""

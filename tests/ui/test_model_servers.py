@@ -1,0 +1,86 @@
+"""Several model servers in the window: Réglages → Général adds an OpenAI-compatible one with
+its key in the keyring, the picker groups models by server, a model remembers its server."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import keyring
+
+from loki_desktop.core.model_servers import key_name
+from loki_desktop.core.services import Services
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.openai_server import FakeOpenAI
+from tests.ui.helpers import open_window, wait_until
+
+VLLM_MODEL = "Qwen/Qwen2.5-Coder-32B-Instruct"
+
+
+async def test_add_an_openai_server_with_a_key_then_pick_its_model(
+    ollama: FakeOllama, services: Services, qtbot: Any, loki_home: Any
+) -> None:
+    with FakeOpenAI(models=(VLLM_MODEL,), api_key="sk-labo") as vllm:
+        async with open_window(services, qtbot, ollama.url) as window:
+            dialog = window.open_settings()
+            editor = dialog.general.servers
+            assert editor.list.count() == 1  # the single Ollama host, migrated
+            assert editor.host.text() == ollama.url
+            editor.add_button.click()
+            editor.name.setText("Labo")
+            editor.kind.setCurrentIndex(editor.kind.findData("openai"))
+            editor.host.setText(vllm.url)
+            editor.key.setText("sk-labo")
+            editor.test_button.click()
+            await wait_until(lambda: "Connecté" in editor.test_result.text())
+            assert VLLM_MODEL in editor.test_result.text()
+            dialog.save_button.click()
+            await dialog.tasks.cancel_all()
+
+            saved = services.settings.load()
+            assert [s["name"] for s in saved.model_servers] == ["Ollama", "Labo"]
+            assert saved.host == ollama.url  # an older Loki still finds its Ollama
+            text = (loki_home / "settings.json").read_text()
+            assert "sk-labo" not in text  # the key is in the keyring only
+            assert keyring.get_password("loki-desktop", key_name("Labo")) == "sk-labo"
+
+            # the default model chosen after the test is the tested server's: its server
+            assert (saved.model, saved.model_server) == (VLLM_MODEL, "Labo")
+            assert window.runtime.server.name == "Labo"
+            assert window.runtime.host == vllm.url
+
+            # the picker lists both servers' models under their names
+            window.check_backend()
+            picker = window.model_picker
+            await wait_until(
+                lambda: picker.models_of("Ollama") == ["qwen2.5-coder:7b", "llama3.1:8b"]
+            )
+            assert picker.models_of("Labo") == [VLLM_MODEL]
+            assert picker.current_model() == VLLM_MODEL
+            picker.setCurrentIndex(picker.findText("llama3.1:8b"))
+            await wait_until(lambda: window.runtime.server.name == "Ollama")
+            assert window.runtime.host == ollama.url
+            saved = services.settings.load()
+            assert (saved.model, saved.model_server) == ("llama3.1:8b", "Ollama")
+            await wait_until(lambda: picker.models_of("Labo") == [VLLM_MODEL])
+            assert picker.current_model() == "llama3.1:8b"
+        # the window's requests to vLLM carried the key from the keyring
+        assert {h.get("Authorization") for h in vllm.headers} == {"Bearer sk-labo"}
+    data = json.loads((loki_home / "settings.json").read_text())
+    assert data["model_server"] == "Ollama"
+
+
+async def test_a_bad_address_is_refused_before_saving(
+    ollama: FakeOllama, services: Services, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog = window.open_settings()
+        editor = dialog.general.servers
+        editor.add_button.click()
+        editor.host.setText("pas une adresse")
+        dialog.save_button.click()
+        assert "n'est pas une adresse" in editor.test_result.text()
+        assert dialog.isVisible()
+        assert services.settings.load().model_servers == []
+        dialog.reject()
+        await dialog.tasks.cancel_all()
