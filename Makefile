@@ -11,6 +11,8 @@
 #   make browser    install the pinned Playwright MCP server (npm, tests only): the browser
 #               end-to-end test drives it with Debian's chromium (make test does it when npm is there)
 #   make bundle build the standalone one-folder application (PyInstaller)
+#   make i18n   extract the messages to the template, merge it into each catalogue, compile
+#               the .mo files (committed: an editable install and the bundle need no build)
 #   make real-server  build llama-cpp-python's OpenAI-compatible server and the SmolLM2-135M
 #               model into .real-server/ (~7 min on 2 cores): the `real_server` tests then run
 #   make conformance  the official MCP conformance suite's client scenarios against Loki's
@@ -28,7 +30,7 @@ BROWSER := tests/browser/node_modules/.package-lock.json
 
 REAL_SERVER := .real-server
 
-.PHONY: run test test-fast test-stress lint bench bundle clean reference real-server conformance browser
+.PHONY: run test test-fast test-stress lint bench bundle clean reference real-server conformance browser i18n
 
 # The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
 # servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
@@ -88,6 +90,21 @@ test-stress: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+LOCALE := resources/locale
+POT := $(LOCALE)/loki-desktop.pot
+CATALOGUES := en
+# file names without line numbers, sorted: a catalogue changes only where a message does
+i18n: $(STAMP)
+	mkdir -p $(LOCALE)/en/LC_MESSAGES
+	$(BIN)/pybabel extract -F babel.cfg -o $(POT) --add-location=file --sort-output \
+		--no-wrap --project=loki-desktop -c "Translators:" --msgid-bugs-address="" .
+	for lang in $(CATALOGUES); do \
+		po=$(LOCALE)/$$lang/LC_MESSAGES/loki-desktop.po; \
+		$(BIN)/pybabel update -i $(POT) -o $$po -l $$lang --init-missing --no-wrap \
+			--ignore-obsolete --ignore-pot-creation-date || exit 1; \
+		$(BIN)/pybabel compile -i $$po -o $${po%.po}.mo -l $$lang --statistics || exit 1; \
+	done
 
 bundle: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bundle]'

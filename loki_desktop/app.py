@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from loki_desktop import cli
+from loki_desktop.core.i18n import _, set_language, set_typography
 from loki_desktop.core.services import Services
 
 
@@ -33,11 +34,12 @@ def build_services() -> Services:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    choose_language()
     parser = cli.build_parser(arguments)
     parser.add_argument(
         "--quick",
         metavar="QUESTION",
-        help="pose une question rapide dans la fenêtre (celle qui tourne déjà, s'il y en a une)",
+        help=_("pose une question rapide dans la fenêtre (celle qui tourne déjà, s'il y en a une)"),
     )
     args = parser.parse_args(arguments)
     if args.install_desktop_entry or args.uninstall_desktop_entry:
@@ -50,19 +52,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_window(services, quick=args.quick)
 
 
+def choose_language() -> str:
+    """The language of everything shown: the setting, else the system's (read before the
+    parser is built, since its help is translated too)."""
+    from loki_desktop.persistence import paths
+    from loki_desktop.persistence.settings_file import read_language
+
+    return set_language(read_language(paths.settings_path()))
+
+
 def run_window(services: Services, quick: str | None = None) -> int:
     if no_display():
         # Qt would abort with a misleading hint about xcb-cursor0: say what is really wrong.
         print(
-            "Loki Desktop ne trouve pas d'écran graphique (DISPLAY et WAYLAND_DISPLAY sont "
-            "vides) : lancez-le depuis votre session de bureau, ou utilisez les commandes sans "
-            "fenêtre (loki-desktop --help).",
+            _(
+                "Loki Desktop ne trouve pas d'écran graphique (DISPLAY et WAYLAND_DISPLAY sont "
+                "vides) : lancez-le depuis votre session de bureau, ou utilisez les commandes "
+                "sans fenêtre (loki-desktop --help)."
+            ),
             file=sys.stderr,
         )
         return 1
     # Imported here so headless commands never load Qt.
     from loki_desktop.ui.main import run as run_ui
 
+    set_typography(True)  # non-breaking spaces in French: the window's lines wrap
     return run_ui(services, quick=quick)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import keyring
 import pytest
 
+from loki_desktop.core.i18n import set_language, set_typography
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.persistence.history import History
 from tests.fakes.memory_keyring import MemoryKeyring
@@ -32,6 +33,29 @@ def loki_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("OLLAMA_HOST", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def french(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests read French, the source language, whatever the machine's locale: no locale at
+    all means French, in child processes too (and tools such as bash keep their English,
+    which the references are read in). A test that wants English asks for it (`english`);
+    a test that switched the language in-process (app.main does) does not leave it switched."""
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    set_language("fr")
+    yield
+    set_language("fr")
+    set_typography(False)
+
+
+@pytest.fixture
+def english(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The English catalogue, in-process and in child processes (Loki's own checker messages
+    were written in English first; these tests hold the English wording)."""
+    monkeypatch.setenv("LANGUAGE", "en")
+    set_language("en")
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from loki_desktop import __version__
+from loki_desktop.core.i18n import _
 from loki_desktop.core.services import Services
 
 # Each command lives in its own module with `register(subparsers)` and `run(args, services)`.
@@ -38,22 +39,24 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     (a one-shot command then imports and builds one module's arguments, not six)."""
     parser = argparse.ArgumentParser(
         prog="loki-desktop",
-        description="Loki Desktop : un agent de bureau pour les modèles locaux d'Ollama. "
-        "Sans commande, ouvre la fenêtre.",
+        description=_(
+            "Loki Desktop : un agent de bureau pour les modèles locaux d'Ollama. "
+            "Sans commande, ouvre la fenêtre."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"loki-desktop {__version__}")
     menu = parser.add_mutually_exclusive_group()
     menu.add_argument(
         "--install-desktop-entry",
         action="store_true",
-        help="ajoute Loki Desktop (entrée et icône) au menu des applications de l'utilisateur",
+        help=_("ajoute Loki Desktop (entrée et icône) au menu des applications de l'utilisateur"),
     )
     menu.add_argument(
         "--uninstall-desktop-entry",
         action="store_true",
-        help="retire Loki Desktop du menu des applications de l'utilisateur",
+        help=_("retire Loki Desktop du menu des applications de l'utilisateur"),
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMANDE")
+    subparsers = parser.add_subparsers(dest="command", metavar=_("COMMANDE"))
     for name in _needed(argv):
         module: CommandModule = importlib.import_module(name)
         module.register(subparsers)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.events import Done, Error, Event
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError, CheckpointStore, StoreUnavailable
 from loki_desktop.core.services import Services
 
@@ -25,16 +26,18 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("ask", help="pose une question à l'agent, sans fenêtre")
-    parser.add_argument("prompt", help="le message")
-    parser.add_argument("--workspace", type=Path, help="dossier de travail (défaut : courant)")
-    parser.add_argument("--model", help="modèle (défaut : réglages, sinon le premier du serveur)")
+    parser = subparsers.add_parser("ask", help=_("pose une question à l'agent, sans fenêtre"))
+    parser.add_argument("prompt", help=_("le message"))
+    parser.add_argument("--workspace", type=Path, help=_("dossier de travail (défaut : courant)"))
+    parser.add_argument(
+        "--model", help=_("modèle (défaut : réglages, sinon le premier du serveur)")
+    )
     add_server_arguments(parser)
-    parser.add_argument("--session", help="continue cette conversation")
+    parser.add_argument("--session", help=_("continue cette conversation"))
     parser.add_argument(
         "--allow-shell",
         action="store_true",
-        help="autorise run_shell (sinon toute commande est refusée)",
+        help=_("autorise run_shell (sinon toute commande est refusée)"),
     )
     parser.add_argument(
         "--interactive",
@@ -57,30 +60,34 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--allow-writes",
         action="store_true",
-        help="avec le réglage « Demander avant d'écrire », autorise les écritures "
-        "(sinon write_file et edit_file sont refusés ; réglage éteint : sans effet)",
+        help=_(
+            "avec le réglage « Demander avant d'écrire », autorise les écritures "
+            "(sinon write_file et edit_file sont refusés ; réglage éteint : sans effet)"
+        ),
     )
-    parser.add_argument("--no-skills", action="store_true", help="n'injecte aucune méthode")
+    parser.add_argument("--no-skills", action="store_true", help=_("n'injecte aucune méthode"))
     parser.add_argument(
         "--think",
         metavar="MODE",
-        help="réflexion : auto (défaut du modèle), on, off, ou un niveau que le modèle "
-        "propose (low, medium, high) ; défaut : les réglages",
+        help=_(
+            "réflexion : auto (défaut du modèle), on, off, ou un niveau que le modèle "
+            "propose (low, medium, high) ; défaut : les réglages"
+        ),
     )
     parser.add_argument(
         "--show-thinking",
         action="store_true",
-        help="affiche la réflexion du modèle (sur stderr, en grisé)",
+        help=_("affiche la réflexion du modèle (sur stderr, en grisé)"),
     )
     parser.add_argument(
         "--image",
         action="append",
         type=Path,
         default=[],
-        metavar="FICHIER",
-        help="joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)",
+        metavar=_("FICHIER"),
+        help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
-    parser.add_argument("--json", action="store_true", help="un objet JSON par ligne")
+    parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
 
 
@@ -90,10 +97,17 @@ def run(args: argparse.Namespace, services: Services) -> int:
 
     workspace = (args.workspace or Path.cwd()).expanduser()
     if not workspace.is_dir():
-        print(f"Le dossier de travail n'existe pas : {workspace}", file=sys.stderr)
+        print(
+            _("Le dossier de travail n'existe pas : {path}").format(path=workspace), file=sys.stderr
+        )
         return 2
     if args.think is not None and not valid_mode(args.think):
-        print(f"--think : valeur inconnue « {args.think} » (auto, on, off, low…)", file=sys.stderr)
+        print(
+            _("--think : valeur inconnue « {value} » (auto, on, off, low…)").format(
+                value=args.think
+            ),
+            file=sys.stderr,
+        )
         return 2
     images = _load_images(args.image)
     if isinstance(images, str):  # unreadable, too big, not an image: nothing is sent
@@ -106,7 +120,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
     )
     code = interrupt.run(lambda stop: _ask(args, services, workspace, printer, images, stop))
     if code > 128 and not args.json:
-        print("\nInterrompu.", file=sys.stderr)
+        print("\n" + _("Interrompu."), file=sys.stderr)
     return code
 
 

@@ -18,12 +18,13 @@ if TYPE_CHECKING:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "changes", help="liste les fichiers que chaque tour d'une conversation a modifiés"
+        "changes", help=_("liste les fichiers que chaque tour d'une conversation a modifiés")
     )
     parser.add_argument(
-        "--session", help="la conversation (défaut : celle dont les fichiers ont changé en dernier)"
+        "--session",
+        help=_("la conversation (défaut : celle dont les fichiers ont changé en dernier)"),
     )
-    parser.add_argument("--json", action="store_true", help="un objet JSON")
+    parser.add_argument("--json", action="store_true", help=_("un objet JSON"))
     parser.set_defaults(run=run)
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
@@ -20,18 +21,22 @@ EXIT_CLEAN, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="vérifie des fichiers sans les exécuter (Python, JavaScript, TypeScript, HTML, "
-        "CSS, JSON, TOML, YAML, shell)",
-        description="Vérifie des fichiers sans jamais les exécuter. Affiche une ligne "
-        "« chemin:ligne:colonne: message » par problème. Code de sortie : 0 sans problème, "
-        "1 si des problèmes sont trouvés, 2 si un fichier ne peut pas être lu.",
+        help=_(
+            "vérifie des fichiers sans les exécuter (Python, JavaScript, TypeScript, HTML, "
+            "CSS, JSON, TOML, YAML, shell)"
+        ),
+        description=_(
+            "Vérifie des fichiers sans jamais les exécuter. Affiche une ligne "
+            "« chemin:ligne:colonne: message » par problème. Code de sortie : 0 sans problème, "
+            "1 si des problèmes sont trouvés, 2 si un fichier ne peut pas être lu."
+        ),
     )
     parser.add_argument(
         "paths",
         nargs="+",
         type=Path,
         metavar="CHEMIN",
-        help="fichier, ou dossier (tous ses fichiers vérifiables)",
+        help=_("fichier, ou dossier (tous ses fichiers vérifiables)"),
     )
     parser.set_defaults(run=run)
 
@@ -56,10 +61,13 @@ async def _check_all(paths: list[Path]) -> int:
             found = tree.walk(path, checkers.can_check).files
             files += sorted(file for _mtime, file in found)
         elif not path.exists():
-            print(f"{path}: fichier introuvable", file=sys.stderr)
+            print(_("{path} : fichier introuvable").format(path=path), file=sys.stderr)
             status = EXIT_ERROR
         elif not checkers.can_check(path):
-            print(f"{path}: aucune vérification pour ce type de fichier", file=sys.stderr)
+            print(
+                _("{path} : aucune vérification pour ce type de fichier").format(path=path),
+                file=sys.stderr,
+            )
         else:
             files.append(path)
 
@@ -77,10 +85,18 @@ async def _check_all(paths: list[Path]) -> int:
             print(problem.located(str(path)))
         found_problems = found_problems or bool(result.problems)
         if result.unreadable:
-            print(f"{path}: illisible ({result.skipped})", file=sys.stderr)
+            print(
+                _("{path} : illisible ({reason})").format(path=path, reason=result.skipped),
+                file=sys.stderr,
+            )
             status = EXIT_ERROR
         elif result.skipped:
-            print(f"{path}: vérification incomplète ({result.skipped})", file=sys.stderr)
+            print(
+                _("{path} : vérification incomplète ({reason})").format(
+                    path=path, reason=result.skipped
+                ),
+                file=sys.stderr,
+            )
     if status == EXIT_CLEAN and found_problems:
         status = EXIT_PROBLEMS
     return status

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import resolve_host
 
@@ -28,20 +29,22 @@ REPLAY_SCRIPTS = ("oracle", "sabotage", "text")
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "eval", help="mesure un modèle sur une suite de tâches, avec et sans le harnais de Loki"
+        "eval", help=_("mesure un modèle sur une suite de tâches, avec et sans le harnais de Loki")
     )
-    parser.add_argument("--model", action="append", default=[], help="modèle (répétable)")
-    parser.add_argument("--suite", default="basic", help="suite de tâches (défaut : basic)")
+    parser.add_argument("--model", action="append", default=[], help=_("modèle (répétable)"))
+    parser.add_argument("--suite", default="basic", help=_("suite de tâches (défaut : basic)"))
     parser.add_argument("--harness", choices=("on", "off", "both"), default="both")
-    parser.add_argument("--tasks", type=int, metavar="N", help="seulement les N premières tâches")
-    parser.add_argument("--json", action="store_true", help="un objet JSON par ligne")
-    parser.add_argument("--host", help="adresse du serveur Ollama")
+    parser.add_argument(
+        "--tasks", type=int, metavar="N", help=_("seulement les N premières tâches")
+    )
+    parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
+    parser.add_argument("--host", help=_("adresse du serveur Ollama"))
     parser.add_argument(
         "--replay",
         metavar="SCRIPT|DOSSIER",
-        help="sans modèle : réponses rejouées (oracle, sabotage, text, ou un dossier --record)",
+        help=_("sans modèle : réponses rejouées (oracle, sabotage, text, ou un dossier --record)"),
     )
-    parser.add_argument("--record", type=Path, metavar="DOSSIER", help="garde les réponses")
+    parser.add_argument("--record", type=Path, metavar="DOSSIER", help=_("garde les réponses"))
     parser.set_defaults(run=run)
 
 
@@ -49,23 +52,31 @@ def run(args: argparse.Namespace, services: Services) -> int:
     from loki_desktop.core.evaluation.suite_basic import SUITES
 
     if args.suite not in SUITES:
-        print(f"Suite inconnue : {args.suite} (connues : {', '.join(SUITES)})", file=sys.stderr)
+        print(
+            _("Suite inconnue : {suite} (connues : {known})").format(
+                suite=args.suite, known=", ".join(SUITES)
+            ),
+            file=sys.stderr,
+        )
         return 2
     tasks = SUITES[args.suite]()
     if args.tasks is not None:
         if args.tasks < 1:
-            print("--tasks attend un nombre positif.", file=sys.stderr)
+            print(_("--tasks attend un nombre positif."), file=sys.stderr)
             return 2
         tasks = tasks[: args.tasks]
     replay = args.replay
     if replay and replay not in REPLAY_SCRIPTS and not Path(replay).is_dir():
         known = ", ".join(REPLAY_SCRIPTS)
-        print(f"--replay : ni {known}, ni un dossier : {replay}", file=sys.stderr)
+        print(
+            _("--replay : ni {known}, ni un dossier : {replay}").format(known=known, replay=replay),
+            file=sys.stderr,
+        )
         return 2
     try:
         return asyncio.run(_eval(args, services, tasks))
     except KeyboardInterrupt:
-        print("\nInterrompu.", file=sys.stderr)
+        print("\n" + _("Interrompu."), file=sys.stderr)
         return 130
 
 
@@ -132,7 +143,7 @@ class _Backends:
 
         models = await self._backend().list_models()
         if not models:
-            raise NoModel("Aucun modèle sur le serveur : choisissez-en un avec --model.")
+            raise NoModel(_("Aucun modèle sur le serveur : choisissez-en un avec --model."))
         return str(models[0].name)
 
     def for_task(self, model: str, task: EvalTask, mode: Harness, url: str) -> ChatBackend:
@@ -172,9 +183,11 @@ def _print_task(result: TaskResult, as_json: bool, done: int, total: int) -> Non
     reasons = [v.reason for v in result.verdicts if not v.passed]
     reasons += [result.error] if result.error else []
     why = "" if result.passed else " — " + "; ".join(reasons)
+    line = _("({model}, harnais {harness}, {seconds} s)").format(
+        model=result.model, harness=result.harness, seconds=f"{result.seconds:.1f}"
+    )
     print(
-        f"[{done}/{total}] {mark} {result.task} ({result.model}, harnais {result.harness}, "
-        f"{result.seconds:.1f} s){why}",
+        f"[{done}/{total}] {mark} {result.task} {line}{why}",
         file=sys.stderr,
         flush=True,
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loki_desktop.cli import mcp_login
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
@@ -17,48 +18,56 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("mcp", help="serveurs MCP : outils professionnels de l'agent")
+    parser = subparsers.add_parser("mcp", help=_("serveurs MCP : outils professionnels de l'agent"))
     commands = parser.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
 
-    listing = commands.add_parser("list", help="liste les serveurs (catalogue et personnels)")
-    listing.add_argument("--json", action="store_true", help="un objet JSON par serveur, en liste")
+    listing = commands.add_parser("list", help=_("liste les serveurs (catalogue et personnels)"))
+    listing.add_argument(
+        "--json", action="store_true", help=_("un objet JSON par serveur, en liste")
+    )
 
-    for name, text in (("enable", "active un serveur"), ("disable", "désactive un serveur")):
+    for name, text in (("enable", _("active un serveur")), ("disable", _("désactive un serveur"))):
         sub = commands.add_parser(name, help=text)
-        sub.add_argument("id", help="identifiant du serveur")
+        sub.add_argument("id", help=_("identifiant du serveur"))
 
     setter = commands.add_parser(
         "set",
-        help="règle des paramètres (NOM=valeur ; NOM seul demande la valeur sans l'afficher ; "
-        "NOM= l'efface)",
+        help=_(
+            "règle des paramètres (NOM=valeur ; NOM seul demande la valeur sans l'afficher ; "
+            "NOM= l'efface)"
+        ),
     )
-    setter.add_argument("id", help="identifiant du serveur")
-    setter.add_argument("assignments", nargs="+", metavar="NOM=VALEUR")
+    setter.add_argument("id", help=_("identifiant du serveur"))
+    setter.add_argument("assignments", nargs="+", metavar=_("NOM=VALEUR"))
 
-    adder = commands.add_parser("add", help="ajoute un serveur personnel")
-    adder.add_argument("name", help="identifiant (a-z, 0-9, tiret)")
+    adder = commands.add_parser("add", help=_("ajoute un serveur personnel"))
+    adder.add_argument("name", help=_("identifiant (a-z, 0-9, tiret)"))
     target = adder.add_mutually_exclusive_group(required=True)
     target.add_argument(
         "--command",
         dest="server_command",  # not "command": the top-level parser's dest for the sub-command
-        help='ligne de commande stdio, ex. "npx -y mon-serveur"',
+        help=_('ligne de commande stdio, ex. "npx -y mon-serveur"'),
     )
-    target.add_argument("--url", help="adresse d'un serveur HTTP (streamable HTTP)")
+    target.add_argument("--url", help=_("adresse d'un serveur HTTP (streamable HTTP)"))
     adder.add_argument(
-        "--header", action="append", default=[], metavar='"NOM: valeur"', help="en-tête HTTP"
+        "--header", action="append", default=[], metavar=_('"NOM: valeur"'), help=_("en-tête HTTP")
     )
     adder.add_argument(
-        "--env", action="append", default=[], metavar="NOM=VALEUR", help="variable d'environnement"
+        "--env",
+        action="append",
+        default=[],
+        metavar=_("NOM=VALEUR"),
+        help=_("variable d'environnement"),
     )
-    adder.add_argument("--label", help="nom affiché")
-    adder.add_argument("--enable", action="store_true", help="l'active tout de suite")
+    adder.add_argument("--label", help=_("nom affiché"))
+    adder.add_argument("--enable", action="store_true", help=_("l'active tout de suite"))
 
-    remover = commands.add_parser("remove", help="supprime un serveur personnel")
-    remover.add_argument("id", help="identifiant du serveur")
+    remover = commands.add_parser("remove", help=_("supprime un serveur personnel"))
+    remover.add_argument("id", help=_("identifiant du serveur"))
 
-    tester = commands.add_parser("test", help="se connecte une fois et liste les outils")
-    tester.add_argument("id", help="identifiant du serveur")
-    tester.add_argument("--json", action="store_true", help="le résultat en JSON")
+    tester = commands.add_parser("test", help=_("se connecte une fois et liste les outils"))
+    tester.add_argument("id", help=_("identifiant du serveur"))
+    tester.add_argument("--json", action="store_true", help=_("le résultat en JSON"))
 
     sampler = commands.add_parser(
         "sampling",
@@ -69,9 +78,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sampler.add_argument("policy", choices=["always", "ask", "never"])
 
     importer = commands.add_parser(
-        "import", help='importe un fichier {"mcpServers": ...} (Claude Desktop)'
+        "import", help=_('importe un fichier {"mcpServers": ...} (Claude Desktop)')
     )
-    importer.add_argument("file", type=Path, help="fichier JSON")
+    importer.add_argument("file", type=Path, help=_("fichier JSON"))
 
     mcp_login.register(commands)
 
@@ -86,7 +95,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
 
     service = McpService(services.settings, services.secrets, data_home=services.data_home)
     for notice in services.settings.take_notices() + service.notices:
-        print(f"note : {mask(notice)}", file=sys.stderr)
+        print(_("note : {text}").format(text=mask(notice)), file=sys.stderr)
     action = {
         "list": _list,
         "enable": _enable,
@@ -116,18 +125,20 @@ def _list(args: argparse.Namespace, service: McpService) -> int:
         print(json.dumps([_view_json(view, service) for view in views], ensure_ascii=False))
         return 0
     for view in views:
-        state = "activé" if view.config.enabled else "désactivé"
+        state = _("activé") if view.config.enabled else _("désactivé")
         print(f"{view.id:<14} {state:<10} {view.label} — {_where(view)}")
         if view.config.measured is not None:
             tools, tokens = view.config.measured
-            print(
-                f"{'':<14} coût : {tools} outil(s), ~{tokens} jetons par requête "
-                "(mesuré au dernier test)"
+            cost = ngettext(
+                "coût : {tools} outil, ~{tokens} jetons par requête (mesuré au dernier test)",
+                "coût : {tools} outils, ~{tokens} jetons par requête (mesuré au dernier test)",
+                tools,
             )
+            print(f"{'':<14} " + cost.format(tools=tools, tokens=tokens))
         for name, value in sorted(view.config.params.items()):
             print(f"{'':<14} {name}={value}")
         for name in view.secrets_set:
-            print(f"{'':<14} {name}=•••• (trousseau)")
+            print(f"{'':<14} {name}=•••• " + _("(trousseau)"))
         if view.config.enabled and (problem := service.problem(view.id)):
             print(f"{'':<14} ⚠ {problem}")
     return 0
@@ -145,7 +156,7 @@ def _sampling(args: argparse.Namespace, service: McpService) -> int:
 
 def _enable(args: argparse.Namespace, service: McpService) -> int:
     service.enable(args.id)
-    print(f"{args.id} activé : il démarrera au prochain message.")
+    print(_("{id} activé : il démarrera au prochain message.").format(id=args.id))
     if problem := service.problem(args.id):
         print(f"⚠ {problem}", file=sys.stderr)
     return 0
@@ -153,7 +164,7 @@ def _enable(args: argparse.Namespace, service: McpService) -> int:
 
 def _disable(args: argparse.Namespace, service: McpService) -> int:
     service.disable(args.id)
-    print(f"{args.id} désactivé.")
+    print(_("{id} désactivé.").format(id=args.id))
     return 0
 
 
@@ -167,9 +178,13 @@ def _set(args: argparse.Namespace, service: McpService) -> int:
     service.set_params(args.id, values)
     for name, value in values.items():
         if not value:
-            print(f"{args.id} : {name} effacé.")
+            print(_("{id} : {name} effacé.").format(id=args.id, name=name))
         elif is_secret_param(name, value):
-            print(f"{args.id} : {name} enregistré dans le trousseau système.")
+            print(
+                _("{id} : {name} enregistré dans le trousseau système.").format(
+                    id=args.id, name=name
+                )
+            )
         else:
             print(f"{args.id} : {name}={value}")
     return 0
@@ -180,7 +195,7 @@ def _add(args: argparse.Namespace, service: McpService) -> int:
 
     if args.server_command is not None:
         if args.header:
-            raise McpConfigError("--header ne s'emploie qu'avec --url.")
+            raise McpConfigError(_("--header ne s'emploie qu'avec --url."))
         config = service.add_stdio(
             args.name,
             _split_command(args.server_command),
@@ -190,7 +205,7 @@ def _add(args: argparse.Namespace, service: McpService) -> int:
         )
     else:
         if args.env:
-            raise McpConfigError("--env ne s'emploie qu'avec --command.")
+            raise McpConfigError(_("--env ne s'emploie qu'avec --command."))
         config = service.add_http(
             args.name,
             args.url,
@@ -198,16 +213,18 @@ def _add(args: argparse.Namespace, service: McpService) -> int:
             label=args.label,
             enabled=args.enable,
         )
-    state = "activé" if config.enabled else "désactivé (loki-desktop mcp enable " + config.id + ")"
-    print(f"{config.id} ajouté, {state}.")
+    if config.enabled:
+        print(_("{id} ajouté, activé.").format(id=config.id))
+    else:
+        print(_("{id} ajouté, désactivé (loki-desktop mcp enable {id}).").format(id=config.id))
     for name in config.secrets:  # also those taken out of the command line or URL
-        print(f"{config.id} : {name} rangé dans le trousseau système.")
+        print(_("{id} : {name} rangé dans le trousseau système.").format(id=config.id, name=name))
     return 0
 
 
 def _remove(args: argparse.Namespace, service: McpService) -> int:
     service.remove(args.id)
-    print(f"{args.id} supprimé.")
+    print(_("{id} supprimé.").format(id=args.id))
     return 0
 
 
@@ -236,13 +253,24 @@ def _test(args: argparse.Namespace, service: McpService) -> int:
             )
         )
     elif result.ok:
-        print(f"✓ {args.id} : {len(result.tools)} outil(s) en {result.seconds:.1f} s")
+        found = ngettext(
+            "{id} : {n} outil en {s} s", "{id} : {n} outils en {s} s", len(result.tools)
+        )
+        print("✓ " + found.format(id=args.id, n=len(result.tools), s=f"{result.seconds:.1f}"))
         for tool in result.tools:
             mark = "→" if tool in result.exposed else " "
             print(f"  {mark} {tool}")
+        shown = ngettext(
+            "{n} outil montré au modèle (→) : ~{tokens} jetons ({chars} caractères) de schémas "
+            "par requête.",
+            "{n} outils montrés au modèle (→) : ~{tokens} jetons ({chars} caractères) de schémas "
+            "par requête.",
+            len(result.exposed),
+        )
         print(
-            f"{len(result.exposed)} outil(s) montré(s) au modèle (→) : ~{result.schema_tokens} "
-            f"jetons ({result.schema_chars} caractères) de schémas par requête."
+            shown.format(
+                n=len(result.exposed), tokens=result.schema_tokens, chars=result.schema_chars
+            )
         )
     else:
         from loki_desktop.core.mcp.secret_values import mask
@@ -254,16 +282,25 @@ def _test(args: argparse.Namespace, service: McpService) -> int:
 def _import(args: argparse.Namespace, service: McpService) -> int:
     report = service.import_file(args.file)
     for config in report.added:
-        state = "activé" if config.enabled else "désactivé"
-        print(f"{config.id} ajouté ({state}) — {config.label}")
+        state = _("activé") if config.enabled else _("désactivé")
+        print(
+            _("{id} ajouté ({state}) — {label}").format(
+                id=config.id, state=state, label=config.label
+            )
+        )
     if report.secrets_stored:
-        print(f"{report.secrets_stored} secret(s) rangé(s) dans le trousseau système.")
+        stored = ngettext(
+            "{n} secret rangé dans le trousseau système.",
+            "{n} secrets rangés dans le trousseau système.",
+            report.secrets_stored,
+        )
+        print(stored.format(n=report.secrets_stored))
     from loki_desktop.core.mcp.secret_values import mask
 
     for line in report.skipped:
-        print(f"ignoré : {mask(line)}", file=sys.stderr)
+        print(_("ignoré : {line}").format(line=mask(line)), file=sys.stderr)
     if not report.added:
-        print("Aucun serveur ajouté.", file=sys.stderr)
+        print(_("Aucun serveur ajouté."), file=sys.stderr)
         return 1
     return 0
 
@@ -326,7 +363,9 @@ def _split_command(command: str) -> list[str]:
     except ValueError as exc:
         # not the command itself: unreadable, it cannot be told where a secret sits in it
         first = command.split()[0] if command.split() else ""
-        raise McpConfigError(f"Commande illisible ({exc}) : « {mask(first)} … ».") from None
+        raise McpConfigError(
+            _("Commande illisible ({error}) : « {start} … ».").format(error=exc, start=mask(first))
+        ) from None
 
 
 def _pairs(items: list[str], separator: str) -> dict[str, str]:
@@ -338,7 +377,11 @@ def _pairs(items: list[str], separator: str) -> dict[str, str]:
         if not sep or not name.strip():
             # the value may be a secret typed without its separator: only its first word
             first = item.split()[0] if item.split() else ""
-            raise McpConfigError(f"Attendu NOM{separator}valeur : « {first} … ».")
+            raise McpConfigError(
+                _("Attendu NOM{separator}valeur : « {start} … ».").format(
+                    separator=separator, start=first
+                )
+            )
         pairs[name.strip()] = value.strip() if separator == ":" else value
     return pairs
 

@@ -10,6 +10,7 @@ import sys
 
 from loki_desktop.cli.models_manage import register_actions
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
+from loki_desktop.core.i18n import _
 from loki_desktop.core.model_servers import ModelServer
 from loki_desktop.core.ports import BackendError
 from loki_desktop.core.services import Services
@@ -17,10 +18,10 @@ from loki_desktop.core.services import Services
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "models", help="liste les modèles du serveur Ollama et ce que chacun sait faire"
+        "models", help=_("liste les modèles du serveur Ollama et ce que chacun sait faire")
     )
     add_server_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="un objet JSON par modèle et ligne")
+    parser.add_argument("--json", action="store_true", help=_("un objet JSON par modèle et ligne"))
     parser.set_defaults(run=run)
     register_actions(parser)  # models pull | rm
 
@@ -51,10 +52,11 @@ async def _list(server: ModelServer, services: Services, *, as_json: bool) -> in
     finally:
         await backend.close()
     if not models:
-        hint = (
-            " : « ollama pull qwen2.5-coder:7b » en installe un" if server.kind == "ollama" else ""
-        )
-        print(f"Aucun modèle sur {host}{hint}.", file=sys.stderr)
+        if server.kind == "ollama":
+            empty = _("Aucun modèle sur {host} : « ollama pull qwen2.5-coder:7b » en installe un.")
+        else:
+            empty = _("Aucun modèle sur {host}.")
+        print(empty.format(host=host), file=sys.stderr)
         return 0
     for model, profile in zip(models, profiles, strict=True):
         if as_json:

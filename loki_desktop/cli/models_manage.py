@@ -32,16 +32,16 @@ T = TypeVar("T", str, ModelProfile)  # what a command gets from the server (neve
 def register_actions(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     pull = actions.add_parser(
-        "pull", help="télécharge un modèle (reprend un téléchargement interrompu)"
+        "pull", help=_("télécharge un modèle (reprend un téléchargement interrompu)")
     )
-    pull.add_argument("name", metavar="NOM", help="nom:étiquette, par exemple qwen3:8b")
+    pull.add_argument("name", metavar="NOM", help=_("nom:étiquette, par exemple qwen3:8b"))
     _common(pull)
     pull.set_defaults(run=run_pull)
-    remove = actions.add_parser("rm", help="supprime un modèle du serveur")
+    remove = actions.add_parser("rm", help=_("supprime un modèle du serveur"))
     remove.add_argument("name", metavar="NOM")
     _common(remove)
     remove.set_defaults(run=run_remove)
-    show = actions.add_parser("show", help="ce que sait faire un modèle installé (/api/show)")
+    show = actions.add_parser("show", help=_("ce que sait faire un modèle installé (/api/show)"))
     show.add_argument("name", metavar="NOM")
     _common(show)
     show.set_defaults(run=run_show)
@@ -49,12 +49,12 @@ def register_actions(parser: argparse.ArgumentParser) -> None:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: `models --host H pull X` and `models pull X --host H` both work
-    parser.add_argument("--host", default=argparse.SUPPRESS, help="adresse du serveur Ollama")
+    parser.add_argument("--host", default=argparse.SUPPRESS, help=_("adresse du serveur Ollama"))
     parser.add_argument(
         "--json",
         action="store_true",
         default=argparse.SUPPRESS,
-        help="un objet JSON par ligne (progression, puis done)",
+        help=_("un objet JSON par ligne (progression, puis done)"),
     )
 
 

@@ -19,6 +19,7 @@ from loki_desktop.core.events import (
     ToolResult,
     event_to_json,
 )
+from loki_desktop.core.i18n import _, ngettext
 
 
 class JsonPrinter:
@@ -62,7 +63,7 @@ class PlainPrinter:
                 self.out.flush()
                 self._mid_line = not text.endswith("\n")
             case SkillUsed(title=title):
-                self._note(f"[méthode : {title}]")
+                self._note("[" + _("méthode : {title}").format(title=title) + "]")
             case ToolCall(name=name, args=args):
                 shown = json.dumps(args, ensure_ascii=False)
                 if len(shown) > 200:
@@ -73,13 +74,19 @@ class PlainPrinter:
                 self._note(f"{'✓' if ok else '✗'} {name} : {summary}{counts}")
             case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
                 if ok:
-                    self._note(f"✓ vérification de {path}" + (f" ({skipped})" if skipped else ""))
+                    checked = _("vérification de {path}").format(path=path)
+                    self._note(f"✓ {checked}" + (f" ({skipped})" if skipped else ""))
                 else:
-                    self._note(f"✗ vérification de {path} : {len(problems)} problème(s)")
+                    failed = ngettext(
+                        "vérification de {path} : {n} problème",
+                        "vérification de {path} : {n} problèmes",
+                        len(problems),
+                    )
+                    self._note("✗ " + failed.format(path=path, n=len(problems)))
                     for problem in problems:
                         self._note(f"  {problem.located(path)}")
             case Notice(message=message):
-                self._note(f"note : {message}")
+                self._note(_("note : {text}").format(text=message))
             case Error(message=message):
                 self._note(message)
             case Done(session=session):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.model_servers import ModelServer, cli_server, current_server
 from loki_desktop.core.settings import Settings
 
@@ -12,13 +13,17 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--api",
         choices=("ollama", "openai"),
-        help="protocole du serveur : ollama, ou openai (vLLM, llama.cpp, LM Studio, SGLang…) ; "
-        "défaut : le serveur du modèle choisi dans les réglages",
+        help=_(
+            "protocole du serveur : ollama, ou openai (vLLM, llama.cpp, LM Studio, SGLang…) ; "
+            "défaut : le serveur du modèle choisi dans les réglages"
+        ),
     )
     parser.add_argument(
         "--host",
-        help="adresse du serveur (avec --api openai : l'URL de l'API, par exemple "
-        "http://machine:8000/v1 ; défaut : $OPENAI_BASE_URL)",
+        help=_(
+            "adresse du serveur (avec --api openai : l'URL de l'API, par exemple "
+            "http://machine:8000/v1 ; défaut : $OPENAI_BASE_URL)"
+        ),
     )
 
 

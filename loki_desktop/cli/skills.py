@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from loki_desktop.core.i18n import N_, _, ngettext
 from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
@@ -13,27 +14,29 @@ if TYPE_CHECKING:
     from loki_desktop.core.skills.router import Routing
 
 KIND_LABELS = {
-    "name": "nom",
-    "strong": "fort",
-    "pair": "paire",
-    "extension": "extension",
-    "weak": "faible",
+    "name": N_("nom"),
+    "strong": N_("fort"),
+    "pair": N_("paire"),
+    "extension": N_("extension"),
+    "weak": N_("faible"),
 }
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "skills",
-        help="affiche la méthode choisie pour un message (ou « none »)",
-        description="Affiche le nom de la méthode que Loki injecterait pour ce message, "
-        "ou « none ». Lit le message sur l'entrée standard quand MESSAGE vaut « - ».",
+        help=_("affiche la méthode choisie pour un message (ou « none »)"),
+        description=_(
+            "Affiche le nom de la méthode que Loki injecterait pour ce message, "
+            "ou « none ». Lit le message sur l'entrée standard quand MESSAGE vaut « - »."
+        ),
     )
-    parser.add_argument("message", nargs="?", metavar="MESSAGE", help="le message à router")
+    parser.add_argument("message", nargs="?", metavar="MESSAGE", help=_("le message à router"))
     parser.add_argument(
-        "--explain", action="store_true", help="affiche aussi les mots qui ont compté"
+        "--explain", action="store_true", help=_("affiche aussi les mots qui ont compté")
     )
     parser.add_argument(
-        "--list", action="store_true", help="liste les méthodes : nom, titre, fichier"
+        "--list", action="store_true", help=_("liste les méthodes : nom, titre, fichier")
     )
     parser.set_defaults(run=run)
 
@@ -43,19 +46,21 @@ def run(args: argparse.Namespace, services: Services) -> int:
     from loki_desktop.core.skills.router import Router
 
     if args.message is None and not args.list:
-        print("Donnez un MESSAGE à router, ou --list.", file=sys.stderr)
+        print(_("Donnez un MESSAGE à router, ou --list."), file=sys.stderr)
         return 2
     catalogue = load_skills(services.user_skills_dir)
     for problem in catalogue.problems:
-        print(f"note : {problem}", file=sys.stderr)
+        print(_("note : {text}").format(text=problem), file=sys.stderr)
     if args.list:
         _print_list(catalogue.skills)
         if args.message is None:
             return 0
     if not services.settings.load().skills_enabled:
         print(
-            "note : les méthodes sont désactivées dans les réglages ; "
-            "« ask » n'en injectera aucune.",
+            _(
+                "note : les méthodes sont désactivées dans les réglages ; "
+                "« ask » n'en injectera aucune."
+            ),
             file=sys.stderr,
         )
     message = sys.stdin.read() if args.message == "-" else args.message
@@ -69,12 +74,12 @@ def run(args: argparse.Namespace, services: Services) -> int:
 
 def _print_list(skills: tuple[Skill, ...]) -> None:
     if not skills:
-        print("Aucune méthode.")
+        print(_("Aucune méthode."))
         return
     name_width = max(len(skill.name) for skill in skills)
     title_width = max(len(skill.title) for skill in skills)
     for skill in skills:
-        origin = "intégrée" if skill.builtin else "utilisateur"
+        origin = _("intégrée") if skill.builtin else _("utilisateur")
         print(
             f"{skill.name:<{name_width}}  {skill.title:<{title_width}}  {origin} : {skill.source}"
         )
@@ -82,23 +87,22 @@ def _print_list(skills: tuple[Skill, ...]) -> None:
 
 def _print_explanation(routing: Routing) -> None:
     if not routing.scores:
-        print("  aucun mot ne correspond à une méthode")
+        print("  " + _("aucun mot ne correspond à une méthode"))
     width = max((len(score.skill.name) for score in routing.scores), default=0)
     for score in routing.scores:
         hits = ", ".join(
-            f"« {hit.words} » {KIND_LABELS[hit.kind]} +{hit.points}" for hit in score.hits
+            f"« {hit.words} » {_(KIND_LABELS[hit.kind])} +{hit.points}" for hit in score.hits
         )
-        unit = "point" if score.points < 2 else "points"
-        print(f"  {score.skill.name:<{width}}  {score.points} {unit} : {hits}")
+        points = ngettext("{n} point : {hits}", "{n} points : {hits}", score.points)
+        print(f"  {score.skill.name:<{width}}  " + points.format(n=score.points, hits=hits))
     if routing.damped_by:
-        print(
-            f"  question de définition (« {routing.damped_by} ») : "
-            f"-{routing.penalty} points pour chaque méthode"
-        )
-    print(f"  seuil : {routing.threshold} points")
+        damped = _("question de définition (« {words} ») : -{n} points pour chaque méthode")
+        print("  " + damped.format(words=routing.damped_by, n=routing.penalty))
+    print("  " + _("seuil : {n} points").format(n=routing.threshold))
     if routing.resemblance is not None and routing.skill is not None:
         stems = ", ".join(f"« {stem} »" for stem in routing.resemblance.stems)
-        print(
-            f"  aucune règle n'atteint le seuil ; le message ressemble aux exemples de "
-            f"{routing.skill.name} (mots : {stems})"
+        alike = _(
+            "aucune règle n'atteint le seuil ; le message ressemble aux exemples de {skill} "
+            "(mots : {stems})"
         )
+        print("  " + alike.format(skill=routing.skill.name, stems=stems))

@@ -7,7 +7,7 @@ import sys
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.core.services import Services
 
@@ -20,26 +20,29 @@ EXIT_LEFT = 3  # some files were left: they changed since the turn
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "undo",
-        help="annule les modifications de fichiers d'un tour (le dernier par défaut)",
-        description="Remet chaque fichier modifié par le tour dans son état d'avant le tour "
-        "(les fichiers créés par le tour sont supprimés). Un fichier modifié depuis est "
-        "laissé tel quel, sauf avec --force. Code de sortie : 0 tout est restauré, 3 des "
-        "fichiers ont été laissés (modifiés depuis), 2 entrée invalide, 1 erreur.",
+        help=_("annule les modifications de fichiers d'un tour (le dernier par défaut)"),
+        description=_(
+            "Remet chaque fichier modifié par le tour dans son état d'avant le tour "
+            "(les fichiers créés par le tour sont supprimés). Un fichier modifié depuis est "
+            "laissé tel quel, sauf avec --force. Code de sortie : 0 tout est restauré, 3 des "
+            "fichiers ont été laissés (modifiés depuis), 2 entrée invalide, 1 erreur."
+        ),
     )
     parser.add_argument(
-        "--session", help="la conversation (défaut : celle dont les fichiers ont changé en dernier)"
+        "--session",
+        help=_("la conversation (défaut : celle dont les fichiers ont changé en dernier)"),
     )
-    parser.add_argument("--turn", type=int, help="le numéro du tour (voir `changes`)")
+    parser.add_argument("--turn", type=int, help=_("le numéro du tour (voir `changes`)"))
     parser.add_argument(
-        "--dry-run", action="store_true", help="dit ce qui serait fait, sans rien toucher"
+        "--dry-run", action="store_true", help=_("dit ce qui serait fait, sans rien toucher")
     )
     parser.add_argument(
-        "--force", action="store_true", help="écrase aussi les fichiers modifiés depuis le tour"
+        "--force", action="store_true", help=_("écrase aussi les fichiers modifiés depuis le tour")
     )
     parser.add_argument(
         "--redo",
         action="store_true",
-        help="rétablit les modifications d'un tour annulé (le dernier par défaut)",
+        help=_("rétablit les modifications d'un tour annulé (le dernier par défaut)"),
     )
     parser.set_defaults(run=run)
 
@@ -81,7 +84,11 @@ def run(args: argparse.Namespace, services: Services) -> int:
 
 
 def _print_plan(undo: UndoPlan, force: bool) -> None:
-    title = _("Tour {turn} de la conversation {id} ({n} fichier(s)), rien n'est touché :")
+    title = ngettext(
+        "Tour {turn} de la conversation {id} ({n} fichier), rien n'est touché :",
+        "Tour {turn} de la conversation {id} ({n} fichiers), rien n'est touché :",
+        len(undo.steps),
+    )
     print(title.format(turn=undo.turn, id=undo.conversation_id, n=len(undo.steps)))
     for step in undo.steps:
         if not step.kept:

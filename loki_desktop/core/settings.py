@@ -11,6 +11,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 from urllib.parse import urlsplit
 
+from loki_desktop.core.i18n import CHOICES as LANGUAGE_CHOICES
+from loki_desktop.core.i18n import _
+
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MAX_ROUNDS = 8
 DEFAULT_NUM_CTX = 8192
@@ -30,14 +33,6 @@ NUM_CTX_RANGE = (2048, 1_048_576)
 # turns' checkpoints are dropped beyond it. Below 10 MB one ordinary turn would not fit.
 DEFAULT_CHECKPOINTS_BUDGET_MB = 500
 CHECKPOINTS_BUDGET_RANGE = (10, 100_000)
-
-
-def _(message: str) -> str:
-    # imported at the first refused field: the window's start (which reads the settings before
-    # its first frame) does not pay for the translations
-    from loki_desktop.core.i18n import _ as translate
-
-    return translate(message)
 
 
 # A check of a value beyond its type: the reason it is refused (French, for a notice), or None.
@@ -73,6 +68,14 @@ def _think_check(value: str) -> str | None:
         return None
     return _("« {value} » n'est ni {modes} ni un niveau").format(
         value=value, modes=", ".join(THINK_MODES)
+    )
+
+
+def _language_check(value: str) -> str | None:
+    if value in LANGUAGE_CHOICES:
+        return None
+    return _("« {value} » n'est pas l'un de {choices}").format(
+        value=value, choices=", ".join(LANGUAGE_CHOICES)
     )
 
 
@@ -112,6 +115,8 @@ class Settings:
     )
     think: str = field(default="auto", metadata={"check": _think_check})
     tool_modes: dict[str, str] = field(default_factory=dict, metadata={"check": _modes_check})
+    # "auto" (the system's language), "fr" or "en"; read at start-up (a change needs a restart)
+    language: str = field(default="auto", metadata={"check": _language_check})
     workspace: str = ""
     recent_workspaces: list[str] = field(default_factory=list)
     # each entry is checked on its own by core.mcp.config (one bad server never drops the others)

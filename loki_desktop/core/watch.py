@@ -49,6 +49,7 @@ from watchfiles._rust_notify import RustNotify
 
 from loki_desktop.core.checks import tree
 from loki_desktop.core.checks.model import Checker, CheckResult
+from loki_desktop.core.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ class WorkspaceWatcher:
         self._wake = asyncio.Event()
         try:
             if not self.root.is_dir():
-                raise NotADirectoryError(f"not a folder: {self.root}")
+                raise NotADirectoryError(_("{path} n'est pas un dossier").format(path=self.root))
             found = await asyncio.to_thread(tree.walk, self.root)  # folders only: fast
             self._dirs = set(found.dirs)
             self._listener = await self._listen()

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.persistence.aside import move_aside
@@ -131,8 +132,10 @@ class History:
         except sqlite3.DatabaseError as exc:
             kept = move_aside(self.path, companions=("-wal", "-shm"))
             self.notices.append(
-                f"L'historique était illisible ({exc}) : il a été mis de côté dans "
-                f"{kept.name} et un nouvel historique a été créé."
+                _(
+                    "L'historique était illisible ({error}) : il a été mis de côté dans "
+                    "{kept} et un nouvel historique a été créé."
+                ).format(error=exc, kept=kept.name)
             )
             self._db = self._open()
         self._chunk_seq: dict[int, int] = {}
@@ -164,8 +167,10 @@ class History:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise HistoryTooNew(
-                f"history.db a le schéma {version}, plus récent que celui de cette version "
-                f"de Loki ({SCHEMA_VERSION}) : mettez Loki à jour."
+                _(
+                    "history.db a le schéma {version}, plus récent que celui de cette version "
+                    "de Loki ({ours}) : mettez Loki à jour."
+                ).format(version=version, ours=SCHEMA_VERSION)
             )
         for number in range(version, SCHEMA_VERSION):
             with _transaction(db):
@@ -269,7 +274,7 @@ class History:
         self._db.execute(
             "INSERT INTO conversations (id, title, workspace, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?)",
-            (conversation_id, title or "Nouvelle conversation", workspace, now, now),
+            (conversation_id, title or _("Nouvelle conversation"), workspace, now, now),
         )
         return conversation_id
 
@@ -438,8 +443,12 @@ class History:
                 name = self._write_image(folder, image)
             except OSError as exc:  # a full disk, a folder without write rights
                 raise HistoryUnavailable(
-                    f"L'image « {image.name or 'collée'} » n'a pas pu être enregistrée dans "
-                    f"{folder} ({exc.strerror or exc}) : vérifiez l'espace disque et les droits."
+                    _(
+                        "L'image « {name} » n'a pas pu être enregistrée dans {folder} "
+                        "({error}) : vérifiez l'espace disque et les droits."
+                    ).format(
+                        name=image.name or _("collée"), folder=folder, error=exc.strerror or exc
+                    )
                 ) from exc
             entries.append(
                 {
@@ -527,14 +536,14 @@ def _release(fd: int, path: Path) -> None:
 
 def _unavailable_message(path: Path, exc: sqlite3.OperationalError) -> str:
     if "locked" in str(exc) or "busy" in str(exc):
-        return (
-            f"L'historique des conversations ({path}) est verrouillé par un autre programme : "
+        return _(
+            "L'historique des conversations ({path}) est verrouillé par un autre programme : "
             "fermez-le (ou attendez qu'il ait fini), puis réessayez."
-        )
-    return (
-        f"L'historique des conversations ({path}) est inaccessible ({exc}) : vérifiez les "
+        ).format(path=path)
+    return _(
+        "L'historique des conversations ({path}) est inaccessible ({error}) : vérifiez les "
         "droits sur ce fichier et l'espace disque libre, puis relancez Loki."
-    )
+    ).format(path=path, error=exc)
 
 
 def _statements(script: str) -> list[str]:

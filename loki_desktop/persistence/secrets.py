@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from loki_desktop.core.i18n import N_, _
 from loki_desktop.core.ports import SecretStoreUnavailable
 
 if TYPE_CHECKING:
@@ -15,16 +16,16 @@ if TYPE_CHECKING:
 
 SERVICE = "loki-desktop"
 
-NO_KEYRING_MESSAGE = (
+NO_KEYRING_MESSAGE = N_(
     "Aucun trousseau système utilisable (keyring) : le secret n'a pas été enregistré. "
     "Installez et déverrouillez un trousseau (GNOME Keyring / KWallet sous Linux, "
     "présent d'office sous Windows et macOS), puis recommencez."
 )
-UNREADABLE_MESSAGE = (
+UNREADABLE_MESSAGE = N_(
     "Le trousseau système est verrouillé ou indisponible : le secret n'a pas pu être lu "
     "({error}). Déverrouillez-le (ou démarrez-le), puis recommencez."
 )
-PLAINTEXT_MESSAGE = (
+PLAINTEXT_MESSAGE = N_(
     "Le trousseau configuré ({backend}) range les secrets en clair dans un fichier : le "
     "secret n'a pas été enregistré. Utilisez un vrai trousseau système (GNOME Keyring, "
     "KWallet, Trousseau macOS, Gestionnaire d'identifiants Windows)."
@@ -59,10 +60,10 @@ class KeyringSecrets:
         backend = keyring.get_keyring()
         members = backend.backends if isinstance(backend, chainer.ChainerBackend) else [backend]
         if isinstance(backend, fail.Keyring) or backend.priority <= 0 or not members:
-            return NO_KEYRING_MESSAGE
+            return _(NO_KEYRING_MESSAGE)
         plain = [m for m in members if _plaintext(m)]
         if plain:
-            return PLAINTEXT_MESSAGE.format(backend=_backend_name(plain[0]))
+            return _(PLAINTEXT_MESSAGE).format(backend=_backend_name(plain[0]))
         return None
 
     @classmethod
@@ -82,7 +83,7 @@ class KeyringSecrets:
             return keyring.get_password(self.service, name)
         except keyring.errors.KeyringError as exc:
             error = str(exc) or type(exc).__name__
-            raise SecretStoreUnavailable(UNREADABLE_MESSAGE.format(error=error)) from None
+            raise SecretStoreUnavailable(_(UNREADABLE_MESSAGE).format(error=error)) from None
 
     def set(self, name: str, value: str) -> None:
         problem = self.problem()
@@ -93,7 +94,7 @@ class KeyringSecrets:
         try:
             keyring.set_password(self.service, name, value)
         except keyring.errors.KeyringError as exc:
-            raise SecretStoreUnavailable(f"{NO_KEYRING_MESSAGE} ({exc})") from None
+            raise SecretStoreUnavailable(f"{_(NO_KEYRING_MESSAGE)} ({exc})") from None
 
     def delete(self, name: str) -> None:
         import keyring.errors
@@ -103,4 +104,4 @@ class KeyringSecrets:
         except keyring.errors.PasswordDeleteError:
             pass
         except keyring.errors.KeyringError as exc:
-            raise SecretStoreUnavailable(f"{NO_KEYRING_MESSAGE} ({exc})") from None
+            raise SecretStoreUnavailable(f"{_(NO_KEYRING_MESSAGE)} ({exc})") from None

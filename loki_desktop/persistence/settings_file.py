@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from loki_desktop.core.files import atomic_write
+from loki_desktop.core.i18n import _
 from loki_desktop.core.settings import Settings
 from loki_desktop.persistence.aside import move_aside
 
@@ -27,18 +28,18 @@ class SettingsFile:
             # bytes that are not UTF-8 raise UnicodeDecodeError, a ValueError like bad JSON
             data = json.loads(raw.decode("utf-8-sig"))
             if not isinstance(data, dict):
-                raise ValueError("the top level is not an object")
+                raise ValueError(_("le premier niveau n'est pas un objet"))
         except ValueError as exc:
             reason = str(exc)
             if isinstance(exc, UnicodeDecodeError):
-                from loki_desktop.core.i18n import _  # only now: not on every start
-
                 reason = _("ce n'est pas du texte UTF-8 : octet invalide à la position {at}")
                 reason = reason.format(at=exc.start)
             kept = move_aside(self.path)
             self._notices.append(
-                f"Le fichier de réglages était illisible ({reason}) : il a été mis de côté "
-                f"dans {kept.name} et les réglages par défaut sont utilisés."
+                _(
+                    "Le fichier de réglages était illisible ({reason}) : il a été mis de côté "
+                    "dans {kept} et les réglages par défaut sont utilisés."
+                ).format(reason=reason, kept=kept.name)
             )
             return Settings()
         settings, notices = Settings.from_json(data)
@@ -52,3 +53,14 @@ class SettingsFile:
     def take_notices(self) -> list[str]:
         notices, self._notices = self._notices, []
         return notices
+
+
+def read_language(path: Path) -> str:
+    """The "language" setting, read before anything else is translated; "auto" when the file
+    is missing or unreadable (load() reports that later, in the language chosen)."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (OSError, ValueError):
+        return "auto"
+    value = data.get("language") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else "auto"

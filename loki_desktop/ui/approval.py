@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.i18n import _
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import button, label
 from loki_desktop.ui.theme import LIGHT
@@ -28,16 +29,16 @@ class ApprovalDialog(QDialog):
     def __init__(self, command: str, cwd: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ApprovalDialog")
-        self.setWindowTitle(self.tr("Autoriser une commande ?"))
+        self.setWindowTitle(_("Autoriser une commande ?"))
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumWidth(520)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 18, 20, 18)
         layout.setSpacing(10)
-        layout.addWidget(label(self.tr("Loki veut lancer une commande"), "PageTitle"))
+        layout.addWidget(label(_("Loki veut lancer une commande"), "PageTitle"))
         layout.addWidget(
             label(
-                self.tr("Elle s'exécutera sur votre ordinateur avec vos droits. Lisez-la avant."),
+                _("Elle s'exécutera sur votre ordinateur avec vos droits. Lisez-la avant."),
                 "PageIntro",
                 wrap=True,
             )
@@ -47,17 +48,15 @@ class ApprovalDialog(QDialog):
         self.command_view.setReadOnly(True)
         self.command_view.setFixedHeight(90)
         layout.addWidget(self.command_view)
-        self.folder_label = label(self.tr("Dossier : {cwd}").format(cwd=cwd), "CardMono", wrap=True)
+        self.folder_label = label(_("Dossier : {cwd}").format(cwd=cwd), "CardMono", wrap=True)
         self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.folder_label)
-        self.always = QCheckBox(
-            self.tr("Toujours autoriser cette commande dans cette conversation")
-        )
+        self.always = QCheckBox(_("Toujours autoriser cette commande dans cette conversation"))
         layout.addWidget(self.always)
         row = QHBoxLayout()
         row.addStretch(1)
-        self.deny_button = button(self.tr("Refuser"))
-        self.allow_button = button(self.tr("Autoriser une fois"), primary=True)
+        self.deny_button = button(_("Refuser"))
+        self.allow_button = button(_("Autoriser une fois"), primary=True)
         row.addWidget(self.deny_button)
         row.addWidget(self.allow_button)
         layout.addLayout(row)
@@ -67,9 +66,7 @@ class ApprovalDialog(QDialog):
         self.deny_button.setDefault(True)  # Enter never runs a command by accident
 
     def _on_always(self, checked: bool) -> None:
-        self.allow_button.setText(
-            self.tr("Autoriser") if checked else self.tr("Autoriser une fois")
-        )
+        self.allow_button.setText(_("Autoriser") if checked else _("Autoriser une fois"))
 
 
 class ShellApprover:

@@ -16,6 +16,7 @@ from PySide6.QtCore import QMimeData, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.images import ImageRefused, load_image, prepare_image
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.ui.images import ThumbnailRow, attachment_thumbnail, png_bytes
@@ -143,7 +144,7 @@ class Attachments(QWidget):
         self.changed.emit()
 
     def _pasted_name(self) -> str:
-        return self.tr("image collée {n}").format(n=len(self.images) + 1)
+        return _("image collée {n}").format(n=len(self.images) + 1)
 
 
 def _file_loader(path: Path) -> Loader:

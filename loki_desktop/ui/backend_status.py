@@ -46,18 +46,18 @@ class OllamaBanner(QFrame):
         texts.addWidget(self.title)
         texts.addWidget(self.body)
         layout.addLayout(texts, 1)
-        self.retry_button = button(self.tr("Réessayer"), primary=True)
+        self.retry_button = button(_("Réessayer"), primary=True)
         self.retry_button.clicked.connect(self.retry_requested)
-        self.settings_button = button(self.tr("Réglages"))
+        self.settings_button = button(_("Réglages"))
         self.settings_button.clicked.connect(self.settings_requested)
         layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignVCenter)
         self.hide()
 
     def show_unreachable(self, host: str) -> None:
-        self.title.setText(self.tr("Ollama n'est pas joignable à {host}").format(host=host))
+        self.title.setText(_("Ollama n'est pas joignable à {host}").format(host=host))
         self.body.setText(
-            self.tr(
+            _(
                 "Loki a besoin d'Ollama pour faire tourner les modèles sur cet ordinateur. "
                 "Installez-le depuis https://ollama.com/download, puis démarrez-le "
                 "(« ollama serve » dans un terminal, ou l'application Ollama). "
@@ -67,9 +67,9 @@ class OllamaBanner(QFrame):
         self.show()
 
     def show_no_model(self, host: str) -> None:
-        self.title.setText(self.tr("Ollama répond, mais n'a aucun modèle"))
+        self.title.setText(_("Ollama répond, mais n'a aucun modèle"))
         self.body.setText(
-            self.tr(
+            _(
                 "Choisissez-en un ci-dessous pour le télécharger, ou lancez "
                 "« ollama pull {model} » dans un terminal. (Serveur : {host})"
             ).format(model=SUGGESTED_MODEL, host=host)
@@ -77,16 +77,16 @@ class OllamaBanner(QFrame):
         self.show()
 
     def show_no_answer(self, host: str, message: str) -> None:
-        self.title.setText(self.tr("Ollama ne répond pas à {host}").format(host=host))
+        self.title.setText(_("Ollama ne répond pas à {host}").format(host=host))
         self.body.setText(message)
         self.show()
 
     def show_missing_model(self, host: str, model: str) -> None:
         self.title.setText(
-            self.tr("Le modèle « {model} » n'est pas installé sur ce serveur").format(model=model)
+            _("Le modèle « {model} » n'est pas installé sur ce serveur").format(model=model)
         )
         self.body.setText(
-            self.tr(
+            _(
                 "Choisissez-en un autre dans la liste MODÈLE, ou téléchargez-le avec "
                 "« ollama pull {model} », puis réessayez. (Serveur : {host})"
             ).format(model=model, host=host)
@@ -94,7 +94,7 @@ class OllamaBanner(QFrame):
         self.show()
 
     def show_error(self, host: str, message: str) -> None:
-        self.title.setText(self.tr("Ollama ne répond pas correctement à {host}").format(host=host))
+        self.title.setText(_("Ollama ne répond pas correctement à {host}").format(host=host))
         self.body.setText(message)
         self.show()
 
@@ -106,7 +106,7 @@ class OllamaBanner(QFrame):
 
     def set_checking(self, checking: bool) -> None:
         self.retry_button.setEnabled(not checking)
-        self.retry_button.setText(self.tr("Vérification…") if checking else self.tr("Réessayer"))
+        self.retry_button.setText(_("Vérification…") if checking else _("Réessayer"))
 
 
 class ModelPicker(QComboBox):
@@ -118,7 +118,7 @@ class ModelPicker(QComboBox):
         super().__init__(parent)
         self.setObjectName("ModelPicker")
         self.setMinimumWidth(190)
-        self.setToolTip(self.tr("Modèle utilisé pour les prochains messages"))
+        self.setToolTip(_("Modèle utilisé pour les prochains messages"))
         self.setItemDelegate(MarksDelegate(self))
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._filling = False
@@ -157,14 +157,14 @@ class ModelPicker(QComboBox):
                     )
             self._add_others(others)
             if not names:
-                self.insertItem(0, current or self.tr("Aucun modèle"), current)
+                self.insertItem(0, current or _("Aucun modèle"), current)
                 self.setCurrentIndex(0)
                 self.setEnabled(bool(others))
                 return current
             self.setEnabled(True)
             self._fit_list()
             if current and current not in names:
-                self.insertItem(0, self.tr("{model} (absent)").format(model=current), current)
+                self.insertItem(0, _("{model} (absent)").format(model=current), current)
                 self.setCurrentIndex(0)
                 return current
             index = names.index(current) if current in names else 0

@@ -8,7 +8,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from loki_desktop.core.file_change import FileChange
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.ui.code_colours import LineColourer, Piece
 from loki_desktop.ui.diff_rows import DiffRow, diff_rows
 from loki_desktop.ui.diff_view import DiffText
@@ -28,8 +28,11 @@ def counts_label(change: FileChange, palette: Palette) -> QLabel:
     )
     shown.setObjectName("DiffCounts")
     shown.setToolTip(
-        _("{added} lignes ajoutées, {removed} supprimées").format(
-            added=change.added, removed=change.removed
+        ngettext("{added}, {n} supprimée", "{added}, {n} supprimées", change.removed).format(
+            added=ngettext("{n} ligne ajoutée", "{n} lignes ajoutées", change.added).format(
+                n=change.added
+            ),
+            n=change.removed,
         )
     )
     return shown
@@ -110,7 +113,11 @@ class ChangeView(QWidget):
         hidden = self.total_lines - count
         self.more_button.setVisible(self.total_lines > FOLD_ROWS)
         self.more_button.setText(
-            _("Tout voir ({n} lignes de plus)").format(n=hidden) if hidden else _("Réduire")
+            ngettext(
+                "Tout voir ({n} ligne de plus)", "Tout voir ({n} lignes de plus)", hidden
+            ).format(n=hidden)
+            if hidden
+            else _("Réduire")
         )
 
     def _colours(self, count: int) -> list[list[Piece]] | None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.ui.args_view import ArgumentsView
 from loki_desktop.ui.change_view import ChangeView, counts_label
@@ -48,7 +49,7 @@ class UserMessage(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(2)
-        speaker = label(self.tr("VOUS"), "Speaker")
+        speaker = label(_("VOUS"), "Speaker")
         layout.addWidget(speaker)
         body = MessageText()
         body.setPlainText(text)
@@ -73,14 +74,14 @@ class AssistantMessage(QFrame):
         speaker.setProperty("who", "loki")
         head.addWidget(speaker)
         head.addStretch(1)
-        self.copy_button = button(self.tr("Copier"), flat=True)
-        self.copy_button.setToolTip(self.tr("Copier la réponse (Markdown)"))
+        self.copy_button = button(_("Copier"), flat=True)
+        self.copy_button.setToolTip(_("Copier la réponse (Markdown)"))
         self.copy_button.clicked.connect(self._copy)
         head.addWidget(self.copy_button)
         layout.addLayout(head)
         self.body = MarkdownView(renderer, self)
         layout.addWidget(self.body)
-        self.cut_note = label(self.tr("Réponse interrompue."), "Notice")
+        self.cut_note = label(_("Réponse interrompue."), "Notice")
         self.cut_note.hide()
         layout.addWidget(self.cut_note)
         self.streaming = False
@@ -155,7 +156,7 @@ class ToolCard(QFrame):
         layout.setSpacing(6)
         head = QHBoxLayout()
         head.setSpacing(8)
-        self.chip = Chip(self.tr("EN COURS"), "running")
+        self.chip = Chip(_("EN COURS"), "running")
         head.addWidget(self.chip)
         self.title = label(name, "ToolName")
         head.addWidget(self.title)
@@ -163,10 +164,12 @@ class ToolCard(QFrame):
         self.detail.setMinimumWidth(40)
         self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         head.addWidget(self.detail, 1)
-        self.args_button = button(self.tr("Arguments"), flat=True)
+        self.args_button = button(_("Arguments"), flat=True)
         self.args_button.setCheckable(True)
         head.addWidget(self.args_button)
-        self.result_button = button(self.tr("Résultat"), flat=True)
+        self.result_button = button(_("Résultat"), flat=True)
+        # Loki's own tools answer the model in English: say whose text it is
+        self.result_button.setToolTip(_("Le résultat tel que le modèle l'a reçu"))
         self.result_button.setCheckable(True)
         self.result_button.setEnabled(False)
         head.addWidget(self.result_button)
@@ -203,7 +206,7 @@ class ToolCard(QFrame):
     ) -> None:
         self.state = "ok" if ok else "error"
         self.output = output
-        self.chip.set(self.tr("OK") if ok else self.tr("ÉCHEC"), self.state)
+        self.chip.set(_("OK") if ok else _("ÉCHEC"), self.state)
         set_state(self, "state", self.state)
         if summary:
             self.detail.setText(summary)
@@ -217,7 +220,7 @@ class ToolCard(QFrame):
 
     def set_interrupted(self) -> None:
         self.state = "cut"
-        self.chip.set(self.tr("INTERROMPU"), "skipped")
+        self.chip.set(_("INTERROMPU"), "skipped")
 
     def add_detail(self, widget: QWidget) -> None:
         """A block under the card (the files a command changed)."""
@@ -246,20 +249,20 @@ class CheckCard(QFrame):
         head = QHBoxLayout()
         head.setSpacing(8)
         if ok and skipped:
-            chip = Chip(self.tr("NON VÉRIFIÉ"), "skipped")
+            chip = Chip(_("NON VÉRIFIÉ"), "skipped")
         elif ok:
-            chip = Chip(self.tr("VÉRIFIÉ"), "ok")
+            chip = Chip(_("VÉRIFIÉ"), "ok")
         else:
             count = len(self.problems)
-            text = self.tr("1 PROBLÈME") if count == 1 else self.tr("{n} PROBLÈMES").format(n=count)
+            text = ngettext("{n} PROBLÈME", "{n} PROBLÈMES", count).format(n=count)
             chip = Chip(text, "error")
         head.addWidget(chip)
-        title = label(self.tr("Vérification de {path}").format(path=path), "CardTitle")
+        title = label(_("Vérification de {path}").format(path=path), "CardTitle")
         head.addWidget(title, 1)
         layout.addLayout(head)
         for line, col, message in self.problems:
             row = label(
-                self.tr("ligne {line}, col. {col} — {message}").format(
+                _("ligne {line}, col. {col} — {message}").format(
                     line=line, col=col, message=message
                 ),
                 "ProblemLine",
@@ -279,7 +282,7 @@ class SkillBadge(QWidget):
         self.title = title
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        self.badge = label(self.tr("Méthode : {title}").format(title=title), "SkillBadge")
+        self.badge = label(_("Méthode : {title}").format(title=title), "SkillBadge")
         row.addWidget(self.badge)
         row.addStretch(1)
 
@@ -301,7 +304,7 @@ class HarnessNote(QLabel):
 
     def __init__(self, content: str, shown: str | None = None) -> None:
         super().__init__(
-            shown or self.tr("Loki a renvoyé au modèle les problèmes trouvés par la vérification.")
+            shown or _("Loki a renvoyé au modèle les problèmes trouvés par la vérification.")
         )
         self.setObjectName("HarnessNote")
         self.setWordWrap(True)
@@ -321,14 +324,14 @@ class ErrorCard(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(10)
-        chip = Chip(self.tr("ERREUR"), "error")
+        chip = Chip(_("ERREUR"), "error")
         layout.addWidget(chip, 0, Qt.AlignmentFlag.AlignTop)
         text = label(message, "CardTitle", wrap=True)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(text, 1)
         self.retry_button: QPushButton | None = None
         if can_retry:
-            self.retry_button = button(self.tr("Réessayer"), primary=True)
+            self.retry_button = button(_("Réessayer"), primary=True)
             self.retry_button.clicked.connect(self._retry)
             layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignTop)
 

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from loki_desktop.core.events import ChangedFile, CutArgument
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
 from loki_desktop.ui.args_view import cut_note
 from loki_desktop.ui.chat_items import (
@@ -62,7 +63,7 @@ class ChatView(QScrollArea):
         self._layout = QVBoxLayout(column)
         self._layout.setContentsMargins(24, 18, 24, 18)
         self._layout.setSpacing(12)
-        self._older = label(self.tr("Chargement des messages plus anciens…"), "Notice")
+        self._older = label(_("Chargement des messages plus anciens…"), "Notice")
         self._older.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._older.hide()
         self._layout.addWidget(self._older)

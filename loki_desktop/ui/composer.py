@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.ui.attachments import IMAGE_FILTER, Attachments
 from loki_desktop.ui.qt_helpers import button, label, set_state
 
@@ -75,22 +76,22 @@ class Composer(QFrame):
         outer.addWidget(self.attachments)
         row = QHBoxLayout()
         row.setSpacing(10)
-        self.attach_button = button(self.tr("+ Image"))
+        self.attach_button = button(_("+ Image"))
         self.attach_button.setObjectName("AttachButton")
         self.attach_button.clicked.connect(self.choose_images)
         self.input = ComposerInput()
         self.input.setObjectName("ComposerInput")
-        self.input.setPlaceholderText(self.tr("Écrivez à Loki…"))
+        self.input.setPlaceholderText(_("Écrivez à Loki…"))
         self.input.setTabChangesFocus(True)
         row.addWidget(self.input, 1)
         row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
-        self.button = QPushButton(self.tr("Envoyer"))
+        self.button = QPushButton(_("Envoyer"))
         self.button.setObjectName("SendButton")
         self.button.setProperty("mode", "send")
         row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
         outer.addLayout(row)
         self.hint = label(
-            self.tr("Entrée : envoyer · Maj+Entrée : nouvelle ligne · Échap : arrêter"),
+            _("Entrée : envoyer · Maj+Entrée : nouvelle ligne · Échap : arrêter"),
             "ComposerHint",
         )
         outer.addWidget(self.hint)
@@ -109,7 +110,7 @@ class Composer(QFrame):
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
-        self.button.setText(self.tr("Arrêter") if busy else self.tr("Envoyer"))
+        self.button.setText(_("Arrêter") if busy else _("Envoyer"))
         set_state(self.button, "mode", "stop" if busy else "send")
 
     def set_vision(self, refusal: str) -> None:
@@ -118,16 +119,16 @@ class Composer(QFrame):
         self.attach_button.setEnabled(not refusal)
         self.attach_button.setToolTip(
             refusal
-            or self.tr(
+            or _(
                 "Joindre des images (PNG, JPEG, WebP, GIF) ; les glisser ou les coller marche aussi"
             )
         )
 
     def choose_images(self) -> QFileDialog:
         """The attach button: a file dialog (not modal to the loop: its choice arrives later)."""
-        dialog = QFileDialog(self.window(), self.tr("Joindre des images"))
+        dialog = QFileDialog(self.window(), _("Joindre des images"))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
-        dialog.setNameFilter(self.tr("Images ({patterns})").format(patterns=IMAGE_FILTER))
+        dialog.setNameFilter(_("Images ({patterns})").format(patterns=IMAGE_FILTER))
         dialog.filesSelected.connect(self.attachments.attach_paths)
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()

@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QCoreApplication,
     QEvent,
     QModelIndex,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import N_, _, ngettext
 from loki_desktop.core.messages import ConversationInfo
 from loki_desktop.core.ports import ConversationStore
 from loki_desktop.ui.qt_helpers import button, label
@@ -46,20 +46,20 @@ META_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_DELAY_MS = 200
 
 
-# marked for extraction (pyside6-lupdate); translated when shown, by `when`
+# marked for extraction; translated when shown, by `when`
 MONTHS = (
-    QT_TRANSLATE_NOOP("ConversationList", "janv."),
-    QT_TRANSLATE_NOOP("ConversationList", "févr."),
-    QT_TRANSLATE_NOOP("ConversationList", "mars"),
-    QT_TRANSLATE_NOOP("ConversationList", "avr."),
-    QT_TRANSLATE_NOOP("ConversationList", "mai"),
-    QT_TRANSLATE_NOOP("ConversationList", "juin"),
-    QT_TRANSLATE_NOOP("ConversationList", "juil."),
-    QT_TRANSLATE_NOOP("ConversationList", "août"),
-    QT_TRANSLATE_NOOP("ConversationList", "sept."),
-    QT_TRANSLATE_NOOP("ConversationList", "oct."),
-    QT_TRANSLATE_NOOP("ConversationList", "nov."),
-    QT_TRANSLATE_NOOP("ConversationList", "déc."),
+    N_("janv."),
+    N_("févr."),
+    N_("mars"),
+    N_("avr."),
+    N_("mai"),
+    N_("juin"),
+    N_("juil."),
+    N_("août"),
+    N_("sept."),
+    N_("oct."),
+    N_("nov."),
+    N_("déc."),
 )
 
 
@@ -67,21 +67,16 @@ def when(timestamp: float, now: float | None = None) -> str:
     """A short "how long ago" for the list."""
     now = time.time() if now is None else now
     seconds = max(0.0, now - timestamp)
-    # QCoreApplication.translate written out: pyside6-lupdate finds no text behind a helper
     if seconds < 60:
-        return QCoreApplication.translate("ConversationList", "à l'instant")
+        return _("à l'instant")
     if seconds < 3600:
-        return QCoreApplication.translate("ConversationList", "il y a {n} min").format(
-            n=int(seconds // 60)
-        )
+        return _("il y a {n} min").format(n=int(seconds // 60))
     if seconds < 86400:
-        return QCoreApplication.translate("ConversationList", "il y a {n} h").format(
-            n=int(seconds // 3600)
-        )
+        return _("il y a {n} h").format(n=int(seconds // 3600))
     if seconds < 2 * 86400:
-        return QCoreApplication.translate("ConversationList", "hier")
+        return _("hier")
     local = time.localtime(timestamp)
-    month = QCoreApplication.translate("ConversationList", str(MONTHS[local.tm_mon - 1]))
+    month = _(MONTHS[local.tm_mon - 1])
     return f"{local.tm_mday} {month}"
 
 
@@ -160,22 +155,22 @@ class ConversationList(QFrame):
         names = QVBoxLayout()
         names.setSpacing(0)
         names.addWidget(label("LOKI", "Brand"))
-        names.addWidget(label(self.tr("BUREAU · MODÈLES LOCAUX"), "BrandTagline"))
+        names.addWidget(label(_("BUREAU · MODÈLES LOCAUX"), "BrandTagline"))
         brand.addLayout(names)
         brand.addStretch(1)
         layout.addLayout(brand)
 
-        self.new_button = button(self.tr("+  Nouvelle conversation"), primary=True)
+        self.new_button = button(_("+  Nouvelle conversation"), primary=True)
         self.new_button.setObjectName("NewConversation")
         self.new_button.clicked.connect(self.new_requested)
         layout.addWidget(self.new_button)
 
         self.search = QLineEdit()
         self.search.setObjectName("Search")
-        self.search.setPlaceholderText(self.tr("Rechercher dans les conversations…"))
+        self.search.setPlaceholderText(_("Rechercher dans les conversations…"))
         self.search.setClearButtonEnabled(True)
         layout.addWidget(self.search)
-        layout.addWidget(label(self.tr("CONVERSATIONS"), "SidebarCaption"))
+        layout.addWidget(label(_("CONVERSATIONS"), "SidebarCaption"))
 
         self.list = QListWidget()
         self.list.setObjectName("ConversationList")
@@ -199,7 +194,7 @@ class ConversationList(QFrame):
         delegate = self.list.itemDelegate()
         assert delegate is not None
         delegate.closeEditor.connect(lambda *_args: self._after_edit.start())
-        self.empty = label(self.tr("Aucune conversation."), "Notice", wrap=True)
+        self.empty = label(_("Aucune conversation."), "Notice", wrap=True)
         layout.addWidget(self.empty)
         layout.addWidget(self.list, 1)
 
@@ -242,9 +237,9 @@ class ConversationList(QFrame):
         finally:
             self._updating = False
         if query:
-            self.empty.setText(self.tr("Aucune conversation ne contient « {q} ».").format(q=query))
+            self.empty.setText(_("Aucune conversation ne contient « {q} ».").format(q=query))
         else:
-            self.empty.setText(self.tr("Aucune conversation pour l'instant."))
+            self.empty.setText(_("Aucune conversation pour l'instant."))
         self.empty.setVisible(not conversations)
 
     def _refresh_postponed(self) -> None:
@@ -257,7 +252,7 @@ class ConversationList(QFrame):
         item = QListWidgetItem(info.title)
         item.setData(ID_ROLE, info.id)
         count = info.message_count
-        size = self.tr("1 message") if count == 1 else self.tr("{n} messages").format(n=count)
+        size = ngettext("{n} message", "{n} messages", count).format(n=count)
         item.setData(META_ROLE, f"{size} · {when(info.updated_at)}")
         item.setToolTip(info.title)
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
@@ -327,12 +322,12 @@ class ConversationList(QFrame):
         title = item.text() if item is not None else conversation_id
         box = QMessageBox(
             QMessageBox.Icon.Warning,
-            self.tr("Supprimer la conversation ?"),
-            self.tr("« {title} » et tous ses messages seront supprimés.").format(title=title),
+            _("Supprimer la conversation ?"),
+            _("« {title} » et tous ses messages seront supprimés.").format(title=title),
             QMessageBox.StandardButton.Cancel,
             self,
         )
-        delete_button = box.addButton(self.tr("Supprimer"), QMessageBox.ButtonRole.DestructiveRole)
+        delete_button = box.addButton(_("Supprimer"), QMessageBox.ButtonRole.DestructiveRole)
         delete_button.setProperty("danger", True)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
 
@@ -351,8 +346,8 @@ class ConversationList(QFrame):
             return
         conversation_id = str(item.data(ID_ROLE))
         menu = QMenu(self)
-        menu.addAction(self.tr("Renommer"), lambda: self.start_rename(conversation_id))
-        menu.addAction(self.tr("Supprimer…"), lambda: self.confirm_delete(conversation_id))
+        menu.addAction(_("Renommer"), lambda: self.start_rename(conversation_id))
+        menu.addAction(_("Supprimer…"), lambda: self.confirm_delete(conversation_id))
         menu.popup(self.list.viewport().mapToGlobal(position))
 
 

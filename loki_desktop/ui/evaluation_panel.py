@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QVBoxLayout, QWidget
 from loki_desktop.core.evaluation.report import keep_results, load_last
 from loki_desktop.core.evaluation.runner import Runner, TaskResult
 from loki_desktop.core.evaluation.suite_basic import basic_suite
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label
 from loki_desktop.ui.runtime import Runtime
@@ -28,15 +29,15 @@ class EvaluationPanel(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         top = QHBoxLayout()
-        top.addWidget(label(self.tr("Évaluer ce modèle"), "CardTitle"))
+        top.addWidget(label(_("Évaluer ce modèle"), "CardTitle"))
         top.addStretch(1)
-        self.run_button = button(self.tr("Évaluer ce modèle"))
+        self.run_button = button(_("Évaluer ce modèle"))
         self.run_button.clicked.connect(self.toggle)
         top.addWidget(self.run_button)
         layout.addLayout(top)
         layout.addWidget(
             label(
-                self.tr(
+                _(
                     "40 petites tâches (fichiers, bugs, pages web, données, outil Fetch), "
                     "avec puis sans le harnais de Loki. Plusieurs minutes sur un modèle local."
                 ),
@@ -58,10 +59,10 @@ class EvaluationPanel(QFrame):
     def show_last(self) -> None:
         rows = load_last(self.runtime.services.data_home / "eval")
         if not rows:
-            self.last.setText(self.tr("Pas encore d'évaluation."))
+            self.last.setText(_("Pas encore d'évaluation."))
             return
         lines = [
-            self.tr("Harnais {harness} : {passed}/{total} réussies ({model})").format(
+            _("Harnais {harness} : {passed}/{total} réussies ({model})").format(
                 harness=row.get("harness"),
                 passed=row.get("passed"),
                 total=row.get("total"),
@@ -69,18 +70,18 @@ class EvaluationPanel(QFrame):
             )
             for row in rows
         ]
-        self.last.setText(self.tr("Dernière évaluation :") + "\n" + "\n".join(lines))
+        self.last.setText(_("Dernière évaluation :") + "\n" + "\n".join(lines))
 
     def toggle(self) -> None:
         self.progress.show()
         if self.running:
             assert self._task is not None
             self._task.cancel()
-            self.progress.setText(self.tr("Arrêtée : rien n'est gardé d'une évaluation partielle."))
-            self.run_button.setText(self.tr("Évaluer ce modèle"))
+            self.progress.setText(_("Arrêtée : rien n'est gardé d'une évaluation partielle."))
+            self.run_button.setText(_("Évaluer ce modèle"))
             return
-        self.run_button.setText(self.tr("Arrêter"))
-        self.progress.setText(self.tr("Démarrage…"))
+        self.run_button.setText(_("Arrêter"))
+        self.progress.setText(_("Démarrage…"))
         self._task = self.tasks.spawn(self._evaluate())
 
     async def _evaluate(self) -> None:
@@ -101,19 +102,19 @@ class EvaluationPanel(QFrame):
                     mark = "✓" if result.passed else "✗"
                     self.progress.setText(
                         f"{len(self.results)}/{total} — {mark} {result.task} "
-                        + self.tr("(harnais {harness})").format(harness=result.harness)
+                        + _("(harnais {harness})").format(harness=result.harness)
                     )
             keep_results(runtime.services.data_home / "eval", self.results)
-            self.progress.setText(self.tr("Terminé."))
+            self.progress.setText(_("Terminé."))
             self.show_last()
         except BackendError as exc:
             self.progress.setText(str(exc))
         finally:
             if asyncio.current_task() is self._task:  # not an older, stopped run
-                self.run_button.setText(self.tr("Évaluer ce modèle"))
+                self.run_button.setText(_("Évaluer ce modèle"))
 
     async def _first_model(self) -> str:
         models = await self.runtime.list_models()
         if not models:
-            raise BackendError(self.tr("Aucun modèle sur le serveur."))
+            raise BackendError(_("Aucun modèle sur le serveur."))
         return models[0].name

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.machine import Machine
 from loki_desktop.core.llm.pull import BadModelName, check_model_name, human_bytes
 from loki_desktop.core.llm.suggestions import fit_text, fitting_models, strengths_text
@@ -23,7 +24,7 @@ class FirstModelPanel(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 14, 16, 14)
         layout.setSpacing(8)
-        layout.addWidget(label(self.tr("Premier modèle"), "CardTitle"))
+        layout.addWidget(label(_("Premier modèle"), "CardTitle"))
         self.machine_text = label("", "Muted", wrap=True)
         layout.addWidget(self.machine_text)
         self.grid = QGridLayout()
@@ -32,11 +33,11 @@ class FirstModelPanel(QFrame):
         layout.addLayout(self.grid)
         other = QHBoxLayout()
         self.name_field = QLineEdit()
-        self.name_field.setPlaceholderText(self.tr("ou un autre nom, par exemple mistral:7b"))
-        self.name_field.setAccessibleName(self.tr("Nom du modèle à télécharger"))
+        self.name_field.setPlaceholderText(_("ou un autre nom, par exemple mistral:7b"))
+        self.name_field.setAccessibleName(_("Nom du modèle à télécharger"))
         self.name_field.returnPressed.connect(self._pull_typed)
         other.addWidget(self.name_field, 1)
-        typed = button(self.tr("Télécharger"))
+        typed = button(_("Télécharger"))
         typed.clicked.connect(self._pull_typed)
         other.addWidget(typed)
         layout.addLayout(other)
@@ -49,7 +50,7 @@ class FirstModelPanel(QFrame):
     def show_for(self, machine: Machine) -> None:
         """Fill the list for this machine and show the panel."""
         self.machine_text.setText(
-            self.tr("Cet ordinateur : {machine}. Modèles qui lui conviennent :").format(
+            _("Cet ordinateur : {machine}. Modèles qui lui conviennent :").format(
                 machine=machine.describe()
             )
         )
@@ -60,7 +61,7 @@ class FirstModelPanel(QFrame):
         self.pull_buttons.clear()
         for row, fitting in enumerate(fitting_models(machine)):
             model = fitting.model
-            tools = self.tr("outils natifs") if model.native_tools else self.tr("outils par Loki")
+            tools = _("outils natifs") if model.native_tools else _("outils par Loki")
             name = label(f"<b>{model.name}</b>")
             name.setTextFormat(Qt.TextFormat.RichText)
             facts = label(
@@ -70,8 +71,8 @@ class FirstModelPanel(QFrame):
                 wrap=True,
             )
             facts.setTextFormat(Qt.TextFormat.RichText)
-            pull = button(self.tr("Télécharger"), primary=row == 0)
-            pull.setAccessibleName(self.tr("Télécharger {model}").format(model=model.name))
+            pull = button(_("Télécharger"), primary=row == 0)
+            pull.setAccessibleName(_("Télécharger {model}").format(model=model.name))
             pull.clicked.connect(lambda _c=False, n=model.name: self.pull_requested.emit(n))
             self.grid.addWidget(name, row, 0, Qt.AlignmentFlag.AlignTop)
             self.grid.addWidget(facts, row, 1)

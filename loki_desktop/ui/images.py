@@ -9,6 +9,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt, QUrl, Sign
 from PySide6.QtGui import QDesktopServices, QImage, QImageReader, QImageWriter, QMouseEvent, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ImageAttachment
 
 THUMB_PX = 88
@@ -75,7 +76,7 @@ class Thumbnail(QFrame):
         if pixmap is not None:
             self.picture.setPixmap(pixmap)
         else:
-            self.picture.setText(self.tr("image\nillisible"))
+            self.picture.setText(_("image\nillisible"))
         layout.addWidget(self.picture)
         self.setToolTip(name)
         if path is not None:
@@ -85,7 +86,7 @@ class Thumbnail(QFrame):
             self.remove_button = QToolButton(self)
             self.remove_button.setObjectName("ThumbnailRemove")
             self.remove_button.setText("×")
-            self.remove_button.setToolTip(self.tr("Retirer {name}").format(name=name))
+            self.remove_button.setToolTip(_("Retirer {name}").format(name=name))
             self.remove_button.clicked.connect(self.remove_requested)
             self.remove_button.setFixedSize(QSize(20, 20))
             self.remove_button.move(THUMB_PX + 6 - 23, 3)

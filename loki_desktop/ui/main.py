@@ -10,13 +10,15 @@ import sys
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from loki_desktop.core.i18n import _, language
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.core.services import Services
 from loki_desktop.ui.collector import MainThreadCollector
 from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.qt_gaps import QtGaps
 from loki_desktop.ui.quick_prompt import QuickPrompt
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.single_instance import InstanceLock, InstanceServer, hand_off, socket_name
@@ -38,9 +40,7 @@ def run(services: Services, quick: str | None = None) -> int:
         if hand_off(name, message):
             return 0
         print(
-            QCoreApplication.translate(
-                "App", "Loki est déjà ouvert mais ne répond pas. Fermez-le, puis relancez-le."
-            ),
+            _("Loki est déjà ouvert mais ne répond pas. Fermez-le, puis relancez-le."),
             file=sys.stderr,
         )
         return 1
@@ -53,13 +53,20 @@ def run(services: Services, quick: str | None = None) -> int:
         lock.release()
 
 
-def install_qt_french(app: QCoreApplication) -> QTranslator | None:
-    """Qt's own texts (dialog buttons, the file dialog, text field menus) in French, like
-    ours: the qtbase_fr catalogue PySide6 ships (the bundle keeps it). None if missing."""
+def install_qt_translations(app: QCoreApplication, lang: str) -> QTranslator | None:
+    """Qt's own texts (dialog buttons, the file dialog, text field menus) in Loki's language:
+    the qtbase_<lang> catalogue PySide6 ships (the bundle keeps fr and en). English is Qt's
+    source language, so nothing is loaded for it. None when nothing was installed."""
+    QLocale.setDefault(QLocale(lang))  # dates and numbers Qt formats, the file dialog's too
+    if lang == "en":
+        return None
     translator = QTranslator(app)
     folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
-    if not (translator.load("qtbase_fr", folder) and app.installTranslator(translator)):
+    if not (translator.load(f"qtbase_{lang}", folder) and app.installTranslator(translator)):
         return None
+    # installed last, asked first: only the few texts qtbase_fr lacks (ui/qt_gaps.py)
+    gaps = QtGaps(translator)
+    app.installTranslator(gaps)
     return translator
 
 
@@ -83,11 +90,11 @@ class App:
         app.setDesktopFileName("loki-desktop")
         app.setWindowIcon(app_icon())
         app.setQuitOnLastWindowClosed(False)  # the tray may keep Loki alive; we decide
-        install_qt_french(app)
+        install_qt_translations(app, language())
         try:
             runtime = Runtime(self.services)
         except StoreUnavailable as exc:  # history locked or unreadable: say it, touch nothing
-            QMessageBox.critical(None, QCoreApplication.translate("App", "Loki"), str(exc))
+            QMessageBox.critical(None, "Loki", str(exc))
             return 1
         collector = MainThreadCollector()
         collector.start()

@@ -97,7 +97,7 @@ class MainWindow(QMainWindow):
         self._server_models: list[str] = []
         # the other servers' models (or why not), grouped in the picker; empty with one server
         self._others: list[tuple[str, list[str] | str]] = []
-        self.renderer = MarkdownRenderer(theme.palette, self.tr("Copier"))
+        self.renderer = MarkdownRenderer(theme.palette, _("Copier"))
         self.setWindowTitle("Loki")
         self.setWindowIcon(app_icon())
         self.resize(1240, 820)
@@ -129,10 +129,10 @@ class MainWindow(QMainWindow):
         head = QHBoxLayout(header)
         head.setContentsMargins(18, 10, 14, 10)
         head.setSpacing(10)
-        self.title = ElidedLabel(self.tr("Nouvelle conversation"), "ConversationTitle")
+        self.title = ElidedLabel(_("Nouvelle conversation"), "ConversationTitle")
         self.title.setMinimumWidth(120)
         head.addWidget(self.title, 1)
-        head.addWidget(label(self.tr("MODÈLE"), "HeaderCaption"))
+        head.addWidget(label(_("MODÈLE"), "HeaderCaption"))
         self.model_picker = ModelPicker()
         self.model_picker.model_chosen.connect(self._on_model)
         head.addWidget(self.model_picker)
@@ -144,11 +144,11 @@ class MainWindow(QMainWindow):
         head.addWidget(self.workspace_picker)
         self.preview = PreviewButton(self.runtime)
         head.addWidget(self.preview.widget)
-        self.problems_button = button(self.tr("Problèmes"))
+        self.problems_button = button(_("Problèmes"))
         self.problems_button.setCheckable(True)
         self.problems_button.toggled.connect(self._show_problems)
         head.addWidget(self.problems_button)
-        self.settings_button = button(self.tr("Réglages"))
+        self.settings_button = button(_("Réglages"))
         self.settings_button.clicked.connect(self.open_settings)
         head.addWidget(self.settings_button)
 
@@ -260,7 +260,7 @@ class MainWindow(QMainWindow):
         self._leave_current()
         self.current = None
         self.stack.setCurrentWidget(self.welcome)
-        self.title.set_full_text(self.tr("Nouvelle conversation"))
+        self.title.set_full_text(_("Nouvelle conversation"))
         self.conversations.select(None)
         self.composer.set_busy(False)
         self.composer.input.setFocus()
@@ -346,7 +346,7 @@ class MainWindow(QMainWindow):
         page)."""
         session = self.current
         if session is None:
-            title = text or ", ".join(image.name for image in images) or self.tr("Image")
+            title = text or ", ".join(image.name for image in images) or _("Image")
             conversation_id = self.runtime.new_conversation(title)
             self.conversations.refresh(select=conversation_id)
             session = self._new_session(conversation_id)
@@ -357,7 +357,7 @@ class MainWindow(QMainWindow):
             self.composer.set_text(text)  # kept, to send once that answer has ended
             self.composer.attachments.restore(images)
             session.view.add_notice(
-                self.tr(
+                _(
                     "La question rapide répond encore dans cette conversation : "
                     "envoyez votre message quand elle aura fini."
                 )
@@ -524,13 +524,13 @@ class MainWindow(QMainWindow):
         if profile is not None and profile.vision:
             return ""
         if not model:
-            return self.tr("Choisissez d'abord un modèle qui lit les images (marque VISION).")
+            return _("Choisissez d'abord un modèle qui lit les images (marque VISION).")
         if profile is None:
-            return self.tr(
+            return _(
                 "Loki ne sait pas encore si « {model} » lit les images : le serveur n'a pas "
                 "répondu."
             ).format(model=model)
-        return self.tr(
+        return _(
             "« {model} » ne lit pas les images. Choisissez un modèle marqué VISION "
             "(gemma3, qwen2.5vl, llama3.2-vision…) pour en joindre."
         ).format(model=model)
@@ -562,7 +562,7 @@ class MainWindow(QMainWindow):
 
     def _on_problem_count(self, count: int) -> None:
         self.problems_button.setText(
-            self.tr("Problèmes ({n})").format(n=count) if count else self.tr("Problèmes")
+            _("Problèmes ({n})").format(n=count) if count else _("Problèmes")
         )
 
     # --- images dropped on the window -------------------------------------------------
@@ -600,7 +600,7 @@ class MainWindow(QMainWindow):
 
     def _on_theme(self) -> None:
         """New colours: what is on screen is rendered again (unless a turn is streaming)."""
-        self.renderer = MarkdownRenderer(self.theme.palette, self.tr("Copier"))
+        self.renderer = MarkdownRenderer(self.theme.palette, _("Copier"))
         for session in self.sessions.values():
             session.view.renderer = self.renderer
         if self.current is not None:

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QWheelEvent
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QToolTip, QVBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.ui.markdown_render import MarkdownRenderer, RenderState, find_cut
 
 FLUSH_INTERVAL_MS = 33  # ~30 repaints a second at most
@@ -130,7 +131,7 @@ class MarkdownView(QWidget):
             return
         self._tail += "".join(self._pending)
         self._pending.clear()
-        for _ in range(4):  # a cut leaves a tail that cuts at most once more
+        for _attempt in range(4):  # a cut leaves a tail that cuts at most once more
             cut = find_cut(self.renderer.md, self._tail)
             if cut.length == 0:
                 break
@@ -182,7 +183,7 @@ class MarkdownView(QWidget):
             code = self.code(index)
             if code is not None:
                 QGuiApplication.clipboard().setText(code.rstrip("\n"))
-                QToolTip.showText(QCursor.pos(), self.tr("Code copié"), self)
+                QToolTip.showText(QCursor.pos(), _("Code copié"), self)
         elif url.scheme() in ("http", "https", "mailto"):
             QDesktopServices.openUrl(url)
 

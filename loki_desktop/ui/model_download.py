@@ -15,6 +15,7 @@ import contextlib
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QProgressBar, QVBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.pull import PullProgress, describe
 from loki_desktop.core.ports import BackendError
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label
@@ -47,18 +48,18 @@ class PullPanel(QFrame):
         self.detail = label("", "Muted", wrap=True)
         row = QHBoxLayout()
         row.addWidget(self.bar, 1)
-        self.cancel_button = button(self.tr("Annuler"))
-        self.cancel_button.setAccessibleName(self.tr("Annuler le téléchargement"))
+        self.cancel_button = button(_("Annuler"))
+        self.cancel_button.setAccessibleName(_("Annuler le téléchargement"))
         self.cancel_button.clicked.connect(self.cancel)
         row.addWidget(self.cancel_button)
         # offered at start when the last run quit in the middle of a pull
-        self.resume_button = button(self.tr("Reprendre"), primary=True)
+        self.resume_button = button(_("Reprendre"), primary=True)
         self.resume_button.clicked.connect(lambda: self.start(self.model))
-        self.forget_button = button(self.tr("Oublier"), flat=True)
+        self.forget_button = button(_("Oublier"), flat=True)
         self.forget_button.clicked.connect(self._forget)
         row.addWidget(self.resume_button)
         row.addWidget(self.forget_button)
-        self.close_button = button(self.tr("Fermer"), flat=True)
+        self.close_button = button(_("Fermer"), flat=True)
         self.close_button.clicked.connect(self.hide)
         row.addWidget(self.close_button)
         layout.addWidget(self.title)
@@ -75,8 +76,8 @@ class PullPanel(QFrame):
         if self.running:
             self.cancel()
         self.model = model
-        self.title.setText(self.tr("Téléchargement de « {model} »").format(model=model))
-        self.detail.setText(self.tr("Connexion à Ollama…"))
+        self.title.setText(_("Téléchargement de « {model} »").format(model=model))
+        self.detail.setText(_("Connexion à Ollama…"))
         self.bar.setRange(0, 0)
         self.cancel_button.setEnabled(True)
         self._offering(False)
@@ -88,9 +89,9 @@ class PullPanel(QFrame):
     def offer_resume(self, model: str) -> None:
         """The last run quit while `model` was downloading: offer to go on."""
         self.model = model
-        self.title.setText(self.tr("Téléchargement interrompu : « {model} »").format(model=model))
+        self.title.setText(_("Téléchargement interrompu : « {model} »").format(model=model))
         self.detail.setText(
-            self.tr("Loki a été fermé pendant le téléchargement. Ollama reprendra où il en était.")
+            _("Loki a été fermé pendant le téléchargement. Ollama reprendra où il en était.")
         )
         self.bar.setRange(0, 1)
         self.bar.setValue(0)
@@ -119,7 +120,7 @@ class PullPanel(QFrame):
         self._task.cancel()
         self._remember("")
         self.detail.setText(
-            self.tr("Annulé. Ollama garde ce qui est téléchargé : relancer reprendra ici.")
+            _("Annulé. Ollama garde ce qui est téléchargé : relancer reprendra ici.")
         )
         self._ended()
         self.cancelled.emit(self.model)
@@ -139,10 +140,10 @@ class PullPanel(QFrame):
         self._remember("")
         self._ended()
         if progress.finished:
-            self.detail.setText(self.tr("« {model} » est prêt.").format(model=model))
+            self.detail.setText(_("« {model} » est prêt.").format(model=model))
             self.finished.emit(model)
         else:
-            message = self.tr("Ollama a fini sans dire que le téléchargement avait réussi.")
+            message = _("Ollama a fini sans dire que le téléchargement avait réussi.")
             self.detail.setText(message)
             self.failed.emit(model, message)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.ui.qt_helpers import label
 
@@ -26,11 +27,11 @@ def marks_of(profile: ModelProfile | None) -> list[str]:
         return []
     marks = []
     if profile.tools:
-        marks.append(QCoreApplication.translate("ModelMarks", "OUTILS"))
+        marks.append(_("OUTILS"))
     if profile.thinking:
-        marks.append(QCoreApplication.translate("ModelMarks", "RÉFLEXION"))
+        marks.append(_("RÉFLEXION"))
     if profile.vision:
-        marks.append(QCoreApplication.translate("ModelMarks", "VISION"))
+        marks.append(_("VISION"))
     return marks
 
 
@@ -39,27 +40,20 @@ def describe(profile: ModelProfile | None) -> str:
     if profile is None:
         return ""
     if not profile.known:
-        return QCoreApplication.translate(
-            "ModelMarks",
+        return _(
             "Le serveur ne dit pas ce que ce modèle sait faire : Loki suppose des outils, "
             "sans réflexion ni vision.",
         )
     parts = [
-        QCoreApplication.translate("ModelMarks", "outils natifs")
-        if profile.tools
-        else QCoreApplication.translate("ModelMarks", "sans outils natifs (outils décrits)"),
+        _("outils natifs") if profile.tools else _("sans outils natifs (outils décrits)"),
     ]
     if profile.thinking:
         levels = profile.think_levels
         parts.append(
-            QCoreApplication.translate("ModelMarks", "réflexion ({levels})").format(
-                levels=", ".join(levels)
-            )
-            if levels
-            else QCoreApplication.translate("ModelMarks", "réflexion")
+            _("réflexion ({levels})").format(levels=", ".join(levels)) if levels else _("réflexion")
         )
     if profile.vision:
-        parts.append(QCoreApplication.translate("ModelMarks", "lit les images"))
+        parts.append(_("lit les images"))
     size = " ".join(p for p in (profile.parameter_size, profile.quantization) if p)
     line = " · ".join(parts)
     return f"{line} — {size}" if size else line

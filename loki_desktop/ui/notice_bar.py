@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.ui.qt_helpers import button, label
 
 
@@ -20,7 +21,7 @@ class NoticeBar(QFrame):
         self.text = label("", "", wrap=True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.text, 1)
-        self.close_button = button(self.tr("Compris"), flat=True)
+        self.close_button = button(_("Compris"), flat=True)
         self.close_button.clicked.connect(self.hide)
         layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignVCenter)
         self.hide()

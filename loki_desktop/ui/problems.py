@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from loki_desktop.core.checks.model import CheckResult
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.ui.qt_helpers import button, label
 
 if TYPE_CHECKING:
@@ -50,11 +51,11 @@ class ProblemsPanel(QFrame):
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(6)
         head = QHBoxLayout()
-        self.title = label(self.tr("PROBLÈMES"), "PanelTitle")
+        self.title = label(_("PROBLÈMES"), "PanelTitle")
         head.addWidget(self.title)
         self.status = label("", "CardDetail")
         head.addWidget(self.status, 1)
-        self.fix_button = button(self.tr("Demander à Loki de corriger"), primary=True)
+        self.fix_button = button(_("Demander à Loki de corriger"), primary=True)
         self.fix_button.setEnabled(False)
         self.fix_button.clicked.connect(self._ask_fix)
         head.addWidget(self.fix_button)
@@ -62,7 +63,7 @@ class ProblemsPanel(QFrame):
         self.tree = QTreeWidget()
         self.tree.setObjectName("ProblemsList")
         self.tree.setColumnCount(3)
-        self.tree.setHeaderLabels([self.tr("Fichier"), self.tr("Ligne"), self.tr("Message")])
+        self.tree.setHeaderLabels([_("Fichier"), _("Ligne"), _("Message")])
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -119,8 +120,8 @@ class ProblemsPanel(QFrame):
         more = len(lines) - MAX_IN_MESSAGE
         text = "\n".join(lines[:MAX_IN_MESSAGE])
         if more > 0:
-            text += "\n" + self.tr("… et {n} autres.").format(n=more)
-        return self.tr(
+            text += "\n" + _("… et {n} autres.").format(n=more)
+        return _(
             "La vérification automatique signale ces problèmes dans le dossier de travail. "
             "Lis les fichiers concernés et corrige-les :\n{problems}"
         ).format(problems=text)
@@ -148,21 +149,20 @@ class ProblemsPanel(QFrame):
         count = self.count()
         files = len(self._problems)
         if self.root is None:
-            self.status.setText(self.tr("Choisissez un dossier de travail pour le surveiller."))
+            self.status.setText(_("Choisissez un dossier de travail pour le surveiller."))
         elif self.failure:
-            self.status.setText(
-                self.tr("Surveillance impossible : {reason}").format(reason=self.failure)
-            )
+            self.status.setText(_("Surveillance impossible : {reason}").format(reason=self.failure))
         elif not self.watching:
-            self.status.setText(
-                self.tr("Vérification automatique désactivée (Réglages › Intelligence).")
-            )
+            self.status.setText(_("Vérification automatique désactivée (Réglages › Intelligence)."))
         elif count == 0:
-            self.status.setText(self.tr("Aucun problème dans le dossier surveillé."))
+            self.status.setText(_("Aucun problème dans le dossier surveillé."))
         else:
             self.status.setText(
-                self.tr("{count} problème(s) dans {files} fichier(s)").format(
-                    count=count, files=files
+                ngettext(
+                    "{count} problème dans {files}", "{count} problèmes dans {files}", count
+                ).format(
+                    count=count,
+                    files=ngettext("{n} fichier", "{n} fichiers", files).format(n=files),
                 )
             )
         self.fix_button.setEnabled(count > 0)

@@ -6,6 +6,7 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QMouseEvent, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.ui.approval import ShellApprover
 from loki_desktop.ui.chat_view import ChatView
 from loki_desktop.ui.markdown_render import MarkdownRenderer
@@ -33,7 +34,7 @@ class QuickPrompt(QWidget):
         )
         self.setObjectName("QuickPrompt")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        self.setWindowTitle(self.tr("Question rapide — Loki"))
+        self.setWindowTitle(_("Question rapide — Loki"))
         self.setWindowIcon(app_icon())
         self.runtime = runtime
         self.conversation_id: str | None = None
@@ -49,10 +50,10 @@ class QuickPrompt(QWidget):
         logo = QLabel()
         logo.setPixmap(app_icon().pixmap(26, 26))
         head.addWidget(logo)
-        head.addWidget(label(self.tr("QUESTION RAPIDE"), "PanelTitle"))
+        head.addWidget(label(_("QUESTION RAPIDE"), "PanelTitle"))
         head.addStretch(1)
         self.close_button = button("✕", flat=True)
-        self.close_button.setToolTip(self.tr("Fermer (Échap)"))
+        self.close_button.setToolTip(_("Fermer (Échap)"))
         self.close_button.clicked.connect(self.dismiss)
         head.addWidget(self.close_button)
         layout.addLayout(head)
@@ -61,10 +62,10 @@ class QuickPrompt(QWidget):
         row.setSpacing(8)
         self.input = QLineEdit()
         self.input.setObjectName("QuickInput")
-        self.input.setPlaceholderText(self.tr("Demandez n'importe quoi à Loki…"))
+        self.input.setPlaceholderText(_("Demandez n'importe quoi à Loki…"))
         self.input.returnPressed.connect(self.submit)
         row.addWidget(self.input, 1)
-        self.ask_button = button(self.tr("Demander"), primary=True)
+        self.ask_button = button(_("Demander"), primary=True)
         self.ask_button.clicked.connect(self._on_ask_button)
         row.addWidget(self.ask_button)
         layout.addLayout(row)
@@ -81,13 +82,13 @@ class QuickPrompt(QWidget):
         layout.addWidget(self.answer_frame)
 
         foot = QHBoxLayout()
-        self.hint = label(self.tr("Entrée : demander · Échap : arrêter ou fermer"), "ComposerHint")
+        self.hint = label(_("Entrée : demander · Échap : arrêter ou fermer"), "ComposerHint")
         foot.addWidget(self.hint, 1)
-        self.new_button = button(self.tr("Nouvelle question"), flat=True)
+        self.new_button = button(_("Nouvelle question"), flat=True)
         self.new_button.clicked.connect(self.reset)
         self.new_button.hide()
         foot.addWidget(self.new_button)
-        self.open_button = button(self.tr("Ouvrir dans Loki"))
+        self.open_button = button(_("Ouvrir dans Loki"))
         self.open_button.clicked.connect(self._open_in_main)
         self.open_button.setEnabled(False)
         foot.addWidget(self.open_button)
@@ -162,7 +163,7 @@ class QuickPrompt(QWidget):
             self.conversation_id = self.runtime.new_conversation(text)
         elif not self.runner.can_start(self.conversation_id):
             self.view.add_notice(
-                self.tr(
+                _(
                     "La fenêtre de Loki répond encore dans cette conversation : "
                     "demandez quand elle aura fini, ou posez une nouvelle question."
                 )
@@ -185,7 +186,7 @@ class QuickPrompt(QWidget):
             self.submit()
 
     def _on_busy(self, busy: bool) -> None:
-        self.ask_button.setText(self.tr("Arrêter") if busy else self.tr("Demander"))
+        self.ask_button.setText(_("Arrêter") if busy else _("Demander"))
         self.open_button.setEnabled(not busy and self.conversation_id is not None)
         self.new_button.setVisible(not busy and self.conversation_id is not None)
 

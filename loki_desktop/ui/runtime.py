@@ -16,8 +16,6 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication
-
 from loki_desktop.core.i18n import _
 from loki_desktop.core.model_servers import ModelServer, current_server, servers
 from loki_desktop.core.ports import (
@@ -305,8 +303,7 @@ class Runtime:
             return await asyncio.wait_for(backend.list_models(), self.models_timeout_s)
         except TimeoutError:
             raise OllamaNoAnswer(
-                QCoreApplication.translate(
-                    "Runtime",
+                _(
                     "Ollama ne répond pas à {host} : aucune réponse en {n} s. Il démarre "
                     "peut-être encore ; sinon, redémarrez-le, puis réessayez.",
                 ).format(host=host, n=f"{self.models_timeout_s:g}")

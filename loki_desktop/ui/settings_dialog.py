@@ -22,12 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, typeset
 from loki_desktop.core.model_servers import save_servers, servers
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.core.settings import CHECKPOINTS_BUDGET_RANGE, Settings
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.evaluation_panel import EvaluationPanel
+from loki_desktop.ui.language_choice import language_choice
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.settings_installed_models import ModelsPage
@@ -57,7 +58,7 @@ class GeneralPage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(10)
-        layout.addWidget(label(self.tr("Général"), "PageTitle"))
+        layout.addWidget(label(_("Général"), "PageTitle"))
         layout.addWidget(
             label(
                 _(
@@ -90,8 +91,8 @@ class GeneralPage(QWidget):
         self.model.setCurrentText(settings.model)
         model_edit = self.model.lineEdit()
         assert model_edit is not None
-        model_edit.setPlaceholderText(self.tr("le premier modèle du serveur"))
-        form.addRow(label(self.tr("Modèle par défaut"), "CardTitle"), self.model)
+        model_edit.setPlaceholderText(_("le premier modèle du serveur"))
+        form.addRow(label(_("Modèle par défaut"), "CardTitle"), self.model)
         self.behaviour = ModelBehaviour(settings, form)
         self.model.currentTextChanged.connect(self._on_model_text)
         self._on_model_text(self.model.currentText())
@@ -99,11 +100,11 @@ class GeneralPage(QWidget):
         self.max_rounds = QSpinBox()
         self.max_rounds.setRange(1, MAX_ROUNDS_LIMIT)
         self.max_rounds.setValue(settings.max_rounds)
-        form.addRow(label(self.tr("Tours d'outils au plus"), "CardTitle"), self.max_rounds)
+        form.addRow(label(_("Tours d'outils au plus"), "CardTitle"), self.max_rounds)
         form.addRow(
             "",
             label(
-                self.tr("Au-delà, le tour s'arrête : un garde-fou contre les boucles."),
+                _("Au-delà, le tour s'arrête : un garde-fou contre les boucles."),
                 "FieldHelp",
                 wrap=True,
             ),
@@ -113,15 +114,13 @@ class GeneralPage(QWidget):
         self.num_ctx = QComboBox()
         self.num_ctx.setObjectName("ContextSize")
         for size in sorted({*CONTEXT_SIZES, settings.num_ctx}):
-            self.num_ctx.addItem(
-                self.tr("{n} jetons").format(n=f"{size:,}".replace(",", " ")), size
-            )
+            self.num_ctx.addItem(_("{n} jetons").format(n=f"{size:,}".replace(",", " ")), size)
         self.num_ctx.setCurrentIndex(self.num_ctx.findData(settings.num_ctx))
-        form.addRow(label(self.tr("Contexte du modèle"), "CardTitle"), self.num_ctx)
+        form.addRow(label(_("Contexte du modèle"), "CardTitle"), self.num_ctx)
         form.addRow(
             "",
             label(
-                self.tr(
+                _(
                     "Envoyé à Ollama à chaque requête (num_ctx). Plus grand : plus d'historique "
                     "et d'outils, mais plus de mémoire sur la carte graphique."
                 ),
@@ -132,13 +131,22 @@ class GeneralPage(QWidget):
 
         self.theme = QComboBox()
         for value, text in (
-            ("system", self.tr("Comme le système")),
-            ("light", self.tr("Clair")),
-            ("dark", self.tr("Sombre")),
+            ("system", _("Comme le système")),
+            ("light", _("Clair")),
+            ("dark", _("Sombre")),
         ):
             self.theme.addItem(text, value)
         self.theme.setCurrentIndex(max(0, self.theme.findData(theme.choice)))
-        form.addRow(label(self.tr("Apparence"), "CardTitle"), self.theme)
+        form.addRow(label(_("Apparence"), "CardTitle"), self.theme)
+
+        self.language = language_choice(settings.language)
+        form.addRow(label(_("Langue"), "CardTitle"), self.language)
+        self.language_note = label(
+            _("Loki change de langue au prochain démarrage (fenêtre et commandes)."),
+            "FieldHelp",
+            wrap=True,
+        )
+        form.addRow("", self.language_note)
         layout.addLayout(form)
         layout.addStretch(1)
 
@@ -176,6 +184,7 @@ class GeneralPage(QWidget):
         settings.checkpoints_budget_mb = self.checkpoints_budget.value()
         settings.num_ctx = int(self.num_ctx.currentData())
         settings.ui["theme"] = str(self.theme.currentData())
+        settings.language = str(self.language.currentData())
 
     def store_keys(self, store: Callable[[str, str], None]) -> bool:
         """Put the keys typed (or forgotten) into the keyring; True when one changed."""
@@ -206,10 +215,10 @@ class IntelligencePage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(10)
-        layout.addWidget(label(self.tr("Intelligence"), "PageTitle"))
+        layout.addWidget(label(_("Intelligence"), "PageTitle"))
         layout.addWidget(
             label(
-                self.tr(
+                _(
                     "Ce que Loki ajoute au modèle : une méthode d'expert choisie pour chaque "
                     "message, et la vérification des fichiers qu'il écrit."
                 ),
@@ -217,11 +226,11 @@ class IntelligencePage(QWidget):
                 wrap=True,
             )
         )
-        self.skills_enabled = QCheckBox(self.tr("Choisir une méthode d'expert pour chaque message"))
+        self.skills_enabled = QCheckBox(_("Choisir une méthode d'expert pour chaque message"))
         self.skills_enabled.setChecked(settings.skills_enabled)
         layout.addWidget(self.skills_enabled)
         self.auto_checks = QCheckBox(
-            self.tr("Vérifier automatiquement les fichiers écrits (et les faire corriger)")
+            _("Vérifier automatiquement les fichiers écrits (et les faire corriger)")
         )
         self.auto_checks.setChecked(settings.auto_checks)
         layout.addWidget(self.auto_checks)
@@ -244,9 +253,9 @@ class IntelligencePage(QWidget):
         layout.addWidget(self.evaluation)
 
         head = QHBoxLayout()
-        head.addWidget(label(self.tr("MÉTHODES TROUVÉES"), "SidebarCaption"))
+        head.addWidget(label(_("MÉTHODES TROUVÉES"), "SidebarCaption"))
         head.addStretch(1)
-        open_folder = button(self.tr("Ouvrir le dossier de mes méthodes"))
+        open_folder = button(_("Ouvrir le dossier de mes méthodes"))
         open_folder.clicked.connect(self._open_folder)
         head.addWidget(open_folder)
         layout.addLayout(head)
@@ -267,17 +276,17 @@ class IntelligencePage(QWidget):
             inner.setContentsMargins(12, 8, 12, 8)
             inner.setSpacing(2)
             top = QHBoxLayout()
-            top.addWidget(label(skill.title, "CardTitle"))
+            top.addWidget(label(typeset(skill.title), "CardTitle"))
             top.addStretch(1)
-            origin = self.tr("intégrée") if skill.builtin else self.tr("personnelle")
+            origin = _("intégrée") if skill.builtin else _("personnelle")
             top.addWidget(label(origin.upper(), "ToolCount"))
             inner.addLayout(top)
-            inner.addWidget(label(skill.description, "CardDetail", wrap=True))
+            inner.addWidget(label(typeset(skill.description), "CardDetail", wrap=True))
             rows.addWidget(card)
         for problem in catalogue.problems:
             rows.addWidget(label(problem, "ErrorText", wrap=True))
         if not catalogue.skills:
-            rows.addWidget(label(self.tr("Aucune méthode trouvée."), "Notice"))
+            rows.addWidget(label(_("Aucune méthode trouvée."), "Notice"))
         rows.addStretch(1)
         scroll.setWidget(holder)
         layout.addWidget(scroll, 1)
@@ -303,7 +312,7 @@ class SettingsDialog(QDialog):
     def __init__(self, runtime: Runtime, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
-        self.setWindowTitle(self.tr("Réglages de Loki"))
+        self.setWindowTitle(_("Réglages de Loki"))
         self.resize(940, 700)
         self.runtime = runtime
         self.theme_state = theme
@@ -319,10 +328,10 @@ class SettingsDialog(QDialog):
         self.nav.setFixedWidth(210)
         self.nav.addItems(
             [
-                self.tr("Général"),
-                self.tr("Modèles"),
-                self.tr("Serveurs MCP"),
-                self.tr("Intelligence"),
+                _("Général"),
+                _("Modèles"),
+                _("Serveurs MCP"),
+                _("Intelligence"),
             ]
         )
         body.addWidget(self.nav)
@@ -346,8 +355,8 @@ class SettingsDialog(QDialog):
         bar_layout = QHBoxLayout(bar)
         bar_layout.setContentsMargins(16, 10, 16, 10)
         bar_layout.addStretch(1)
-        self.cancel_button = button(self.tr("Annuler"))
-        self.save_button = button(self.tr("Enregistrer"), primary=True)
+        self.cancel_button = button(_("Annuler"))
+        self.save_button = button(_("Enregistrer"), primary=True)
         bar_layout.addWidget(self.cancel_button)
         bar_layout.addWidget(self.save_button)
         outer.addWidget(bar)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.profiles import capability_marks
 from loki_desktop.core.llm.pull import BadModelName, check_model_name, human_bytes
 from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
@@ -43,18 +44,18 @@ class ModelsPage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(10)
-        layout.addWidget(label(self.tr("Modèles"), "PageTitle"))
+        layout.addWidget(label(_("Modèles"), "PageTitle"))
         self.intro = label("", "PageIntro", wrap=True)
         layout.addWidget(self.intro)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(
             [
-                self.tr("Modèle"),
-                self.tr("Taille"),
-                self.tr("Famille"),
-                self.tr("Paramètres"),
-                self.tr("Capacités"),
-                self.tr("Contexte max"),
+                _("Modèle"),
+                _("Taille"),
+                _("Famille"),
+                _("Paramètres"),
+                _("Capacités"),
+                _("Contexte max"),
             ]
         )
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -71,11 +72,11 @@ class ModelsPage(QWidget):
         self.table.itemSelectionChanged.connect(self._selection_changed)
         layout.addWidget(self.table, 1)
         actions = QHBoxLayout()
-        self.default_button = button(self.tr("Utiliser par défaut"))
+        self.default_button = button(_("Utiliser par défaut"))
         self.default_button.clicked.connect(self._make_default)
-        self.delete_button = button(self.tr("Supprimer…"), danger=True)
+        self.delete_button = button(_("Supprimer…"), danger=True)
         self.delete_button.clicked.connect(self._confirm_delete)
-        self.refresh_button = button(self.tr("Actualiser"), flat=True)
+        self.refresh_button = button(_("Actualiser"), flat=True)
         self.refresh_button.clicked.connect(self.refresh)
         for widget in (self.default_button, self.delete_button):
             actions.addWidget(widget)
@@ -86,11 +87,11 @@ class ModelsPage(QWidget):
         layout.addWidget(self.status)
         pull_row = QHBoxLayout()
         self.pull_field = QLineEdit()
-        self.pull_field.setPlaceholderText(self.tr("nom:étiquette, par exemple qwen3:8b"))
-        self.pull_field.setAccessibleName(self.tr("Modèle à télécharger"))
+        self.pull_field.setPlaceholderText(_("nom:étiquette, par exemple qwen3:8b"))
+        self.pull_field.setAccessibleName(_("Modèle à télécharger"))
         self.pull_field.returnPressed.connect(self._pull)
         pull_row.addWidget(self.pull_field, 1)
-        self.pull_button = button(self.tr("Télécharger"), primary=True)
+        self.pull_button = button(_("Télécharger"), primary=True)
         self.pull_button.clicked.connect(self._pull)
         pull_row.addWidget(self.pull_button)
         layout.addLayout(pull_row)
@@ -106,7 +107,7 @@ class ModelsPage(QWidget):
 
     async def _load(self) -> None:
         self.intro.setText(
-            self.tr("Les modèles du serveur {host}. Lecture…").format(host=self.runtime.host)
+            _("Les modèles du serveur {host}. Lecture…").format(host=self.runtime.host)
         )
         try:
             models = await self.runtime.list_models()
@@ -116,7 +117,7 @@ class ModelsPage(QWidget):
             self._fill([], {})
             return
         self.intro.setText(
-            self.tr(
+            _(
                 "Les modèles du serveur {host} : télécharger, supprimer, choisir celui par défaut."
             ).format(host=self.runtime.host)
         )
@@ -146,7 +147,7 @@ class ModelsPage(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 if column == 0 and model.name == default:
-                    item.setToolTip(self.tr("{name} : le modèle par défaut").format(name=text))
+                    item.setToolTip(_("{name} : le modèle par défaut").format(name=text))
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
@@ -174,7 +175,7 @@ class ModelsPage(QWidget):
         self.runtime.settings.model = name
         self.runtime.save_settings()
         self.on_default(name)
-        self.status.setText(self.tr("« {name} » est le modèle par défaut.").format(name=name))
+        self.status.setText(_("« {name} » est le modèle par défaut.").format(name=name))
         self.refresh()
 
     def _confirm_delete(self) -> None:
@@ -183,15 +184,15 @@ class ModelsPage(QWidget):
             return
         box = QMessageBox(
             QMessageBox.Icon.Warning,
-            self.tr("Supprimer un modèle"),
-            self.tr(
+            _("Supprimer un modèle"),
+            _(
                 "Supprimer « {name} » du serveur ? Ses fichiers sont effacés ; il faudra le "
                 "télécharger de nouveau pour s'en servir."
             ).format(name=name),
             parent=self,
         )
-        delete = box.addButton(self.tr("Supprimer"), QMessageBox.ButtonRole.DestructiveRole)
-        keep = box.addButton(self.tr("Garder"), QMessageBox.ButtonRole.RejectRole)
+        delete = box.addButton(_("Supprimer"), QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton(_("Garder"), QMessageBox.ButtonRole.RejectRole)
         box.setDefaultButton(keep)  # Enter keeps: the safe choice
         box.buttonClicked.connect(lambda clicked: self._deleted_answer(name, clicked is delete))
         box.setWindowModality(Qt.WindowModality.WindowModal)
@@ -209,7 +210,7 @@ class ModelsPage(QWidget):
         except BackendError as exc:
             self.status.setText(str(exc))
             return
-        self.status.setText(self.tr("« {name} » est supprimé.").format(name=name))
+        self.status.setText(_("« {name} » est supprimé.").format(name=name))
         if self.runtime.settings.model == name:  # no default pointing at nothing
             self.runtime.settings.model = ""
             self.runtime.save_settings()

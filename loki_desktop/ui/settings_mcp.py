@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.mcp import secret_values
 from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
 from loki_desktop.core.mcp.service import ImportReport, McpService, ServerView
@@ -61,7 +61,7 @@ class ServerCard(QFrame):
         self.toggle.toggled.connect(self._on_toggle)
         head.addWidget(self.toggle)
         if view.custom:
-            head.addWidget(label(self.tr("PERSONNALISÉ"), "ToolCount"))
+            head.addWidget(label(_("PERSONNALISÉ"), "ToolCount"))
         head.addStretch(1)
         self.tools_chip = label("", "ToolCount")
         head.addWidget(self.tools_chip)
@@ -121,19 +121,19 @@ class ServerCard(QFrame):
 
         actions = QHBoxLayout()
         actions.setSpacing(8)
-        self.test_button = button(self.tr("Tester"))
+        self.test_button = button(_("Tester"))
         self.test_button.clicked.connect(self._test)
         actions.addWidget(self.test_button)
         self.save_button: QWidget | None = None
         if self.fields:
-            save = button(self.tr("Enregistrer les paramètres"))
+            save = button(_("Enregistrer les paramètres"))
             save.clicked.connect(self._save_params)
             actions.addWidget(save)
             self.save_button = save
         actions.addStretch(1)
         actions.addWidget(sampling_picker(self))
         if view.custom:
-            remove = button(self.tr("Retirer"), danger=True)
+            remove = button(_("Retirer"), danger=True)
             remove.clicked.connect(lambda: self.page.remove(self.server_id))
             actions.addWidget(remove)
         layout.addLayout(actions)
@@ -150,11 +150,11 @@ class ServerCard(QFrame):
         if secret or is_secret_name(name):
             field.setEchoMode(QLineEdit.EchoMode.Password)
             if name in self.view.masked:
-                text = self.tr("•••• écrit en clair dans les réglages : saisissez-le à nouveau")
+                text = _("•••• écrit en clair dans les réglages : saisissez-le à nouveau")
             elif name in self.view.secrets_set:
-                text = self.tr("•••• enregistré dans le trousseau")
+                text = _("•••• enregistré dans le trousseau")
             else:
-                text = self.tr("secret : gardé dans le trousseau système")
+                text = _("secret : gardé dans le trousseau système")
             field.setPlaceholderText(text)
         self.fields[name] = field
         return field
@@ -163,11 +163,11 @@ class ServerCard(QFrame):
 
     def update_status(self, status: ServerStatus) -> None:
         texts = {
-            "connected": self.tr("● Connecté"),
-            "connecting": self.tr("● Connexion…"),
-            "error": self.tr("● Erreur"),
+            "connected": _("● Connecté"),
+            "connecting": _("● Connexion…"),
+            "error": _("● Erreur"),
             "signin": _("● Connexion requise"),
-            "inactive": self.tr("● Inactif"),
+            "inactive": _("● Inactif"),
         }
         self.dot.setText(texts.get(status.state, status.state))
         set_state(self.dot, "state", status.state)
@@ -179,9 +179,9 @@ class ServerCard(QFrame):
         elif self.measured is not None:
             tools, tokens = self.measured
             self.tools_chip.setText(
-                self.tr("{cost} (dernier test)").format(cost=self._cost_text(tools, tokens))
+                _("{cost} (dernier test)").format(cost=self._cost_text(tools, tokens))
             )
-            self.tools_chip.setToolTip(self.tr("Mesuré au dernier test de ce serveur."))
+            self.tools_chip.setToolTip(_("Mesuré au dernier test de ce serveur."))
             self.tools_chip.show()
         else:
             self.tools_chip.hide()
@@ -191,8 +191,8 @@ class ServerCard(QFrame):
             self.sign_in_row.update_status(status)
 
     def _cost_text(self, tools: int, tokens: int) -> str:
-        count = self.tr("1 outil") if tools == 1 else self.tr("{n} outils").format(n=tools)
-        return self.tr("{tools} · ≈ {tokens} jetons de contexte").format(tools=count, tokens=tokens)
+        count = ngettext("{n} outil", "{n} outils", tools).format(n=tools)
+        return _("{tools} · ≈ {tokens} jetons de contexte").format(tools=count, tokens=tokens)
 
     def show_message(self, text: str, *, error: bool) -> None:
         # a sentence may quote what was typed or printed
@@ -219,8 +219,8 @@ class ServerCard(QFrame):
             for field in self.fields.values():
                 if field.echoMode() == QLineEdit.EchoMode.Password and field.text():
                     field.clear()
-                    field.setPlaceholderText(self.tr("•••• enregistré dans le trousseau"))
-            self.show_message(self.tr("Paramètres enregistrés."), error=False)
+                    field.setPlaceholderText(_("•••• enregistré dans le trousseau"))
+            self.show_message(_("Paramètres enregistrés."), error=False)
 
         service, server_id = self.page.service, self.server_id
         self.page.run(lambda: service.set_params(server_id, values), self, then=saved)
@@ -233,7 +233,7 @@ class ServerCard(QFrame):
 
     def _test(self) -> None:
         self.test_button.setEnabled(False)
-        self.show_message(self.tr("Test en cours : démarrage du serveur…"), error=False)
+        self.show_message(_("Test en cours : démarrage du serveur…"), error=False)
         self.page.tasks.spawn(self._run_test())
 
     async def _run_test(self) -> None:
@@ -252,18 +252,16 @@ class ServerCard(QFrame):
 
     def show_test_result(self, result: TestResult) -> None:
         if not result.ok:
-            self.show_message(
-                self.tr("Échec : {message}").format(message=result.message), error=True
-            )
+            self.show_message(_("Échec : {message}").format(message=result.message), error=True)
             return
         names = ", ".join(result.tools[:TOOLS_SHOWN])
         if len(result.tools) > TOOLS_SHOWN:
             names += ", …"
-        text = self.tr("Connecté en {s} s : {n} outils trouvés — {names}").format(
+        text = _("Connecté en {s} s : {n} outils trouvés — {names}").format(
             s=f"{result.seconds:.1f}".replace(".", ","), n=len(result.tools), names=names
         )
         if len(result.exposed) != len(result.tools):
-            text += "\n" + self.tr("{n} sont proposés au modèle.").format(n=len(result.exposed))
+            text += "\n" + _("{n} sont proposés au modèle.").format(n=len(result.exposed))
         self.show_message(text, error=False)
         self.measured = (len(result.exposed), result.schema_tokens)  # the service recorded it
         self.update_status(self.page.service.manager.status(self.server_id))
@@ -282,10 +280,10 @@ class McpPage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(10)
-        layout.addWidget(label(self.tr("Serveurs MCP"), "PageTitle"))
+        layout.addWidget(label(_("Serveurs MCP"), "PageTitle"))
         layout.addWidget(
             label(
-                self.tr(
+                _(
                     "Des outils professionnels pour le modèle : navigateur, documentation, "
                     "lecture du Web… Chaque serveur est éteint tant que vous ne l'allumez pas. "
                     "Les changements s'appliquent tout de suite ; les secrets vont dans le "
@@ -296,12 +294,12 @@ class McpPage(QWidget):
             )
         )
         bar = QHBoxLayout()
-        self.add_button = button(self.tr("+  Ajouter un serveur"))
+        self.add_button = button(_("+  Ajouter un serveur"))
         self.add_button.clicked.connect(self._toggle_add_form)
         bar.addWidget(self.add_button)
-        self.import_button = button(self.tr("Importer un fichier JSON…"))
+        self.import_button = button(_("Importer un fichier JSON…"))
         self.import_button.setToolTip(
-            self.tr('Un fichier au format de Claude Desktop : {"mcpServers": {…}}')
+            _('Un fichier au format de Claude Desktop : {"mcpServers": {…}}')
         )
         self.import_button.clicked.connect(self.open_import)
         bar.addWidget(self.import_button)
@@ -312,19 +310,19 @@ class McpPage(QWidget):
         self.add_form.setProperty("card", True)
         form = QGridLayout(self.add_form)
         form.setContentsMargins(14, 12, 14, 12)
-        form.addWidget(label(self.tr("Nom"), "CardTitle"), 0, 0)
+        form.addWidget(label(_("Nom"), "CardTitle"), 0, 0)
         self.new_name = QLineEdit()
-        self.new_name.setPlaceholderText(self.tr("par exemple : mes-outils"))
+        self.new_name.setPlaceholderText(_("par exemple : mes-outils"))
         form.addWidget(self.new_name, 0, 1)
-        form.addWidget(label(self.tr("Commande ou URL"), "CardTitle"), 1, 0)
+        form.addWidget(label(_("Commande ou URL"), "CardTitle"), 1, 0)
         self.new_target = QLineEdit()
         self.new_target.setPlaceholderText(
-            self.tr("npx -y mon-serveur-mcp   ou   https://exemple.org/mcp")
+            _("npx -y mon-serveur-mcp   ou   https://exemple.org/mcp")
         )
         form.addWidget(self.new_target, 1, 1)
         add_row = QHBoxLayout()
         add_row.addStretch(1)
-        confirm = button(self.tr("Ajouter"), primary=True)
+        confirm = button(_("Ajouter"), primary=True)
         confirm.clicked.connect(self.add_from_form)
         add_row.addWidget(confirm)
         form.addLayout(add_row, 2, 1)
@@ -339,7 +337,7 @@ class McpPage(QWidget):
         layout.addWidget(self.report)
         # shown while an edit runs: the system keyring may be waiting for its unlock prompt
         self.busy = label(
-            self.tr("Enregistrement… (le trousseau du système peut demander d'être déverrouillé)"),
+            _("Enregistrement… (le trousseau du système peut demander d'être déverrouillé)"),
             "CardDetail",
             wrap=True,
         )
@@ -474,7 +472,7 @@ class McpPage(QWidget):
             self.new_target.clear()
             self.add_form.hide()
             self.reload()
-            self.show_report(self.tr("Serveur « {name} » ajouté (éteint).").format(name=name))
+            self.show_report(_("Serveur « {name} » ajouté (éteint).").format(name=name))
 
         # the error may quote the command typed, secrets and all: masked like every message
         return self.run(
@@ -482,8 +480,8 @@ class McpPage(QWidget):
         )
 
     def open_import(self) -> QFileDialog:
-        dialog = QFileDialog(self, self.tr("Importer des serveurs MCP"))
-        dialog.setNameFilter(self.tr("Fichiers JSON (*.json)"))
+        dialog = QFileDialog(self, _("Importer des serveurs MCP"))
+        dialog.setNameFilter(_("Fichiers JSON (*.json)"))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.fileSelected.connect(lambda path: self.import_file(Path(path)))
         dialog.finished.connect(dialog.deleteLater)
@@ -497,13 +495,21 @@ class McpPage(QWidget):
 
     def _imported(self, report: ImportReport) -> None:
         lines = [
-            self.tr("{n} serveur(s) importé(s) : {names}.").format(
+            ngettext(
+                "{n} serveur importé : {names}.",
+                "{n} serveurs importés : {names}.",
+                len(report.added),
+            ).format(
                 n=len(report.added), names=", ".join(c.display_name for c in report.added) or "—"
             )
         ]
         if report.secrets_stored:
             lines.append(
-                self.tr("{n} secret(s) rangé(s) dans le trousseau.").format(n=report.secrets_stored)
+                ngettext(
+                    "{n} secret rangé dans le trousseau.",
+                    "{n} secrets rangés dans le trousseau.",
+                    report.secrets_stored,
+                ).format(n=report.secrets_stored)
             )
         lines += report.skipped
         self.show_report("\n".join(lines), error=not report.added)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QComboBox, QFormLayout
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.thinking import think_choices
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.core.settings import THINK_MODES, TOOL_MODES, Settings
@@ -22,14 +23,14 @@ class ModelBehaviour(QObject):
         self.model = ""
         self.think = QComboBox()
         self.think.setObjectName("ThinkMode")
-        form.addRow(label(self.tr("Réflexion"), "CardTitle"), self.think)
+        form.addRow(label(_("Réflexion"), "CardTitle"), self.think)
         self.think_help = label("", "FieldHelp", wrap=True)
         form.addRow("", self.think_help)
         self.tools = QComboBox()
         self.tools.setObjectName("ToolMode")
         for mode in TOOL_MODES:
             self.tools.addItem(self._tool_text(mode), mode)
-        self.tools_label = label(self.tr("Outils du modèle"), "CardTitle")
+        self.tools_label = label(_("Outils du modèle"), "CardTitle")
         form.addRow(self.tools_label, self.tools)
         self.tools_help = label("", "FieldHelp", wrap=True)
         form.addRow("", self.tools_help)
@@ -52,9 +53,7 @@ class ModelBehaviour(QObject):
         self.think.setCurrentIndex(self.think.findData(self.think_mode))
         self.think_help.setText(self._think_help(model, profile))
         self.tools_label.setText(
-            self.tr("Outils de « {model} »").format(model=model)
-            if model
-            else self.tr("Outils du modèle")
+            _("Outils de « {model} »").format(model=model) if model else _("Outils du modèle")
         )
         self.tools.setEnabled(bool(model))
         mode = self.tool_modes.get(model, "auto")
@@ -78,49 +77,49 @@ class ModelBehaviour(QObject):
 
     def _think_text(self, mode: str) -> str:
         words = {
-            "auto": self.tr("Automatique (le choix du modèle)"),
-            "off": self.tr("Désactivée"),
-            "on": self.tr("Activée"),
-            "low": self.tr("Niveau faible (low)"),
-            "medium": self.tr("Niveau moyen (medium)"),
-            "high": self.tr("Niveau élevé (high)"),
+            "auto": _("Automatique (le choix du modèle)"),
+            "off": _("Désactivée"),
+            "on": _("Activée"),
+            "low": _("Niveau faible (low)"),
+            "medium": _("Niveau moyen (medium)"),
+            "high": _("Niveau élevé (high)"),
         }
-        return words.get(mode, self.tr("Niveau {name}").format(name=mode))
+        return words.get(mode, _("Niveau {name}").format(name=mode))
 
     def _tool_text(self, mode: str) -> str:
         return {
-            "auto": self.tr("Automatique (selon le modèle)"),
-            "native": self.tr("Natifs (champ tools d'Ollama)"),
-            "prompted": self.tr("Décrits dans le message système"),
-            "none": self.tr("Aucun outil"),
+            "auto": _("Automatique (selon le modèle)"),
+            "native": _("Natifs (champ « tools » d'Ollama)"),
+            "prompted": _("Décrits dans le message système"),
+            "none": _("Aucun outil"),
         }[mode]
 
     def _think_help(self, model: str, profile: ModelProfile | None) -> str:
         if profile is None or not model:
-            return self.tr(
+            return _(
                 "Pour les modèles qui réfléchissent avant de répondre (qwen3, deepseek-r1, "
                 "gpt-oss…). Un niveau n'est envoyé qu'à un modèle qui le propose."
             )
         if not profile.thinking:
-            return self.tr(
+            return _(
                 "« {model} » ne réfléchit pas à voix haute : ce réglage ne change rien pour lui."
             ).format(model=model)
         if profile.think_levels:
-            return self.tr("« {model} » propose les niveaux : {levels}.").format(
+            return _("« {model} » propose les niveaux : {levels}.").format(
                 model=model, levels=", ".join(profile.think_levels)
             )
-        return self.tr(
+        return _(
             "« {model} » réfléchit avant de répondre ; sa réflexion s'affiche, repliée, "
             "au-dessus de la réponse."
         ).format(model=model)
 
     def _tools_help(self, profile: ModelProfile | None) -> str:
         if profile is not None and profile.known and not profile.tools:
-            return self.tr(
+            return _(
                 "Ce modèle n'a pas d'outils natifs : en automatique, Loki les lui décrit dans "
                 "le message système et lit ses appels dans sa réponse."
             )
-        return self.tr(
+        return _(
             "Automatique : natifs si le modèle les annonce, décrits sinon (ou si le serveur "
             "les refuse). « Aucun outil » : une simple conversation."
         )

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.model_servers import (
     DEFAULT_OLLAMA_NAME,
     DEFAULT_OPENAI_URL,
@@ -236,9 +236,11 @@ class ServersEditor(QWidget):
         names = [m.name for m in models]
         if names:
             self.test_result.setText(
-                _("Connecté à {host} : {n} modèle(s) — {names}").format(
-                    host=server.url, n=len(names), names=", ".join(names)
-                )
+                ngettext(
+                    "Connecté à {host} : {n} modèle — {names}",
+                    "Connecté à {host} : {n} modèles — {names}",
+                    len(names),
+                ).format(host=server.url, n=len(names), names=", ".join(names))
             )
         else:
             self.test_result.setText(

@@ -9,6 +9,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFontMetrics, QShowEvent, QTextCursor, QWheelEvent
 from PySide6.QtWidgets import QFrame, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.ui.markdown_view import FLUSH_INTERVAL_MS
 from loki_desktop.ui.qt_helpers import set_state
 
@@ -172,14 +173,14 @@ class ThinkingBlock(QFrame):
         arrow = "▾" if self.is_open else "▸"
         if self.running:
             elapsed = time.monotonic() - self._started if self._started is not None else 0.0
-            return self.tr("{arrow} Réflexion — réfléchit… {time}").format(
+            return _("{arrow} Réflexion — réfléchit… {time}").format(
                 arrow=arrow, time=format_duration(elapsed)
             )
         if self.seconds is not None:
-            return self.tr("{arrow} Réflexion — {time}").format(
+            return _("{arrow} Réflexion — {time}").format(
                 arrow=arrow, time=format_duration(self.seconds)
             )
-        return self.tr("{arrow} Réflexion").format(arrow=arrow)
+        return _("{arrow} Réflexion").format(arrow=arrow)
 
     def _show_title(self) -> None:
         self.toggle.setText(self.title())

@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from loki_desktop.core.i18n import _
 from loki_desktop.ui.theme import app_icon
 
 
@@ -30,9 +31,9 @@ class LokiTray(QObject):
         self.icon = QSystemTrayIcon(app_icon(), self)
         self.icon.setToolTip("Loki")
         self.menu = QMenu()
-        self.quick_action = QAction(self.tr("Question rapide…"), self.menu)
-        self.open_action = QAction(self.tr("Ouvrir Loki"), self.menu)
-        self.quit_action = QAction(self.tr("Quitter"), self.menu)
+        self.quick_action = QAction(_("Question rapide…"), self.menu)
+        self.open_action = QAction(_("Ouvrir Loki"), self.menu)
+        self.quit_action = QAction(_("Quitter"), self.menu)
         self.quick_action.triggered.connect(on_quick)
         self.open_action.triggered.connect(on_open)
         self.quit_action.triggered.connect(on_quit)

@@ -25,6 +25,7 @@ from loki_desktop.core.events import (
     ToolResult,
 )
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ImageAttachment
 
 if TYPE_CHECKING:
@@ -192,12 +193,12 @@ class TurnRunner(QObject):
             reason = "cancelled"
             self.sink.end_answer(cut=True)
             self.sink.interrupt_tools()
-            self.sink.add_notice(self.tr("Tour arrêté : la réponse partielle est gardée."))
+            self.sink.add_notice(_("Tour arrêté : la réponse partielle est gardée."))
         except Exception as exc:  # a bug in a tool source must not take the window down
             log.exception("turn failed")
             reason = "error"
             self.sink.add_error(
-                self.tr("Erreur interne : {error}").format(error=f"{type(exc).__name__}: {exc}")
+                _("Erreur interne : {error}").format(error=f"{type(exc).__name__}: {exc}")
             )
         finally:
             self._end(asyncio.current_task(), reason)

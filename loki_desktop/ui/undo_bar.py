@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import CheckpointStore, ConversationStore, TurnCheckpoint
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label
 
@@ -48,7 +48,9 @@ class UndoBar(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(4)
-        title = _("Ce tour a modifié {n} fichier(s)").format(n=len(summaries))
+        title = ngettext(
+            "Ce tour a modifié {n} fichier", "Ce tour a modifié {n} fichiers", len(summaries)
+        ).format(n=len(summaries))
         layout.addWidget(label(title, "CardDetail"))
         self.files = label("\n".join(file_line(s) for s in summaries), "CardMono")
         layout.addWidget(self.files)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from loki_desktop.core.i18n import _
 from loki_desktop.ui.qt_helpers import button, label
 from loki_desktop.ui.theme import app_icon
 
@@ -25,11 +26,11 @@ class WelcomePage(QWidget):
         logo.setPixmap(app_icon().pixmap(88, 88))
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         column.addWidget(logo)
-        title = label(self.tr("Bonjour. On s'y met ?"), "EmptyTitle")
+        title = label(_("Bonjour. On s'y met ?"), "EmptyTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         column.addWidget(title)
         intro = label(
-            self.tr(
+            _(
                 "Loki fait travailler vos modèles Ollama sur cet ordinateur, avec des outils, "
                 "des méthodes d'expert et une vérification du code qu'il écrit. Choisissez un "
                 "dossier de travail pour lui donner ses outils de fichiers."
@@ -48,9 +49,9 @@ class WelcomePage(QWidget):
         row.setSpacing(10)
         row.addStretch(1)
         for text in (
-            self.tr("Explique-moi ce projet"),
-            self.tr("Écris un script Python qui renomme des photos par date"),
-            self.tr("Trouve et corrige le bug"),
+            _("Explique-moi ce projet"),
+            _("Écris un script Python qui renomme des photos par date"),
+            _("Trouve et corrige le bug"),
         ):
             suggestion = button(text)
             suggestion.clicked.connect(

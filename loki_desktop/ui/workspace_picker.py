@@ -8,6 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
+from loki_desktop.core.i18n import _
+
 MAX_RECENT = 8
 
 
@@ -52,7 +54,7 @@ class WorkspacePicker(QToolButton):
         self.changed.emit(folder)
 
     def open_chooser(self) -> QFileDialog:
-        dialog = QFileDialog(self, self.tr("Choisir le dossier de travail"))
+        dialog = QFileDialog(self, _("Choisir le dossier de travail"))
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         if self.folder:
@@ -65,31 +67,25 @@ class WorkspacePicker(QToolButton):
 
     def _show(self) -> None:
         if self.folder:
-            self.setText(
-                self.tr("Dossier : {name}").format(name=Path(self.folder).name or self.folder)
-            )
+            self.setText(_("Dossier : {name}").format(name=Path(self.folder).name or self.folder))
             self.setToolTip(
-                self.tr("Les outils de fichiers travaillent dans {folder}").format(
-                    folder=self.folder
-                )
+                _("Les outils de fichiers travaillent dans {folder}").format(folder=self.folder)
             )
         else:
-            self.setText(self.tr("Aucun dossier"))
-            self.setToolTip(
-                self.tr("Choisissez un dossier pour donner à Loki ses outils de fichiers")
-            )
+            self.setText(_("Aucun dossier"))
+            self.setToolTip(_("Choisissez un dossier pour donner à Loki ses outils de fichiers"))
 
     def _fill_menu(self) -> None:
         menu = self._menu
         menu.clear()
-        menu.addAction(self.tr("Choisir un dossier…"), self.open_chooser)
+        menu.addAction(_("Choisir un dossier…"), self.open_chooser)
         if self.recent:
             menu.addSeparator()
-            header = menu.addAction(self.tr("Récents"))
+            header = menu.addAction(_("Récents"))
             header.setEnabled(False)
             for folder in self.recent:
                 action = menu.addAction(folder, functools.partial(self.choose, folder))
                 action.setCheckable(True)
                 action.setChecked(folder == self.folder)
         menu.addSeparator()
-        menu.addAction(self.tr("Travailler sans dossier"), lambda: self.choose(""))
+        menu.addAction(_("Travailler sans dossier"), lambda: self.choose(""))

@@ -77,6 +77,7 @@ async def test_a_broken_save_is_reported_and_a_fix_clears_it(
     assert watcher.results[path.resolve()].ok
 
 
+@pytest.mark.usefixtures("english")
 async def test_an_atomic_save_is_seen(
     watched: tuple[WorkspaceWatcher, Updates], workspace: Path
 ) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from loki_desktop.core.events import CheckReport, Done, Event, Notice, Problem, ToolResult
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.prompts import check_followup
@@ -162,6 +164,7 @@ async def test_a_fix_after_the_followup_passes(
     assert len(notices) == 1  # the follow-up announcement, no "still failing"
 
 
+@pytest.mark.usefixtures("english")  # the HTML check's English wording
 async def test_run_check_reports_and_a_passing_recheck_clears_the_failure(
     ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path
 ) -> None:

@@ -299,7 +299,7 @@ def test_mcp_list_shows_the_cost_in_tokens_measured_by_the_last_test(
     assert main(["mcp", "list"]) == 0
     listing = capsys.readouterr().out
     line = next(line for line in listing.splitlines() if "coût" in line)
-    assert "7 outil(s)" in line
+    assert "7 outils" in line
     assert "jetons par requête" in line
     assert main(["mcp", "list", "--json"]) == 0
     echo = next(s for s in json.loads(capsys.readouterr().out) if s["id"] == "echo")

@@ -286,7 +286,7 @@ async def test_mcp_import_of_a_claude_style_file(
         page = dialog.mcp
         assert await page.import_file(config)
         assert "mes-outils" in page.cards
-        assert "1 serveur(s) importé(s) : Mes outils." in page.report.text()
+        assert "1 serveur importé : Mes outils." in page.report.text()
         assert "SSE" in page.report.text()  # the skipped one says why
         assert memory_keyring.values[("loki-desktop", "mcp/mes-outils/API_TOKEN")] == "jeton-42"
         saved = services.settings.load().mcp_servers["mes-outils"]

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.ports import NOT_KEPT, CheckpointStore
 
@@ -107,10 +107,14 @@ class ChangeRecorder:
         dropped = self.store.evict(self.budget_bytes, (self.conversation_id, self.turn))
         if dropped:
             self._notices.append(
-                _(
+                ngettext(
                     "Les points de restauration les plus anciens ont été supprimés pour rester "
-                    "sous {mb} Mo (réglage « checkpoints_budget_mb ») : {n} tour(s) ne "
-                    "pourront plus être annulés."
+                    "sous {mb} Mo (réglage « checkpoints_budget_mb ») : {n} tour ne "
+                    "pourra plus être annulé.",
+                    "Les points de restauration les plus anciens ont été supprimés pour rester "
+                    "sous {mb} Mo (réglage « checkpoints_budget_mb ») : {n} tours ne "
+                    "pourront plus être annulés.",
+                    len(dropped),
                 ).format(mb=self.budget_bytes // MB, n=len(dropped))
             )
 

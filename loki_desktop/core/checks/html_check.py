@@ -17,6 +17,7 @@ from loki_desktop.core.checks.json_check import json_problem
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.source import Source, end_position, position
 from loki_desktop.core.events import Problem
+from loki_desktop.core.i18n import N_, _
 
 VOID_ELEMENTS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param"}
@@ -48,15 +49,25 @@ _HARMLESS = frozenset(
         "unexpected-character-in-unquoted-attribute-value",
     }
 )
+# Loki's wording of html5lib's frequent errors (translated when shown); the others keep
+# html5lib's own English text
 _MESSAGES = {
-    "end-tag-too-early": "</{name}> comes while an element inside <{name}> is still open "
-    "(a missing end tag?)",
-    "unexpected-end-tag": "</{name}> has no matching open element (ignored by browsers)",
-    "expected-one-end-tag-but-got-another": "</{gotName}> comes while <{expectedName}> is "
-    "still open: </{expectedName}> is missing",
-    "non-void-element-with-trailing-solidus": "<{name}/> does not close <{name}> (only void "
-    "elements such as <br> can be self-closing): write <{name}></{name}>",
-    "duplicate-attribute": "duplicate attribute: browsers ignore the second one",
+    "end-tag-too-early": N_(
+        "</{name}> arrive alors qu'un élément dans <{name}> est encore ouvert "
+        "(une balise de fin manque ?)"
+    ),
+    "unexpected-end-tag": N_(
+        "</{name}> ne ferme aucun élément ouvert (les navigateurs l'ignorent)"
+    ),
+    "expected-one-end-tag-but-got-another": N_(
+        "</{gotName}> arrive alors que <{expectedName}> est encore ouvert : "
+        "</{expectedName}> manque"
+    ),
+    "non-void-element-with-trailing-solidus": N_(
+        "<{name}/> ne ferme pas <{name}> (seuls les éléments vides comme <br> peuvent se "
+        "fermer ainsi) : écrivez <{name}></{name}>"
+    ),
+    "duplicate-attribute": N_("attribut en double : les navigateurs ignorent le second"),
 }
 _JS_TYPES: dict[str, Mode] = {
     "": "commonjs",  # a classic script: no import/export, like CommonJS without `require`
@@ -108,7 +119,11 @@ async def check_html(source: Source, root: Path | None, node: str | None) -> Che
     # html5lib is pure Python (~1 MB/s) and the links need stat calls: off the event loop.
     problems, scripts = await asyncio.to_thread(_static_problems, text, source.path, root)
     jobs, needs_node = _script_jobs(scripts, node)
-    skipped = "node was not found: inline scripts were not checked" if needs_node else None
+    skipped = (
+        _("node est introuvable : les scripts intégrés n'ont pas été vérifiés")
+        if needs_node
+        else None
+    )
     problems += [problem for problem in await asyncio.gather(*jobs) if problem is not None]
     return CheckResult(tuple(sorted(problems, key=lambda p: (p.line, p.col))), skipped)
 
@@ -128,8 +143,10 @@ def decode_html(data: bytes) -> str | Problem:
         return Problem(
             line,
             col,
-            f"not valid UTF-8 text (byte 0x{data[exc.start]:02x}) and no <meta charset> "
-            "declares another encoding",
+            _(
+                "texte qui n'est pas en UTF-8 (octet 0x{byte}) et aucun <meta charset> ne "
+                "déclare un autre encodage"
+            ).format(byte=f"{data[exc.start]:02x}"),
         )
 
 
@@ -240,7 +257,11 @@ def _unclosed_problems(names: list[str], scan: _Scan, lines: list[str]) -> list[
             line, col = line, col0 + 1
         else:
             line, col = end_position("\n".join(lines))
-        problems.append(Problem(line, col, f"<{name}> is never closed: </{name}> is missing"))
+        problems.append(
+            Problem(
+                line, col, _("<{name}> n'est jamais fermé : </{name}> manque").format(name=name)
+            )
+        )
     return problems
 
 
@@ -261,7 +282,7 @@ def _message(catalogue: dict[str, str], code: str, data: dict[str, Any] | None) 
     template = _MESSAGES.get(code)
     try:
         if template is not None:
-            return template.format(**(data or {}))
+            return _(template).format(**(data or {}))
         return catalogue[code] % (data or {})
     except (KeyError, TypeError, ValueError):
         return catalogue.get(code, code)
@@ -293,8 +314,9 @@ def link_problems(links: list[_Link], folder: Path, root: Path | None) -> list[P
                 Problem(
                     link.line,
                     link.col + 1,
-                    f"'{link.value}' points to a file that does not exist "
-                    f"({_shown(target, folder, root)})",
+                    _("« {link} » pointe vers un fichier qui n'existe pas ({path})").format(
+                        link=link.value, path=_shown(target, folder, root)
+                    ),
                 )
             )
     return problems

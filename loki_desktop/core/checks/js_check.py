@@ -13,10 +13,11 @@ from loki_desktop.core.checks.process import run_tool
 from loki_desktop.core.checks.source import Source, decode_utf8
 from loki_desktop.core.checks.syntax_tree import code_problems
 from loki_desktop.core.events import Problem
+from loki_desktop.core.i18n import N_, _
 
 Mode = Literal["commonjs", "module", "detect"]
 
-NODE_MISSING = "node was not found: JavaScript was not checked (install Node.js)"
+NODE_MISSING = N_("node est introuvable : JavaScript n'a pas été vérifié (installez Node.js)")
 
 # What V8 says when a script uses syntax only an ES module may use. Node itself
 # (--experimental-detect-module) re-parses as a module on these, and so do we.
@@ -51,7 +52,7 @@ async def check_javascript(source: Source, node: str | None) -> CheckResult:
     if isinstance(text, Problem):
         return CheckResult((text,))
     if node is None:
-        return CheckResult(skipped=NODE_MISSING)
+        return CheckResult(skipped=_(NODE_MISSING))
     verdict = await check_code(node, text, mode_for(source.path.suffix))
     if verdict.problem is not None and _looks_like_jsx(text, verdict.problem):
         # node cannot parse JSX: the JSX grammar judges the file instead
@@ -77,15 +78,19 @@ async def _node_check(node: str, text: str, input_type: str) -> Verdict:
     try:
         done = await run_tool(argv, text.encode("utf-8"), env=env)
     except OSError as exc:
-        return Verdict(skipped=f"node could not run ({exc.strerror or exc}): not checked")
+        return Verdict(
+            skipped=_("node n'a pas pu démarrer ({reason}) : non vérifié").format(
+                reason=exc.strerror or exc
+            )
+        )
     if done is None:
-        return Verdict(skipped="node took too long: not checked")
+        return Verdict(skipped=_("node a pris trop de temps : non vérifié"))
     if done.returncode == 0:
         return Verdict()
     problem = parse_node_error(done.stderr)
     if problem is None:
-        first = (done.stderr.strip().splitlines() or ["no output"])[0]
-        return Verdict(skipped=f"node failed ({first}): not checked")
+        first = (done.stderr.strip().splitlines() or [_("aucune sortie")])[0]
+        return Verdict(skipped=_("node a échoué ({first}) : non vérifié").format(first=first))
     return Verdict(problem)
 
 

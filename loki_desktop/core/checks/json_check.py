@@ -9,6 +9,7 @@ from pathlib import PurePath
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.source import Source, decode_utf8
 from loki_desktop.core.events import Problem
+from loki_desktop.core.i18n import _
 
 # Files whose tools read "JSON with comments": flagging a comment there would be wrong.
 _JSONC_NAME = re.compile(
@@ -39,9 +40,10 @@ def json_problem(text: str, *, jsonc: bool = False) -> Problem | None:
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        return Problem(exc.lineno, exc.colno, f"invalid JSON: {exc.msg}")
+        # the parser's own message (Python's, in English) after Loki's framing
+        return Problem(exc.lineno, exc.colno, _("JSON invalide : {error}").format(error=exc.msg))
     except RecursionError:
-        return Problem(1, 1, "invalid JSON: nested too deeply to parse")
+        return Problem(1, 1, _("JSON invalide : imbrication trop profonde"))
     return None
 
 

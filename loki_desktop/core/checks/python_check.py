@@ -151,8 +151,10 @@ def decode_python(data: bytes) -> str | Problem:
         return Problem(
             line,
             col,
-            f"SyntaxError: byte 0x{data[exc.start]:02x} is not valid {encoding} "
-            "(save the file as UTF-8 or declare its encoding)",
+            _(
+                "SyntaxError: l'octet 0x{byte} n'est pas du {encoding} valide (enregistrez le "
+                "fichier en UTF-8 ou déclarez son encodage)"
+            ).format(byte=f"{data[exc.start]:02x}", encoding=encoding),
         )
 
 
@@ -174,7 +176,7 @@ def compile_problem(text: str, filename: str) -> Problem | None:
                 exc.lineno or 1, max(exc.offset or 1, 1), f"{type(exc).__name__}: {exc.msg}"
             )
         except (MemoryError, RecursionError):
-            return Problem(1, 1, "SyntaxError: the code is nested too deeply to compile")
+            return Problem(1, 1, _("SyntaxError: code trop imbriqué pour être compilé"))
         except ValueError as exc:  # e.g. NUL characters, if they ever get this far
             return Problem(1, 1, f"SyntaxError: {exc}")
     return None
@@ -196,7 +198,7 @@ async def _ruff_problems(ruff: str, text: str, name: str, target: PythonTarget) 
     try:
         diagnostics: list[dict[str, Any]] = json.loads(done.stdout)
     except ValueError:
-        first = (done.stderr.strip().splitlines() or ["no output"])[0]
+        first = (done.stderr.strip().splitlines() or [_("aucune sortie")])[0]
         note = _("ruff a échoué ({first}) : Python n'a pas été vérifié")
         return _RuffFindings(skipped=note.format(first=first))
     found = _RuffFindings()

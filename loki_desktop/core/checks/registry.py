@@ -19,6 +19,7 @@ from loki_desktop.core.checks.source import Reader, read_source
 from loki_desktop.core.checks.toml_check import check_toml
 from loki_desktop.core.checks.typescript_check import check_typescript
 from loki_desktop.core.checks.yaml_check import check_yaml
+from loki_desktop.core.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,11 @@ class Checkers:
         """Check one file; `root` bounds where the HTML check looks for linked files."""
         kind = self.kind(path)
         if kind is None:
-            return CheckResult(skipped=f"no check exists for {path.suffix or 'these'} files")
+            return CheckResult(
+                skipped=_("aucune vérification n'existe pour les fichiers {suffix}").format(
+                    suffix=path.suffix or _("sans extension")
+                )
+            )
         source = await asyncio.to_thread(read_source, path, self._read)
         if isinstance(source, CheckResult):
             return source
@@ -104,13 +109,19 @@ class Checkers:
                     result = await check_shell(source, self.shell_tools)
         except Exception as exc:  # a checker bug must not end a turn or stop the watcher
             log.exception("the %s check of %s failed", kind, path)
-            return CheckResult(skipped=f"the {kind} check failed: {type(exc).__name__}: {exc}")
+            return CheckResult(
+                skipped=_("la vérification {kind} a échoué : {error}").format(
+                    kind=kind, error=f"{type(exc).__name__}: {exc}"
+                )
+            )
         return _capped(result)
 
 
 def _capped(result: CheckResult) -> CheckResult:
     if len(result.problems) <= MAX_PROBLEMS:
         return result
-    note = f"only the first {MAX_PROBLEMS} of {len(result.problems)} problems are listed"
+    note = _("seuls les {shown} premiers des {n} problèmes sont listés").format(
+        shown=MAX_PROBLEMS, n=len(result.problems)
+    )
     skipped = f"{result.skipped}; {note}" if result.skipped else note
     return CheckResult(result.problems[:MAX_PROBLEMS], skipped)

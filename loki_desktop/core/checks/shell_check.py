@@ -8,6 +8,7 @@ import re
 import shutil
 import sys
 import sysconfig
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -96,8 +97,7 @@ async def _grammar_problems(
             _("{shell} introuvable : la grammaire n'a pas été vérifiée").format(shell=shell)
         )
         return []
-    env = {k: v for k, v in os.environ.items() if k not in _STARTUP_VARIABLES}
-    done = await _run(notes, shell, [program, "-n", "/dev/stdin"], text, env)
+    done = await _run(notes, shell, [program, "-n", "/dev/stdin"], text, _shell_env(os.environ))
     if done is None or done.returncode == 0:
         return []
     for line in done.stderr.splitlines():
@@ -113,6 +113,18 @@ async def _grammar_problems(
             1, 1, _("erreur de syntaxe ({shell} -n) : {error}").format(shell=shell, error=first)
         )
     ]
+
+
+def _shell_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """No startup file, and the shell's messages in its own English: a French locale makes
+    bash say "ligne 3" where the position is read from "line 3" (the character set is kept)."""
+    env = {k: v for k, v in environ.items() if k not in _STARTUP_VARIABLES}
+    env.pop("LANGUAGE", None)
+    everything = env.pop("LC_ALL", None)
+    if everything:
+        env.setdefault("LC_CTYPE", everything)
+    env["LC_MESSAGES"] = "C"
+    return env
 
 
 async def _shellcheck_problems(

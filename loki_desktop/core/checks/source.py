@@ -11,6 +11,7 @@ from pathlib import Path
 
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import Problem
+from loki_desktop.core.i18n import _
 
 # Checking a bigger file would block the app for seconds (html5lib reads ~1 MB/s):
 # such files are generated, not written by hand or by the agent.
@@ -34,23 +35,26 @@ def read_source(path: Path, read: Reader | None = None) -> Source | CheckResult:
     try:
         data = (read or read_regular_file)(path, MAX_BYTES + 1)
     except IsADirectoryError:
-        return _unreadable("it is a folder, not a file")
+        return _unreadable(_("c'est un dossier, pas un fichier"))
     except NotRegularFile:
-        return _unreadable("it is not a regular file (a pipe, a socket or a device)")
+        return _unreadable(
+            _("ce n'est pas un fichier ordinaire (un tube, une socket ou un périphérique)")
+        )
     except FileNotFoundError:
-        return _unreadable("no such file")
+        return _unreadable(_("fichier introuvable"))
     except PermissionError:
-        return _unreadable("permission denied")
+        return _unreadable(_("permission refusée"))
     except OSError as exc:
         return _unreadable(exc.strerror or str(exc))
     if len(data) > MAX_BYTES:
         return CheckResult(
-            skipped=f"not checked: the file is larger than {MAX_BYTES // 1_000_000} MB"
+            skipped=_("non vérifié : le fichier dépasse {n} Mo").format(n=MAX_BYTES // 1_000_000)
         )
     nul = data.find(b"\x00")
     if nul >= 0:
         line, col = position(data, nul)
-        return CheckResult((Problem(line, col, "binary content (a NUL byte): not a text file"),))
+        binary = _("contenu binaire (un octet NUL) : ce n'est pas un fichier texte")
+        return CheckResult((Problem(line, col, binary),))
     return Source(path, data)
 
 
@@ -90,7 +94,13 @@ def decode_utf8(data: bytes) -> str | Problem:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line, col = position(data, exc.start)
-        return Problem(line, col, f"not valid UTF-8 text (byte 0x{data[exc.start]:02x})")
+        return Problem(
+            line,
+            col,
+            _("texte qui n'est pas en UTF-8 (octet 0x{byte})").format(
+                byte=f"{data[exc.start]:02x}"
+            ),
+        )
 
 
 def end_position(text: str) -> tuple[int, int]:
@@ -100,4 +110,6 @@ def end_position(text: str) -> tuple[int, int]:
 
 
 def _unreadable(reason: str) -> CheckResult:
-    return CheckResult(skipped=f"cannot read the file: {reason}", unreadable=True)
+    return CheckResult(
+        skipped=_("lecture du fichier impossible : {reason}").format(reason=reason), unreadable=True
+    )

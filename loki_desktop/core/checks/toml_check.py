@@ -8,6 +8,7 @@ import tomllib
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.source import Source, decode_utf8, end_position
 from loki_desktop.core.events import Problem
+from loki_desktop.core.i18n import _
 
 # tomllib (3.11) puts the position only in the message: "... (at line 3, column 5)".
 _AT_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
@@ -36,7 +37,8 @@ def toml_problem(text: str) -> Problem | None:
             message = message.removesuffix(_AT_END)
         else:
             line, col = 1, 1
-        return Problem(line, col, f"invalid TOML: {message}")
+        # tomllib's own message (in English) after Loki's framing
+        return Problem(line, col, _("TOML invalide : {error}").format(error=message))
     except RecursionError:
-        return Problem(1, 1, "invalid TOML: nested too deeply to parse")
+        return Problem(1, 1, _("TOML invalide : imbrication trop profonde"))
     return None

@@ -8,7 +8,7 @@ import re
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.checks.source import Source, decode_utf8
 from loki_desktop.core.events import Problem
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import N_, _
 
 MAX_DUPLICATES = 20
 # A line that is a template directive, or a value that is an unquoted one: `{{- if … }}`,
@@ -16,20 +16,29 @@ MAX_DUPLICATES = 20
 _TEMPLATE_LINE = re.compile(r"^\s*(?:-\s+)?(?:[^\s:#'\"][^:#]*:\s+)?\{[{%]", re.MULTILINE)
 # libyaml's words for the mistakes people make most, said plainly.
 _PLAIN = {
-    "mapping values are not allowed in this context": "« : » inattendu ici : l'indentation "
-    "de cette ligne ne suit pas celle de la clé au-dessus",
-    "found character that cannot start any token": "caractère interdit ici (une tabulation "
-    "dans l'indentation ? YAML n'accepte que des espaces)",
-    "did not find expected key": "clé attendue ici : l'indentation ne correspond à aucun niveau "
-    "au-dessus",
-    "did not find expected '-' indicator": "« - » attendu : une liste et une table sont "
-    "mélangées au même niveau",
-    "did not find expected ',' or ']'": "« , » ou « ] » attendu : une liste entre crochets "
-    "n'est pas fermée",
-    "did not find expected ',' or '}'": "« , » ou « } » attendu : une table entre accolades "
-    "n'est pas fermée",
-    "found unexpected end of stream": "fin de fichier inattendue : un guillemet n'est pas fermé",
-    "found undefined alias": "alias non défini (aucune ancre « & » de ce nom)",
+    "mapping values are not allowed in this context": N_(
+        "« : » inattendu ici : l'indentation de cette ligne ne suit pas celle de la clé au-dessus"
+    ),
+    "found character that cannot start any token": N_(
+        "caractère interdit ici (une tabulation "
+        "dans l'indentation ? YAML n'accepte que des espaces)"
+    ),
+    "did not find expected key": N_(
+        "clé attendue ici : l'indentation ne correspond à aucun niveau au-dessus"
+    ),
+    "did not find expected '-' indicator": N_(
+        "« - » attendu : une liste et une table sont mélangées au même niveau"
+    ),
+    "did not find expected ',' or ']'": N_(
+        "« , » ou « ] » attendu : une liste entre crochets n'est pas fermée"
+    ),
+    "did not find expected ',' or '}'": N_(
+        "« , » ou « } » attendu : une table entre accolades n'est pas fermée"
+    ),
+    "found unexpected end of stream": N_(
+        "fin de fichier inattendue : un guillemet n'est pas fermé"
+    ),
+    "found undefined alias": N_("alias non défini (aucune ancre « & » de ce nom)"),
 }
 
 

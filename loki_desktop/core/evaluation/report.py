@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from loki_desktop.core.evaluation.runner import Harness, TaskResult
+from loki_desktop.core.i18n import _
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +69,10 @@ def summary_event(summaries: list[Summary]) -> dict[str, Any]:
 
 def markdown_table(summaries: list[Summary], results: list[TaskResult]) -> str:
     lines = [
-        "| Model | Harness | Passed | Pass rate | Valid tool calls | Rounds | Time | Tokens |",
+        _(
+            "| Modèle | Harnais | Réussies | Taux de réussite | Appels d'outils valides | Tours "
+            "| Temps | Jetons |"
+        ),
         "|---|---|---|---|---|---|---|---|",
     ]
     for s in summaries:
@@ -78,7 +82,7 @@ def markdown_table(summaries: list[Summary], results: list[TaskResult]) -> str:
         )
     kinds = sorted({r.kind for r in results})
     if kinds and summaries:
-        lines += ["", "| Model | Harness | " + " | ".join(kinds) + " |"]
+        lines += ["", _("| Modèle | Harnais |") + " " + " | ".join(kinds) + " |"]
         lines.append("|---|---|" + "---|" * len(kinds))
         for s in summaries:
             mine = [r for r in results if r.model == s.model and r.harness == s.harness]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.llm.profiles import ModelProfiles
 from loki_desktop.core.llm.shrink import floor_cost, shrink_to
 from loki_desktop.core.messages import ChatMessage
@@ -345,13 +345,12 @@ def _tools_cost(specs: list[ToolSpec], costs: list[int], sources: set[str]) -> i
 def _notices(window: int, dropped: int, sources: list[tuple[str, int]]) -> list[str]:
     notices = []
     if dropped:
-        if dropped == 1:
-            text = _("1 message ancien n'a pas été envoyé au modèle (contexte de {window} jetons).")
-        else:
-            text = _(
-                "{count} messages anciens n'ont pas été envoyés au modèle "
-                "(contexte de {window} jetons)."
-            )
+        text = ngettext(
+            "{count} message ancien n'a pas été envoyé au modèle (contexte de {window} jetons).",
+            "{count} messages anciens n'ont pas été envoyés au modèle "
+            "(contexte de {window} jetons).",
+            dropped,
+        )
         notices.append(text.format(count=dropped, window=window))
     for source, cost in sources:
         notices.append(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import N_, _
 from loki_desktop.core.mcp.config import McpConfigError, is_secret_name
 
 
@@ -190,13 +190,14 @@ def _fixed(*command: str) -> CommandBuilder:
 # Node network failures some servers (Context7) return as ordinary text.
 NETWORK_ERROR_MARKERS = ("fetch failed", "ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EAI_AGAIN")
 
+# descriptions and parameter labels are marked (N_), translated where they are shown
 CATALOGUE: dict[str, CatalogueEntry] = {
     entry.id: entry
     for entry in (
         CatalogueEntry(
             id="playwright",
             label="Playwright",
-            description=_(
+            description=N_(
                 "Pilote un vrai navigateur (Chromium, sans fenêtre) : ouvrir une page, cliquer, "
                 "saisir, lire la page et sa console, faire une capture. Pour tester une page web "
                 "que l'agent a écrite. Demande Node.js (npx)."
@@ -205,8 +206,8 @@ CATALOGUE: dict[str, CatalogueEntry] = {
             params=(
                 Param(
                     "BROWSER_PATH",
-                    _("Chemin du navigateur"),
-                    _(
+                    N_("Chemin du navigateur"),
+                    N_(
                         "Chromium, Chrome ou Edge. Laissez vide pour utiliser celui qui est "
                         "trouvé sur cette machine."
                     ),
@@ -226,7 +227,7 @@ CATALOGUE: dict[str, CatalogueEntry] = {
         CatalogueEntry(
             id="context7",
             label="Context7",
-            description=_(
+            description=N_(
                 "Documentation à jour des bibliothèques et frameworks (versions récentes, "
                 "exemples de code), interrogée en ligne. Demande Node.js (npx) et Internet."
             ),
@@ -234,8 +235,8 @@ CATALOGUE: dict[str, CatalogueEntry] = {
             params=(
                 Param(
                     "CONTEXT7_API_KEY",
-                    _("Clé d'API"),
-                    _("Facultative : relève les limites d'usage. Gardée dans le trousseau."),
+                    N_("Clé d'API"),
+                    N_("Facultative : relève les limites d'usage. Gardée dans le trousseau."),
                 ),
             ),
             error_markers=(
@@ -248,7 +249,7 @@ CATALOGUE: dict[str, CatalogueEntry] = {
         CatalogueEntry(
             id="fetch",
             label="Fetch",
-            description=_(
+            description=N_(
                 "Lit une page web et la rend en Markdown pour le modèle. Respecte robots.txt "
                 "et refuse les adresses du réseau local, sauf si vous les autorisez. Fourni "
                 "avec Loki."
@@ -257,8 +258,8 @@ CATALOGUE: dict[str, CatalogueEntry] = {
             params=(
                 Param(
                     ALLOW_LOCAL,
-                    _("Autoriser les adresses locales"),
-                    _(
+                    N_("Autoriser les adresses locales"),
+                    N_(
                         "Laisse lire les pages de cette machine et du réseau local (localhost, "
                         "192.168.…), par exemple une page en cours de création. Désactivé par "
                         "défaut : une page lue sur Internet ne peut alors pas diriger le "
@@ -272,7 +273,7 @@ CATALOGUE: dict[str, CatalogueEntry] = {
         CatalogueEntry(
             id="searxng",
             label="SearXNG",
-            description=_(
+            description=N_(
                 "Recherche sur le Web par votre instance SearXNG (métamoteur libre), puis "
                 "lecture des pages trouvées. Demande Node.js (npx)."
             ),
@@ -280,19 +281,19 @@ CATALOGUE: dict[str, CatalogueEntry] = {
             params=(
                 Param(
                     "SEARXNG_URL",
-                    _("Adresse de SearXNG"),
-                    _("Par exemple http://127.0.0.1:8888"),
+                    N_("Adresse de SearXNG"),
+                    N_("Par exemple http://127.0.0.1:8888"),
                     required=True,
                 ),
                 Param(
                     "AUTH_USERNAME",
-                    _("Utilisateur"),
-                    _("Facultatif : si l'instance demande une authentification."),
+                    N_("Utilisateur"),
+                    N_("Facultatif : si l'instance demande une authentification."),
                 ),
                 Param(
                     "AUTH_PASSWORD",
-                    _("Mot de passe"),
-                    _("Facultatif. Gardé dans le trousseau."),
+                    N_("Mot de passe"),
+                    N_("Facultatif. Gardé dans le trousseau."),
                 ),
             ),
             homepage="https://github.com/ihor-sokoliuk/mcp-searxng",

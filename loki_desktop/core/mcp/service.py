@@ -69,7 +69,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, CatalogueEntry, Param
 from loki_desktop.core.mcp.config import (
     McpConfigError,
@@ -337,7 +337,11 @@ class McpService:
                 self._store_all(imported.config.id, imported.secrets)
             except SecretStoreUnavailable as exc:
                 report.skipped.append(
-                    _("« {name} » : {n} secret(s) à ranger, mais {reason}").format(
+                    ngettext(
+                        "« {name} » : {n} secret à ranger, mais {reason}",
+                        "« {name} » : {n} secrets à ranger, mais {reason}",
+                        len(imported.secrets),
+                    ).format(
                         name=imported.name, n=len(imported.secrets), reason=_lower_first(str(exc))
                     )
                 )
@@ -432,8 +436,8 @@ class McpService:
             masked=masked,
             status=self.manager.status(config.id),
             label=entry.label if entry else config.display_name,
-            description=entry.description if entry else _describe_custom(config),
-            params=entry.params if entry else (),
+            description=_(entry.description) if entry else _describe_custom(config),
+            params=tuple(_translated(p) for p in entry.params) if entry else (),
             secrets_set=tuple(n for n in names if n in config.secrets),
         )
 
@@ -530,3 +534,8 @@ def _lower_first(text: str) -> str:
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _translated(param: Param) -> Param:
+    """The catalogue's texts are marked, not translated (module level): translate them here."""
+    return replace(param, label=_(param.label), description=_(param.description))

@@ -5,6 +5,8 @@ A skill file is markdown with a front matter (see core.skills.frontmatter):
     name         required, lowercase words joined by hyphens (the SKILL.md convention)
     description  required, one or two sentences saying what the method is for
     title        optional, the label shown to the user (default: from the name)
+    title_en, description_en   optional, what an English window shows instead (the
+                 built-in skills are written in French; core.i18n picks the language)
     keywords     optional, weak routing terms (1 point each)
     strong       optional, strong routing terms (3 points each)
     pairs        optional, "action words | object words" (3 points each)
@@ -26,7 +28,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, language
 from loki_desktop.core.skills.examples import ExampleModel
 from loki_desktop.core.skills.frontmatter import NESTED, FrontMatterError, split_front_matter
 from loki_desktop.core.skills.model import Skill
@@ -42,7 +44,7 @@ MAX_NAME = 64  # SKILL.md convention
 MAX_DESCRIPTION = 1024  # SKILL.md convention
 
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_TEXT_KEYS = ("name", "title", "description")
+_TEXT_KEYS = ("name", "title", "description", "title_en", "description_en")
 _LIST_KEYS = ("keywords", "strong", "pairs", "extensions")
 
 
@@ -102,10 +104,13 @@ def parse_skill(text: str, source: str, *, builtin: bool) -> Skill:
             parse_pair(pair)
     except TermError as exc:
         raise SkillFileError(str(exc)) from None
+    english = language() == "en"
     return Skill(
         name=name,
-        title=texts["title"] or name.replace("-", " ").capitalize(),
-        description=texts["description"],
+        title=(english and texts["title_en"])
+        or texts["title"]
+        or name.replace("-", " ").capitalize(),
+        description=(english and texts["description_en"]) or texts["description"],
         body=body,
         keywords=lists["keywords"],
         strong=lists["strong"],
@@ -116,9 +121,13 @@ def parse_skill(text: str, source: str, *, builtin: bool) -> Skill:
     )
 
 
-@functools.cache  # package files: they do not change while the app runs
 def load_builtin_skills() -> SkillCatalogue:
     """The skills shipped in the package (found through importlib.resources, so installs work)."""
+    return _builtin_skills(language())
+
+
+@functools.cache  # package files: they do not change while the app runs (one per language)
+def _builtin_skills(_language: str) -> SkillCatalogue:
     folder = resources.files(BUILTIN_PACKAGE)
     entries = sorted(
         (entry for entry in folder.iterdir() if entry.name.endswith(".md") and entry.is_file()),

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from loki_desktop.core.checks.model import Checker
 from loki_desktop.core.events import CheckReport
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import ToolOutcome
 from loki_desktop.core.tools.args import ToolArgs
 from loki_desktop.core.tools.jail import Workspace
@@ -28,23 +29,37 @@ def run_check_tool(workspace: Workspace, checker: Checker) -> NativeTool:
         rel = workspace.relative(path)
         kind = await asyncio.to_thread(_kind_of, workspace, args.path)
         if kind == "missing":
-            return fail(f"no such file: {args.path}")
+            return fail(
+                f"no such file: {args.path}", _("introuvable : {path}").format(path=args.path)
+            )
         if kind == "folder":
-            return fail(f"{args.path} is a folder; give a file")
+            return fail(
+                f"{args.path} is a folder; give a file",
+                _("{path} est un dossier, pas un fichier").format(path=args.path),
+            )
         if not checker.can_check(path):
             return ToolOutcome(
                 True,
                 f"No automatic check exists for {path.suffix or 'extensionless'} files; "
                 "only Python, JavaScript, TypeScript (.ts/.tsx/.jsx), HTML, CSS, JSON, TOML, "
                 "YAML and shell files are checked.",
-                f"{rel} : pas de vérification pour ce type de fichier",
+                _("{path} : pas de vérification pour ce type de fichier").format(path=rel),
             )
         result = await checker.check(path, workspace.root)
         if result.unreadable:
-            return fail(f"{rel}: {result.skipped}")
+            return fail(
+                f"{rel}: {result.skipped}",
+                _("{path} : illisible ({reason})").format(path=rel, reason=result.skipped),
+            )
         report = CheckReport(rel, result.ok, result.problems, result.skipped)
         count = len(result.problems)
-        summary = f"{rel} : aucun problème" if result.ok else f"{rel} : {count} problème(s)"
+        summary = (
+            _("{path} : aucun problème").format(path=rel)
+            if result.ok
+            else ngettext("{path} : {n} problème", "{path} : {n} problèmes", count).format(
+                path=rel, n=count
+            )
+        )
         return ToolOutcome(True, f"Checked {rel}.", summary, extra={"check_report": report})
 
     return NativeTool(

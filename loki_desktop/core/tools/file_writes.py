@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import ToolOutcome
 from loki_desktop.core.tools.diffs import FileChange, compute_change, read_limit
 from loki_desktop.core.tools.jail import Entry, Workspace, read_fd
@@ -57,7 +57,10 @@ class FileWriter:
             with self.ws.open_regular(entry, raw) as (fd, info):
                 read = read_fd(fd, info.st_size, READ_LIMIT_BYTES + 1)
             if len(read.data) > READ_LIMIT_BYTES:
-                return _fail(f"{raw} is too large to edit safely; rewrite it with write_file")
+                return _fail(
+                    f"{raw} is too large to edit safely; rewrite it with write_file",
+                    _("{path} est trop grand pour être modifié").format(path=raw),
+                )
             text = decode_text(read.data, False, entry.rel)
             count = text.count(old_text)
             if count != 1:
@@ -65,7 +68,11 @@ class FileWriter:
                 return _fail(
                     f"old_text {where} in {raw}; it must match exactly once "
                     "(copy it exactly, with more surrounding lines if needed)",
-                    _("old_text trouvé {n} fois").format(n=count),
+                    ngettext(
+                        "texte à remplacer trouvé {n} fois",
+                        "texte à remplacer trouvé {n} fois",
+                        count,
+                    ).format(n=count),
                 )
             new = text.replace(old_text, new_text, 1).encode("utf-8")
             return Planned(raw, read.data, new, compute_change(entry.rel, read.data, new))
@@ -89,4 +96,5 @@ class FileWriter:
 
 
 def _fail(message: str, summary: str | None = None) -> ToolOutcome:
-    return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary or message)
+    """As native.fail: English for the model, the translated summary for the person."""
+    return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary or _("erreur"))

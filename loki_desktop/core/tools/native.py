@@ -11,7 +11,7 @@ import regex
 from pydantic import Field
 
 from loki_desktop.core.checks.source import NotRegularFile
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
 from loki_desktop.core.tools.debris import sweep_once
@@ -80,7 +80,9 @@ class NativeTool:
 
 
 def fail(message: str, summary: str | None = None) -> ToolOutcome:
-    return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary or message)
+    """An error result: `message` (English) for the model, `summary` (translated) for the
+    person; without one the card says "error" and its Result shows what the model read."""
+    return ToolOutcome(ok=False, output=f"Error: {message}", summary=summary or _("erreur"))
 
 
 class NativeTools:
@@ -167,24 +169,44 @@ class NativeTools:
         try:
             return await tool.handler(parsed)
         except JailError as exc:
-            return fail(f"{exc}. Use a path inside the workspace.", f"refusé : {exc}")
+            return fail(
+                f"{exc}. Use a path inside the workspace.",
+                _("chemin refusé (hors du dossier de travail, ou dans .git)"),
+            )
         except NotText as exc:
-            return fail(str(exc))
+            return fail(str(exc), _("pas un fichier texte (binaire, ou pas en UTF-8)"))
         except NotRegularFile as exc:
             return fail(
                 f"{exc.filename} is not a regular file (a pipe, a socket or a device); "
-                "only files can be read"
+                "only files can be read",
+                _("{path} n'est pas un fichier ordinaire").format(path=exc.filename),
             )
         except FileNotFoundError as exc:
-            return fail(f"no such file or folder: {exc.filename or exc}")
+            where = exc.filename or exc
+            return fail(
+                f"no such file or folder: {where}",
+                _("introuvable : {path}").format(path=where),
+            )
         except IsADirectoryError as exc:
-            return fail(f"{exc.filename or exc} is a folder, not a file")
+            where = exc.filename or exc
+            return fail(
+                f"{where} is a folder, not a file",
+                _("{path} est un dossier, pas un fichier").format(path=where),
+            )
         except NotADirectoryError as exc:
-            return fail(f"{exc.filename or exc} is not a folder")
+            where = exc.filename or exc
+            return fail(
+                f"{where} is not a folder", _("{path} n'est pas un dossier").format(path=where)
+            )
         except PermissionError as exc:
-            return fail(f"permission denied: {exc.filename or exc}")
+            where = exc.filename or exc
+            return fail(
+                f"permission denied: {where}", _("permission refusée : {path}").format(path=where)
+            )
         except OSError as exc:
-            return fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+            return fail(
+                f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), _("erreur système")
+            )
 
     # --- handlers ---------------------------------------------------------------
 
@@ -208,7 +230,8 @@ class NativeTools:
         body = cap(text, TOOL_RESULT_CAP - 200)
         if truncated and body == text:
             body += "\n[... file cut: only the first part was read ...]"
-        return ToolOutcome(True, body, f"{rel} : {lines} lignes")
+        summary = ngettext("{path} : {n} ligne", "{path} : {n} lignes", lines)
+        return ToolOutcome(True, body, summary.format(path=rel, n=lines))
 
     async def _write_file(self, args: WriteFileArgs) -> ToolOutcome:
         data = args.content.encode("utf-8")
@@ -217,7 +240,9 @@ class NativeTools:
 
     async def _edit_file(self, args: EditFileArgs) -> ToolOutcome:
         if not args.old_text:
-            return fail("old_text is empty; give the exact text to replace")
+            return fail(
+                "old_text is empty; give the exact text to replace", _("texte à remplacer vide")
+            )
         planned = await asyncio.to_thread(
             self._files.plan_edit, args.path, args.old_text, args.new_text
         )
@@ -247,20 +272,24 @@ class NativeTools:
         extra: dict[str, Any] = {"change": change}
         path, size = self._ws.root / rel, len(planned.new)
         if edit:
-            return ToolOutcome(True, f"Edited {rel}.", f"{rel} modifié", path, extra)
+            return ToolOutcome(
+                True, f"Edited {rel}.", _("{path} modifié").format(path=rel), path, extra
+            )
         verb = "Overwrote" if existed else "Created"
+        written = ngettext("{path} écrit ({n} octet)", "{path} écrit ({n} octets)", size)
         return ToolOutcome(
-            True, f"{verb} {rel} ({size} bytes).", f"{rel} écrit ({size} octets)", path, extra
+            True, f"{verb} {rel} ({size} bytes).", written.format(path=rel, n=size), path, extra
         )
 
     async def _list_dir(self, args: ListDirArgs) -> ToolOutcome:
         rel, entries = await asyncio.to_thread(self._list_entries, args.path)
         if not entries:
-            return ToolOutcome(True, f"{rel} is empty.", f"{rel} : vide")
+            return ToolOutcome(True, f"{rel} is empty.", _("{path} : vide").format(path=rel))
         shown = entries[:LIST_MAX_ENTRIES]
         if len(entries) > LIST_MAX_ENTRIES:
             shown.append(f"[... {len(entries) - LIST_MAX_ENTRIES} more entries not shown ...]")
-        return ToolOutcome(True, "\n".join(shown), f"{rel} : {len(entries)} entrées")
+        summary = ngettext("{path} : {n} entrée", "{path} : {n} entrées", len(entries))
+        return ToolOutcome(True, "\n".join(shown), summary.format(path=rel, n=len(entries)))
 
     def _list_entries(self, raw: str) -> tuple[str, list[str]]:
         with self._ws.open_folder(raw) as entry:
@@ -283,7 +312,7 @@ class NativeTools:
         try:
             pattern = regex.compile(args.pattern)
         except regex.error as exc:
-            return fail(f"invalid regular expression: {exc}")
+            return fail(f"invalid regular expression: {exc}", _("expression régulière invalide"))
         search = Search(self._ws, pattern, self._grep_budget_s)
         try:
             result = await asyncio.to_thread(search.run, args.path)
@@ -292,7 +321,7 @@ class NativeTools:
                 f"the regular expression took too long (over {search.budget_s:g} s) on "
                 f"{slow.where}; simplify it (nested repetition such as (a|aa)+ backtracks "
                 "without end) or narrow the path",
-                "expression trop lente",
+                _("expression trop lente"),
             )
         finally:
             search.stop.set()  # cancelled (Stop): the worker thread ends at its next step
@@ -301,20 +330,22 @@ class NativeTools:
     async def _run_shell(self, args: RunShellArgs) -> ToolOutcome:
         command = args.command.strip()
         if not command:
-            return fail("the command is empty")
+            return fail("the command is empty", _("commande vide"))
         if not await self._approver.approve_shell(command, self._ws.root):
             return fail(
                 "the user did not approve this command; it was not run. "
                 "Do not retry it; explain what you wanted to do instead.",
-                "refusée par l'utilisateur",
+                _("refusée par l'utilisateur"),
             )
         before = await asyncio.to_thread(snapshot, self._ws.root)
         result = await run_command(command, self._ws.root)
         changed = compare(before, await asyncio.to_thread(snapshot, self._ws.root))
         if result.timed_out:
             status = f"killed after {SHELL_TIMEOUT_S:g} s (timeout)"
+            shown = _("arrêtée après {n} s (délai dépassé)").format(n=f"{SHELL_TIMEOUT_S:g}")
         else:
             status = f"exit code {result.exit_code}"
+            shown = _("code de sortie {code}").format(code=result.exit_code)
         body = result.output if result.output else "(no output)"
         if result.truncated:
             body += "\n[... output cut ...]"
@@ -325,7 +356,7 @@ class NativeTools:
             )
         ok = not result.timed_out and result.exit_code == 0
         output = cap(f"{status}\n{body}", TOOL_RESULT_CAP - 2000) + model_note(changed)
-        return ToolOutcome(ok, output, status, extra={"shell_changes": tuple(changed)})
+        return ToolOutcome(ok, output, shown, extra={"shell_changes": tuple(changed)})
 
 
 def grep_outcome(pattern: str, result: GrepResult) -> ToolOutcome:
@@ -335,7 +366,7 @@ def grep_outcome(pattern: str, result: GrepResult) -> ToolOutcome:
         return fail(
             f"{big[0]} was not searched: it is larger than {limit}, grep_search's limit. "
             "Read parts of it with read_file, or search a smaller file.",
-            f"{big[0]} ignoré (plus de {limit})",
+            _("{path} ignoré (plus de {limit})").format(path=big[0], limit=limit),
         )
     note = result.note
     if big:
@@ -343,6 +374,6 @@ def grep_outcome(pattern: str, result: GrepResult) -> ToolOutcome:
         note += f"\n[{len(big)} file(s) over {limit} not searched: {shown}]"
     matches = result.matches
     if not matches:
-        return ToolOutcome(True, f"No match for {pattern!r}.{note}", "aucun résultat")
-    summary = f"{len(matches)} résultat{'s' if len(matches) > 1 else ''}"
+        return ToolOutcome(True, f"No match for {pattern!r}.{note}", _("aucun résultat"))
+    summary = ngettext("{n} résultat", "{n} résultats", len(matches)).format(n=len(matches))
     return ToolOutcome(True, "\n".join(matches) + note, summary)

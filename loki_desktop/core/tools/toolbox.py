@@ -7,6 +7,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import ToolOutcome, ToolSource, ToolSpec
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
 from loki_desktop.core.tools.native import fail
@@ -47,14 +48,21 @@ class Toolbox:
         if source is None:
             known = ", ".join(self.names()) or "none"
             return fail(
-                f"unknown tool '{name}'. Available tools: {known}", f"outil inconnu : {name}"
+                f"unknown tool '{name}'. Available tools: {known}",
+                _("outil inconnu : {name}").format(name=name),
             )
         try:
             args = parse_raw_arguments(raw_args)
             outcome = await source.call(name, args)
         except ArgumentError as exc:
-            return fail(f"invalid arguments for {name}: {exc}", f"arguments invalides : {exc}")
+            return fail(
+                f"invalid arguments for {name}: {exc}",
+                _("arguments invalides : {error}").format(error=exc),
+            )
         except Exception as exc:  # a tool bug must not end the turn
             log.exception("tool %s failed", name)
-            return fail(f"{name} failed: {type(exc).__name__}: {exc}", f"échec : {exc}")
+            return fail(
+                f"{name} failed: {type(exc).__name__}: {exc}",
+                _("échec : {error}").format(error=exc),
+            )
         return dataclasses.replace(outcome, output=cap(outcome.output))

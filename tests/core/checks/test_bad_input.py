@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from loki_desktop.core.checks.registry import MAX_PROBLEMS, Checkers
 from loki_desktop.core.checks.source import MAX_BYTES
+
+# the English wording of Loki's checker messages is held here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("english")
 
 
 async def test_a_missing_file_is_unreadable(tmp_path: Path, checkers: Checkers) -> None:

@@ -5,9 +5,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import PYTHON, REPO, cli_env
 from tests.core.checks.corpus import snapshot
 from tests.core.checks.references import REFERENCE_CORPUS, corpus_files
+
+# the English wording of Loki's checker messages is held here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("english")
 
 
 def run_check(home: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -67,8 +72,8 @@ def test_a_missing_file_exits_2_and_other_kinds_are_noted(loki_home: Path, corpu
 
     assert done.returncode == 2
     assert done.stdout == "broken/empty.json:1:1: invalid JSON: Expecting value\n"
-    assert "notes.md: aucune vérification pour ce type de fichier" in done.stderr
-    assert "gone.py: fichier introuvable" in done.stderr
+    assert "notes.md: no check for this kind of file" in done.stderr
+    assert "gone.py: file not found" in done.stderr
 
 
 def test_no_path_is_a_usage_error(loki_home: Path) -> None:
@@ -83,7 +88,7 @@ def test_without_node_javascript_is_reported_as_skipped(loki_home: Path, corpus:
 
     assert done.returncode == 0
     assert done.stdout == ""
-    assert "vérification incomplète (node was not found" in done.stderr
+    assert "incomplete check (node was not found" in done.stderr
 
 
 def test_the_new_kinds_and_modern_python_are_checked(loki_home: Path, corpus: Path) -> None:

@@ -58,6 +58,7 @@ def test_every_broken_file_has_expectations() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
+@pytest.mark.usefixtures("english")
 async def test_broken_file_reports_its_problems(
     name: str, corpus: Path, checkers: Checkers
 ) -> None:

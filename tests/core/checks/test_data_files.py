@@ -59,6 +59,7 @@ def test_blanking_keeps_strings_and_every_position() -> None:
     assert blanked.rstrip().endswith("[1 ] }")
 
 
+@pytest.mark.usefixtures("english")
 async def test_a_toml_error_at_the_end_of_the_document_points_there(
     tmp_path: Path, checkers: Checkers
 ) -> None:

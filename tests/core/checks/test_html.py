@@ -9,6 +9,9 @@ import pytest
 
 from loki_desktop.core.checks.registry import Checkers
 
+# the English wording of Loki's checker messages is held here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("english")
+
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
 
 

@@ -80,6 +80,7 @@ async def test_jsx_in_a_js_file_is_judged_by_the_jsx_grammar(
     assert wrong.problems[0].message == "</span> ferme <div> : il faut </div>"
 
 
+@pytest.mark.usefixtures("english")
 async def test_without_node_the_check_says_it_was_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

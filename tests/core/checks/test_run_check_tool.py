@@ -40,7 +40,7 @@ async def test_a_broken_file_gives_a_report_in_extra(workspace: Path) -> None:
     assert outcome.extra["check_report"] == CheckReport(
         "pkg/m.py", False, (Problem(1, 7, "F821 Undefined name `missing`"),)
     )
-    assert outcome.summary == "pkg/m.py : 1 problème(s)"
+    assert outcome.summary == "pkg/m.py : 1 problème"
 
 
 async def test_a_clean_file_gives_a_passing_report(workspace: Path) -> None:
@@ -83,6 +83,7 @@ async def test_missing_files_folders_and_other_kinds(workspace: Path) -> None:
 
 
 @pytest.mark.timeout(20)  # before the fix, reading the pipe blocked until a writer came
+@pytest.mark.usefixtures("english")
 async def test_a_fifo_is_refused_not_waited_on(workspace: Path) -> None:
     os.mkfifo(workspace / "pipe.py")
     outcome = await asyncio.wait_for(toolbox(workspace).call("run_check", {"path": "pipe.py"}), 10)
