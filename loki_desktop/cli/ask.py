@@ -20,6 +20,7 @@ from loki_desktop.core.services import Services
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
     from loki_desktop.core.mcp.manager import McpManager
+    from loki_desktop.core.mcp.sampling import ModelSource
     from loki_desktop.core.messages import ImageAttachment
     from loki_desktop.core.tools.preview import PreviewKeeper
 
@@ -37,6 +38,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--allow-shell",
         action="store_true",
         help=_("autorise run_shell (sinon toute commande est refusée)"),
+    )
+    parser.add_argument(
+        "--interactive",
+        action="store_true",
+        help="répond dans le terminal aux formulaires des serveurs MCP (sinon refusés)",
+    )
+    parser.add_argument(
+        "--allow-sampling",
+        action="store_true",
+        help="laisse les serveurs MCP demander une réponse à votre modèle (sauf ceux réglés "
+        "sur « never » ; sinon toute demande est refusée)",
+    )
+    parser.add_argument(
+        "--mcp-wait",
+        type=float,
+        metavar="S",
+        help="attend jusqu'à S secondes que les serveurs MCP activés démarrent (défaut : 10 ; "
+        "un serveur plus lent est laissé de côté pour ce tour)",
     )
     parser.add_argument(
         "--allow-writes",
@@ -135,10 +154,12 @@ async def _ask(
     )
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
     # imported otherwise); the manager is closed below so no server outlives the command.
+    wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
     mcp = McpManager.from_settings(
-        settings.mcp_servers, services.secrets, data_home=services.data_home
+        settings.mcp_servers, services.secrets, data_home=services.data_home, **wait
     )
     options.extra_sources.append(mcp)
+    mcp.set_roots([workspace])
     preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
     agent = build_agent(
@@ -150,6 +171,7 @@ async def _ask(
         options=options,
         checkpoints=checkpoints,
     )
+    _answer_servers(mcp, args, lambda: (backend, agent.config.model))
     # a corrupt settings file or history moved aside: said in the turn's own stream
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
     if checkpoints is not None:
@@ -182,6 +204,18 @@ async def _ask(
         if checkpoints is not None:
             checkpoints.close()
     return 1 if failed else 0
+
+
+def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSource) -> None:
+    """What the servers' own requests get: the terminal (--interactive) or a refusal with a
+    notice; the turn's model for sampling only with --allow-sampling."""
+    from loki_desktop.cli.mcp_host import TerminalHost
+    from loki_desktop.core.mcp.sampling import Sampler
+
+    host = TerminalHost(interactive=args.interactive)
+    mcp.client.host = host
+    mcp.client.sampler = Sampler(model, host)
+    mcp.client.allow_sampling = args.allow_sampling
 
 
 def _preview(mcp: McpManager, workspace: Path) -> PreviewKeeper | None:

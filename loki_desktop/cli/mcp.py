@@ -69,6 +69,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     tester.add_argument("id", help=_("identifiant du serveur"))
     tester.add_argument("--json", action="store_true", help=_("le résultat en JSON"))
 
+    sampler = commands.add_parser(
+        "sampling",
+        help="ce serveur peut-il demander une réponse à votre modèle : always (toujours), ask "
+        "(demander, défaut), never (jamais)",
+    )
+    sampler.add_argument("id", help="identifiant du serveur")
+    sampler.add_argument("policy", choices=["always", "ask", "never"])
+
     importer = commands.add_parser(
         "import", help=_('importe un fichier {"mcpServers": ...} (Claude Desktop)')
     )
@@ -97,6 +105,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
         "remove": _remove,
         "test": _test,
         "import": _import,
+        "sampling": _sampling,
         "login": mcp_login.login,
         "logout": mcp_login.logout,
     }[args.mcp_command]
@@ -132,6 +141,16 @@ def _list(args: argparse.Namespace, service: McpService) -> int:
             print(f"{'':<14} {name}=•••• " + _("(trousseau)"))
         if view.config.enabled and (problem := service.problem(view.id)):
             print(f"{'':<14} ⚠ {problem}")
+    return 0
+
+
+def _sampling(args: argparse.Namespace, service: McpService) -> int:
+    from loki_desktop.core.i18n import _
+
+    service.set_sampling(args.id, args.policy)
+    print(
+        _("{id} : demandes de réponse au modèle → {policy}.").format(id=args.id, policy=args.policy)
+    )
     return 0
 
 

@@ -362,6 +362,10 @@ class ChatView(QScrollArea):
         self._layout.removeWidget(card)
         card.deleteLater()
 
+    def add_card(self, card: W) -> W:
+        """A card of another feature (an MCP server's sampling request), at the end."""
+        return self._add(card)
+
     def place_after_turn(self, call_id: str, widget: QWidget) -> bool:
         """Put `widget` at the end of the turn holding the card `call_id` (before the next
         message the person wrote); False when that card is not shown."""

@@ -7,6 +7,8 @@ window refuses what the CLI refuses, with the same sentences.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QKeyEvent
 from PySide6.QtWidgets import (
@@ -65,6 +67,8 @@ class Composer(QFrame):
         super().__init__(parent)
         self.setObjectName("Composer")
         self.busy = False
+        # the text as sent (the MCP resources attached by "@" join it: ui.mcp_composer)
+        self.before_send: Callable[[str], str] = lambda text: text
         outer = QVBoxLayout(self)
         outer.setContentsMargins(10, 8, 10, 6)
         outer.setSpacing(4)
@@ -139,7 +143,7 @@ class Composer(QFrame):
             self.attachments.show_problem(self.attachments.refusal)
             return
         self.input.clear()
-        self.send_requested.emit(text, self.attachments.take())
+        self.send_requested.emit(self.before_send(text), self.attachments.take())
 
     def _on_button(self) -> None:
         if self.busy:

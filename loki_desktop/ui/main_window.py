@@ -35,6 +35,8 @@ from loki_desktop.ui.compact_bar import CompactBar
 from loki_desktop.ui.composer import Composer
 from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.mcp_composer import McpComposer
+from loki_desktop.ui.mcp_host import connect_window
 from loki_desktop.ui.memory_return import MemoryReturn
 from loki_desktop.ui.model_downloads import ModelDownloads
 from loki_desktop.ui.model_marks import MarksRow
@@ -111,6 +113,9 @@ class MainWindow(QMainWindow):
         self._build()
         self.compact_bar = CompactBar(self)
         self.sidebar = Sidebar(self)
+        # MCP servers' own requests (forms, sampling) and the composer's "/" and "@"
+        self.mcp_host = connect_window(self)
+        self.mcp_composer = McpComposer(self.composer, runtime)
         self._restore_state()
         place_window(self, self.runtime.settings.ui)
         install_shortcuts(self)
@@ -553,6 +558,7 @@ class MainWindow(QMainWindow):
         settings.workspace = folder
         settings.recent_workspaces = remember_recent(settings.recent_workspaces, folder)
         self.runtime.save_settings()
+        self.runtime.update_roots()
         self.preview.refresh()
         self.watch_workspace()
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from loki_desktop.core.llm.ollama import OllamaBackend
     from loki_desktop.core.llm.openai_backend import OpenAIBackend
     from loki_desktop.core.llm.pull import PullProgress
+    from loki_desktop.core.mcp.host import McpHost
 
     Backend = OllamaBackend | OpenAIBackend
     from loki_desktop.core.mcp.service import McpService
@@ -81,6 +82,8 @@ class Runtime:
         # conversations with a turn under way, in the window or the quick prompt (TurnRunner)
         self.running_turns: set[str] = set()
         self.models_timeout_s = MODELS_TIMEOUT_S
+        # who answers the MCP servers' own requests (the window's dialogs and cards)
+        self.mcp_host: McpHost | None = None
         self._checkpoints: CheckpointStore | None = None
         self._checkpoints_failed = False
 
@@ -136,7 +139,24 @@ class Runtime:
             # uses the window; a first sign-in waits for their click (ui.mcp_sign_in)
             self._mcp.manager.browser = open_in_browser
             self.pending_notices += self._mcp.notices
+            self._answer_servers(self._mcp)
         return self._mcp
+
+    def _answer_servers(self, service: McpService) -> None:
+        """Servers' forms and sampling reach the window's host; sampling uses the model and
+        server chosen at that moment; the workspace is their root."""
+        from loki_desktop.core.mcp.sampling import Sampler
+
+        client = service.manager.client
+        client.host = self.mcp_host
+        client.sampler = Sampler(lambda: (self.backend, self.settings.model), self.mcp_host)
+        self.update_roots()
+
+    def update_roots(self) -> None:
+        """The workspace as the MCP servers' root (they are told when it changes)."""
+        if self._mcp is not None:
+            workspace = self.workspace()
+            self._mcp.manager.set_roots([workspace] if workspace else [])
 
     @property
     def checkpoints(self) -> CheckpointStore | None:

@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QFileDialog,
     QFrame,
     QGridLayout,
@@ -32,6 +33,7 @@ from loki_desktop.core.ports import SecretStoreUnavailable
 from loki_desktop.ui.busy_line import BusyLine
 from loki_desktop.ui.mcp_sign_in import SignInRow
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
+from loki_desktop.ui.settings_sampling import sampling_picker
 
 TOOLS_SHOWN = 12
 
@@ -46,6 +48,7 @@ class ServerCard(QFrame):
         self.server_id = view.id
         self.setProperty("card", True)
         self.fields: dict[str, QLineEdit] = {}
+        self.sampling_combo: QComboBox | None = None  # set by sampling_picker
         self.flags: dict[str, QCheckBox] = {}  # the catalogue's yes/no parameters
         self.measured = view.config.measured  # cost at the last test, shown while inactive
         layout = QVBoxLayout(self)
@@ -127,6 +130,7 @@ class ServerCard(QFrame):
         self.progress = BusyLine()  # while a test runs (a server may take long to answer)
         actions.addWidget(self.progress, 1)
         actions.addStretch(1)
+        actions.addWidget(sampling_picker(self))
         if view.custom:
             remove = button(_("Retirer"), danger=True)
             remove.clicked.connect(lambda: self.page.remove(self.server_id))

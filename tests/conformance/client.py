@@ -23,8 +23,15 @@ from typing import Any
 import httpx
 import keyring
 
+from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.config import OAuthConfig
 from loki_desktop.core.mcp.connection import Connection
+from loki_desktop.core.mcp.host import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    SamplingReport,
+    SamplingRequest,
+)
 from loki_desktop.core.mcp.launch import build_launch
 from loki_desktop.core.mcp.service import McpService
 from loki_desktop.persistence.secrets import KeyringSecrets
@@ -51,17 +58,20 @@ async def play_browser(url: str) -> None:
         await http.get(url)
 
 
-async def schema_defaults_responder(_context: Any, params: Any) -> Any:
-    """STAND-IN until the app's own elicitation handling lands (issue 19 item 3, built on
-    another branch): accepts a form with the defaults its schema declares (SEP-1034)."""
-    from mcp.types import ElicitRequestFormParams, ElicitResult
+class AcceptingPerson:
+    """The McpHost of a person who accepts every form as proposed. The scenarios ask for the
+    schema's defaults (SEP-1034): the app's own elicitation handling fills the fields left
+    out (core.mcp.callbacks, ElicitationForm.complete), as it does for the window and `ask`.
+    Sampling is refused (no scenario asks for it)."""
 
-    content: dict[str, Any] = {}
-    if isinstance(params, ElicitRequestFormParams):
-        for name, prop in (params.requested_schema.get("properties") or {}).items():
-            if isinstance(prop, dict) and "default" in prop:
-                content[name] = prop["default"]
-    return ElicitResult(action="accept", content=content)
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        return ElicitationAnswer("accept", {})
+
+    async def approve_sampling(self, request: SamplingRequest) -> bool:
+        return False
+
+    def sampling_done(self, report: SamplingReport) -> None:
+        pass
 
 
 def oauth_settings(scenario: str, context: dict[str, Any]) -> tuple[OAuthConfig | None, str]:
@@ -89,12 +99,14 @@ async def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> i
         service.set_oauth(SERVER_ID, oauth, client_secret=secret or None)
     config = service.server(SERVER_ID).config
     launch = build_launch(config, secrets)
+    client = ClientSide()
+    client.host = AcceptingPerson()
     conn = Connection(
         launch,
         handshake_timeout=TIMEOUT_S,
         secrets=secrets,
         browser=play_browser,
-        elicitation_callback=schema_defaults_responder,
+        client=client,
     )
     conn.start()
     try:

@@ -112,8 +112,18 @@ def test_ask_calls_a_custom_echo_server_and_the_model_reads_the_result(
         Reply.tools(("mcp_echo_echo", {"text": "bonjour"}), ("mcp_echo_big", {"size": 20_000})),
         Reply.text("Fini."),
     )
+    # a loaded machine may start the server past ask's default 10 s wait: give it a minute
     done = loki(
-        loki_home, "ask", "--json", "--host", ollama.url, "--workspace", str(workspace), "Écho ?"
+        loki_home,
+        "ask",
+        "--json",
+        "--mcp-wait",
+        "60",
+        "--host",
+        ollama.url,
+        "--workspace",
+        str(workspace),
+        "Écho ?",
     )
     assert done.returncode == 0, done.stderr[-2000:]
     results = [e for e in events(done.stdout) if e["type"] == "tool_result"]

@@ -9,6 +9,7 @@ One entry of `Settings.mcp_servers` (plain JSON, keyed by server id):
      "command": ["npx", "-y", "some-server"],             # custom stdio server
      "url": "https://example.com/mcp",                    # custom streamable-HTTP server
      "expose": ["tool_a", "tool_b"],                      # optional: the tools the model sees
+     "sampling": "ask",                                   # optional: always | ask | never
      "oauth": {"client_id": "abc", "scope": "read write", # optional, HTTP servers: OAuth 2.1
                "grant": "authorization_code"}}            # (or "client_credentials")
 
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.mcp.host import DEFAULT_SAMPLING, SAMPLING_POLICIES, SamplingPolicy
 from loki_desktop.core.mcp.secret_values import holds_secret, mask
 from loki_desktop.core.mcp.secret_values import (  # re-exported: one rule for names and values
     is_secret_name as is_secret_name,
@@ -143,6 +145,8 @@ class ServerConfig:
     # What the server cost the model's context when it was last tested: tools, tokens.
     # Kept so `mcp list` can show it without starting the server.
     measured: tuple[int, int] | None = None
+    # whether its sampling requests reach the person's model (core.mcp.sampling)
+    sampling: SamplingPolicy = DEFAULT_SAMPLING
     oauth: OAuthConfig | None = None  # HTTP servers: OAuth settings (sign-in works without)
 
     @property
@@ -167,6 +171,8 @@ class ServerConfig:
             data["oauth"] = self.oauth.to_json()
         if self.measured is not None:
             data["measured"] = {"tools": self.measured[0], "tokens": self.measured[1]}
+        if self.sampling != DEFAULT_SAMPLING:
+            data["sampling"] = self.sampling
         return data
 
     def launch_key(self) -> tuple[Any, ...]:
@@ -243,6 +249,7 @@ def parse_entry(
         "secrets": tuple(dict.fromkeys(secrets)),
         "expose": tuple(expose) if expose is not None else None,
         "measured": _measured(entry.get("measured")),
+        "sampling": _sampling(server_id, entry.get("sampling", DEFAULT_SAMPLING), notices),
     }
     label = entry.get("label", "")
     if not isinstance(label, str):
@@ -282,6 +289,18 @@ def check_url(url: Any) -> str:
             )
         )
     return url.strip()
+
+
+def _sampling(server_id: str, value: Any, notices: list[str]) -> SamplingPolicy:
+    for policy in SAMPLING_POLICIES:
+        if value == policy:
+            return policy
+    notices.append(
+        _("Serveur MCP « {id} » : « sampling » vaut always, ask ou never ; ask est gardé.").format(
+            id=server_id
+        )
+    )
+    return DEFAULT_SAMPLING
 
 
 def _measured(value: Any) -> tuple[int, int] | None:

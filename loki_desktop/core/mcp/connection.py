@@ -1,11 +1,16 @@
-"""One MCP server's session, opened and closed by one owner task. With core.mcp.oauth, the only
-module importing `mcp`.
+"""One MCP server's session, opened and closed by one owner task. With core.mcp.callbacks and
+core.mcp.oauth, the only modules importing `mcp`.
 
 The SDK's contexts (transport, session) are entered and exited in the same long-lived task:
 closing them from another task breaks anyio's cancel scopes. Timeouts sit on requests only
 (the handshake, each call), never on entering a context. Everything that can go wrong ends
 as `state == "error"` with one French sentence in `message`; nothing escapes the task. An HTTP
 server that wants the person to sign in (OAuth) ends as `state == "signin"` instead.
+
+Besides tools, the session lists the server's prompts and resources (when it offers them),
+lists each kind again when the server says it changed (list_changed), and answers the
+server's own requests (elicitation, sampling, roots: core.mcp.callbacks). While Loki answers
+one of them, the clocks of the calls in flight stop: the server is waiting on Loki then.
 """
 
 from __future__ import annotations
@@ -14,31 +19,38 @@ import asyncio
 import collections
 import contextlib
 import logging
+import math
 import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO, cast
 
 import anyio
 import httpx2
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     CONNECTION_CLOSED,
+    INTERNAL_ERROR,
     REQUEST_TIMEOUT,
     UNSUPPORTED_PROTOCOL_VERSION,
+    CallToolResult,
+    ErrorData,
     Implementation,
-    PaginatedRequestParams,
+    InputRequiredResult,
+    RootsListChangedNotification,
 )
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.loopback import direct_mounts
 from loki_desktop.core.mcp import oauth
+from loki_desktop.core.mcp.callbacks import ListKind, SessionCallbacks
+from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.convert import (
     CallResult,
     McpTool,
@@ -47,8 +59,17 @@ from loki_desktop.core.mcp.convert import (
     result_text,
 )
 from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from loki_desktop.core.mcp.listing import (
+    LIST_TIMEOUT_S,
+    list_prompts,
+    list_resources,
+    list_tools,
+    prompt_messages,
+    resource_content,
+)
 from loki_desktop.core.mcp.npx import npx_package, slow_start_reason
 from loki_desktop.core.mcp.oauth_redirect import Browser
+from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
 from loki_desktop.core.ports import SecretStore
@@ -61,7 +82,7 @@ log = logging.getLogger(__name__)
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 
 JUNK_GRACE_S = 2.0  # after a non-MCP line on stdout, how long the handshake may still succeed
-MAX_TOOL_PAGES = 20
+MAX_INPUT_ROUNDS = 10  # a 2026 server asking for input again and again (the SDK's own cap)
 STDERR_LINES = 40
 STDERR_SHOWN = 3
 CLIENT_INFO = Implementation(name="loki-desktop", version=__version__)
@@ -97,6 +118,7 @@ class Connection:
         *,
         handshake_timeout: float,
         on_change: Callable[[], None] = lambda: None,
+        client: ClientSide | None = None,
         secrets: SecretStore | None = None,
         browser: Browser | None = None,
         elicitation_callback: Any = None,
@@ -108,16 +130,19 @@ class Connection:
         started in the background): the browser is used only once signed in (a step-up to more
         scopes, a refresh token gone), never to start a first sign-in by surprise."""
         self.launch = launch
+        self.client = client or ClientSide()
         self.secrets = secrets
         self.browser = browser
         self.first_sign_in = first_sign_in
-        # the SDK's elicitation callback, as is: only the conformance adapter passes one until
-        # the app's own elicitation handling lands (issue 19 item 3)
+        # an SDK elicitation callback that replaces the ClientSide's (the conformance adapter's;
+        # the app answers through `client.host`, core.mcp.host)
         self.elicitation_callback = elicitation_callback
         self.handshake_timeout = handshake_timeout
         self.state: ServerState = "connecting"
         self.message = ""
         self.tools: list[McpTool] = []
+        self.prompts: list[McpPrompt] = []
+        self.resources: list[McpResource] = []
         self.ready = asyncio.Event()  # set when the state leaves "connecting"
         self.closed = asyncio.Event()  # set when the owner task has closed everything
         self.started_at = time.monotonic()
@@ -133,6 +158,7 @@ class Connection:
         self._task: asyncio.Task[None] | None = None
         # an HTTP server's last 401/403 (status, what it said): the SDK reports it as -32603
         self._refused: tuple[int, str] | None = None
+        self._clocks = _CallClocks()
         self._signin_needed = False  # the OAuth flow wanted a person and had none to ask
         self._oauth = False  # the requests go through Loki's OAuth (core.mcp.oauth)
 
@@ -230,9 +256,13 @@ class Connection:
 
     async def _serve(self, read: Any, write: Any) -> None:
         watched = _WatchedStream(read, self._on_junk, self._on_eof)
-        async with ClientSession(
-            watched, write, client_info=CLIENT_INFO, elicitation_callback=self.elicitation_callback
-        ) as session:
+        callbacks = SessionCallbacks(
+            self.launch.server_id, self.launch.label, self.client, self._clocks.paused, self._relist
+        )
+        answers = callbacks.as_kwargs()
+        if self.elicitation_callback is not None:
+            answers["elicitation_callback"] = self.elicitation_callback
+        async with ClientSession(watched, write, client_info=CLIENT_INFO, **answers) as session:
             tools = await self._handshake(session)
             if self._stop.is_set():
                 return
@@ -264,7 +294,8 @@ class Connection:
                 # The SDK's own "auto" policy (mcp.client._probe) is private, and tries the
                 # handshake we already know fails.
                 await session.discover()
-            tools = await self._list_tools(session)
+            tools = await list_tools(session)
+            await self._list_offers(session)
         self._scope = None
         if scope.cancelled_caught and not self._stop.is_set():
             failure: Exception = (
@@ -276,6 +307,95 @@ class Connection:
             self._fail(self._describe(failure))
             raise failure
         return tools
+
+    async def _list_offers(self, session: ClientSession) -> None:
+        """The prompts and resources of a server that offers them (the handshake's deadline)."""
+        capabilities = session.server_capabilities
+        server_id, label = self.launch.server_id, self.launch.label
+        # a listing that fails leaves that list empty: the tools are what the server is for
+        try:
+            if capabilities is not None and capabilities.prompts is not None:
+                self.prompts = await list_prompts(session, server_id, label)
+            if capabilities is not None and capabilities.resources is not None:
+                self.resources = await list_resources(session, server_id, label)
+        except Exception as exc:
+            log.info("MCP server %s: prompts or resources not listed: %r", server_id, exc)
+
+    async def _relist(self, kind: ListKind) -> None:
+        """The server said its tools (prompts, resources) changed: list them again, live."""
+        session = self._session
+        if session is None or self.state != "connected":
+            return
+        server_id, label = self.launch.server_id, self.launch.label
+        try:
+            with anyio.fail_after(LIST_TIMEOUT_S):
+                if kind == "tools":
+                    self.tools = await list_tools(session)
+                elif kind == "prompts":
+                    self.prompts = await list_prompts(session, server_id, label)
+                else:
+                    self.resources = await list_resources(session, server_id, label)
+        except Exception as exc:  # a failed re-list keeps the old list; the session goes on
+            log.info("MCP server %s: listing %s again failed: %r", server_id, kind, exc)
+            return
+        log.info("MCP server %s: %s listed again", server_id, kind)
+        self._on_change()
+
+    # --- prompts, resources, roots --------------------------------------------------------
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> RenderedPrompt:
+        """Render one prompt; raises McpOfferError (French) when it cannot be."""
+        session = self._ready_session()
+        prompt = next((p for p in self.prompts if p.name == name), None)
+        if prompt is None:
+            raise McpOfferError(
+                _("Le serveur ne propose plus l'invite « {name} ».").format(name=name)
+            )
+        try:
+            with anyio.fail_after(LIST_TIMEOUT_S):
+                result = await session.get_prompt(name, arguments)
+        except (MCPError, TimeoutError, RuntimeError) as exc:
+            raise McpOfferError(self._offer_failure(exc)) from None
+        return prompt_messages(prompt, result)
+
+    async def read_resource(self, resource: McpResource) -> ResourceContent:
+        """Read one resource; raises McpOfferError (French) when it cannot be."""
+        session = self._ready_session()
+        try:
+            with anyio.fail_after(LIST_TIMEOUT_S):
+                result = await session.read_resource(resource.uri)
+        except (MCPError, TimeoutError, RuntimeError) as exc:
+            raise McpOfferError(self._offer_failure(exc)) from None
+        return resource_content(resource, result)
+
+    async def roots_changed(self) -> None:
+        """Tell the server its roots changed (it lists them again if it cares)."""
+        session = self._session
+        if session is None or self.state != "connected":
+            return
+        try:
+            with anyio.fail_after(LIST_TIMEOUT_S):
+                await session.send_notification(RootsListChangedNotification())
+        except Exception as exc:  # a server gone meanwhile: its next session lists them anew
+            log.info("MCP server %s: roots/list_changed not sent: %r", self.launch.server_id, exc)
+
+    def _ready_session(self) -> ClientSession:
+        session = self._session
+        if session is None or self.state != "connected":
+            raise McpOfferError(
+                _("Le serveur MCP « {name} » n'est pas connecté.").format(name=self.launch.label)
+            )
+        return session
+
+    def _offer_failure(self, exc: BaseException) -> str:
+        if isinstance(exc, TimeoutError):
+            return _("Le serveur « {name} » n'a pas répondu en {n} s.").format(
+                name=self.launch.label, n=f"{LIST_TIMEOUT_S:g}"
+            )
+        said = exc.message if isinstance(exc, MCPError) else str(exc)
+        return _("Le serveur « {name} » a refusé : {error}").format(
+            name=self.launch.label, error=mask(self.launch.redact(said))
+        )
 
     async def _why_slow(self) -> str:
         """For a server started by npx: what npm says is missing (empty for any other)."""
@@ -299,22 +419,6 @@ class Connection:
                     await probe
         return probe.result() if not probe.cancelled() else ""
 
-    @staticmethod
-    async def _list_tools(session: ClientSession) -> list[McpTool]:
-        tools: list[McpTool] = []
-        cursor: str | None = None
-        for _page in range(MAX_TOOL_PAGES):
-            params = PaginatedRequestParams(cursor=cursor) if cursor else None
-            result = await session.list_tools(params=params)
-            tools += [
-                McpTool(tool.name, tool.description or "", dict(tool.input_schema))
-                for tool in result.tools
-            ]
-            cursor = result.next_cursor
-            if not cursor:
-                break
-        return tools
-
     # --- calls ------------------------------------------------------------------------
 
     async def call(self, tool: str, args: dict[str, Any], limit_s: float) -> CallResult:
@@ -326,7 +430,11 @@ class Connection:
             )
         self._refused = None
         try:
-            result = await session.call_tool(tool, args, read_timeout_seconds=limit_s)
+            # the clock stops while the server waits on Loki (a form, the model): see _CallClocks
+            with self._clocks.call(limit_s) as clock:
+                result = await self._call_answering(session, tool, args)
+            if clock.cancelled_caught:
+                return self._call_error(tool, MCPError(REQUEST_TIMEOUT, "timed out"), limit_s)
         except MCPError as exc:
             if self._signin_needed:
                 return self._signin_call(tool)
@@ -349,6 +457,42 @@ class Connection:
             text = f"{tool} failed without saying why."
         # not cut here: the Toolbox caps every tool's result for the model
         return CallResult(ok, self.launch.redact(text), result_images(result.content))
+
+    @staticmethod
+    async def _call_answering(
+        session: ClientSession, tool: str, args: dict[str, Any]
+    ) -> CallToolResult:
+        """Call a tool; on the 2026-07-28 protocol, answer the input it requires and retry.
+
+        Such a server sends its questions (forms, sampling, roots) in an InputRequiredResult
+        instead of requests of its own: they go through the same callbacks, one at a time (a
+        person answers them), and the call is retried with the answers and its opaque state.
+        """
+        result = await session.call_tool(tool, args, allow_input_required=True)
+        for _round in range(MAX_INPUT_ROUNDS):
+            if not isinstance(result, InputRequiredResult):
+                return result
+            responses: dict[str, Any] = {}
+            for key, request in (result.input_requests or {}).items():
+                context = ClientRequestContext(session=session, request_id=key)
+                answer = await session.dispatch_input_request(context, request)
+                if isinstance(answer, ErrorData):
+                    raise MCPError.from_error_data(answer)
+                responses[key] = answer
+            if not responses:
+                await anyio.sleep(0.05)  # only state: the server is still working on it
+            result = await session.call_tool(
+                tool,
+                args,
+                input_responses=responses or None,
+                request_state=result.request_state,
+                allow_input_required=True,
+            )
+        if isinstance(result, InputRequiredResult):
+            raise MCPError(
+                INTERNAL_ERROR, f"still asking for input after {MAX_INPUT_ROUNDS} rounds"
+            )
+        return result
 
     def _call_error(self, tool: str, exc: MCPError, timeout: float) -> CallResult:
         server = self.launch.server_id
@@ -521,6 +665,55 @@ class Connection:
                 'ses réglages, par exemple loki-desktop mcp set {id} Authorization="Bearer …"'
             ).format(name=name, id=server_id)
         return text
+
+
+class McpOfferError(Exception):
+    """A prompt or resource that could not be had; the message is one French sentence."""
+
+
+class _CallClocks:
+    """The deadlines of the calls in flight, stopped while the server waits on Loki.
+
+    A tool that asks the person a question (elicitation) or the person's model for text
+    (sampling) waits on Loki: that time is not the server's, and a person filling a form
+    for a minute must not get the server restarted. Public anyio cancel scopes, each call's
+    remaining budget kept while paused (the SDK's own pausable clock is private).
+    """
+
+    def __init__(self) -> None:
+        self._budgets: dict[anyio.CancelScope, float] = {}
+        self._pauses = 0
+
+    @contextlib.contextmanager
+    def call(self, limit_s: float) -> Iterator[anyio.CancelScope]:
+        scope = anyio.CancelScope()
+        if self._pauses:
+            self._budgets[scope] = limit_s
+        else:
+            scope.deadline = anyio.current_time() + limit_s
+            self._budgets[scope] = math.inf
+        try:
+            with scope:
+                yield scope
+        finally:
+            self._budgets.pop(scope, None)
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        if not self._pauses:
+            now = anyio.current_time()
+            for scope in self._budgets:
+                self._budgets[scope] = scope.deadline - now
+                scope.deadline = math.inf
+        self._pauses += 1
+        try:
+            yield
+        finally:
+            self._pauses -= 1
+            if not self._pauses:
+                now = anyio.current_time()
+                for scope, budget in self._budgets.items():
+                    scope.deadline = now + max(budget, 0.0)
 
 
 def _http_client(url: str, headers: dict[str, str], auth: Any = None) -> httpx2.AsyncClient:

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.browser import with_preview
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, LaunchContext
+from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
 from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec
 from loki_desktop.core.mcp.launch import Launch, build_launch
 from loki_desktop.core.mcp.oauth_redirect import Browser
+from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
 from loki_desktop.core.slim import tools_cost
@@ -98,6 +100,8 @@ class McpManager:
         self._down: dict[str, tuple[str, str]] = {}
         self._specs: dict[str, list[ToolSpec]] = {}
         self._closed = False
+        # who answers the servers' own requests (elicitation, sampling, roots): see set_host
+        self.client = ClientSide()
         self.reload(servers)
 
     @classmethod
@@ -117,6 +121,7 @@ class McpManager:
         `restart` names servers whose secrets changed (invisible in the config).
         """
         self._configs = dict(servers)
+        self.client.set_policies({sid: config.sampling for sid, config in servers.items()})
         for server_id in list(self._slots):
             config = servers.get(server_id)
             slot = self._slots[server_id]
@@ -142,6 +147,15 @@ class McpManager:
 
     async def prepare(self) -> list[str]:
         """Start due servers, wait for them (bounded), and say what the user should know."""
+        await self.warm()
+        notices, self._notices = self._notices, []
+        return notices
+
+    async def warm(self) -> None:
+        """Start due servers and wait for them (bounded); their notices wait for the next turn.
+
+        What the composer's "/" and "@" lists call first: they list what connected servers
+        offer."""
         # the budget counts from here: importing the SDK at the first start is part of it
         deadline = time.monotonic() + self.connect_wait
         started = [slot for slot in self._slots.values() if self._due(slot)]
@@ -169,8 +183,6 @@ class McpManager:
                         "à un prochain message."
                     ).format(name=_label(slot.config))
                 )
-        notices, self._notices = self._notices, []
-        return notices
 
     def connect(self, server_id: str) -> None:
         """Start one enabled server now if it is due (after a sign-in), without waiting."""
@@ -236,6 +248,56 @@ class McpManager:
                 name=_label(slot.config)
             )
         return ToolOutcome(False, output, summary, extra={"mcp_server": server_id})
+
+    # --- what servers offer besides tools, and what they ask ----------------------------------
+
+    def prompts(self) -> list[McpPrompt]:
+        """The prompts of the connected servers (the composer's "/" list)."""
+        return [p for conn in self._connected() for p in conn.prompts]
+
+    def resources(self) -> list[McpResource]:
+        """The resources of the connected servers (the composer's "@" picker)."""
+        return [r for conn in self._connected() for r in conn.resources]
+
+    async def get_prompt(self, prompt: McpPrompt, arguments: dict[str, str]) -> RenderedPrompt:
+        """Raises McpOfferError (one French sentence) when it cannot be rendered."""
+        return await self._connection_of(prompt.server_id, prompt.server_label).get_prompt(
+            prompt.name, arguments
+        )
+
+    async def read_resource(self, resource: McpResource) -> ResourceContent:
+        """Raises McpOfferError (one French sentence) when it cannot be read."""
+        conn = self._connection_of(resource.server_id, resource.server_label)
+        return await conn.read_resource(resource)
+
+    def set_roots(self, folders: Sequence[Path]) -> None:
+        """The folders servers may work in (the workspace); connected servers are told."""
+        roots = tuple(folders)
+        if roots == self.client.roots:
+            return
+        self.client.roots = roots
+        for conn in self._connected():
+            task = asyncio.ensure_future(conn.roots_changed())
+            self._starting.add(task)  # awaited by settle(), like a start
+            task.add_done_callback(self._starting.discard)
+
+    def _connected(self) -> list[Connection]:
+        return [
+            slot.connection
+            for slot in self._slots.values()
+            if slot.connection is not None and slot.connection.state == "connected"
+        ]
+
+    def _connection_of(self, server_id: str, label: str) -> Connection:
+        slot = self._slots.get(server_id)
+        conn = slot.connection if slot else None
+        if conn is None or conn.state != "connected":
+            from loki_desktop.core.mcp.connection import McpOfferError
+
+            raise McpOfferError(
+                _("Le serveur MCP « {name} » n'est pas connecté.").format(name=label)
+            )
+        return conn
 
     # --- status -------------------------------------------------------------------------------
 
@@ -403,6 +465,7 @@ class McpManager:
             launch,
             handshake_timeout=self.handshake_timeout,
             on_change=lambda: self._changed(server_id, conn),
+            client=self.client,
             secrets=self.secrets,
             browser=self.browser,
             first_sign_in=False,

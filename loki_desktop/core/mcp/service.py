@@ -17,6 +17,7 @@ Editing (each one saves the settings file and updates the live manager; errors r
 McpConfigError or SecretStoreUnavailable, both carrying one French sentence; nothing is
 written when they raise)
     service.enable(id) / service.disable(id)
+    service.set_sampling(id, "always" | "ask" | "never")
     service.set_params(id, {"NAME": "value", "OTHER": None})   None or "" removes
     service.add_stdio(name, ["npx", "-y", "pkg"], env=None, label=None, enabled=False)
     service.add_http(name, url, headers=None, label=None, enabled=False)
@@ -81,6 +82,7 @@ from loki_desktop.core.mcp.config import (
     parse_servers,
     secret_key,
 )
+from loki_desktop.core.mcp.host import SAMPLING_POLICIES, SamplingPolicy
 from loki_desktop.core.mcp.importer import plan_import
 from loki_desktop.core.mcp.launch import build_launch
 from loki_desktop.core.mcp.manager import McpManager
@@ -180,6 +182,12 @@ class McpService:
 
     def disable(self, server_id: str) -> None:
         self._update(server_id, lambda config: replace(config, enabled=False))
+
+    def set_sampling(self, server_id: str, policy: SamplingPolicy) -> None:
+        """Whether the server's sampling requests reach the person's model (no restart)."""
+        if policy not in SAMPLING_POLICIES:
+            raise McpConfigError(_("Réglage inconnu : « {policy} ».").format(policy=policy))
+        self._update(server_id, lambda config: replace(config, sampling=policy))
 
     def set_params(self, server_id: str, values: Mapping[str, str | None]) -> None:
         """Set (or with None/"" remove) parameters; secret ones go to the keyring only.

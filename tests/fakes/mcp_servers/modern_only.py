@@ -1,6 +1,7 @@
 """An MCP server of the 2026 protocol only: it refuses the `initialize` handshake (-32022).
 
-A stdio proxy in front of echo.py: `initialize` is answered here with UNSUPPORTED_PROTOCOL_VERSION
+A stdio proxy in front of echo.py (or the server script named by the first argument, e.g.
+`modern_only.py features`): `initialize` is answered here with UNSUPPORTED_PROTOCOL_VERSION
 naming 2026-07-28 only, everything else goes to the echo server, which serves the 2026 era
 when the first request it sees carries the per-request envelope (`server/discover`).
 """
@@ -29,7 +30,8 @@ def _pump(child_out: object) -> None:
 
 
 def main() -> None:
-    echo = Path(__file__).with_name("echo.py")
+    target = sys.argv[1] if len(sys.argv) > 1 else "echo"
+    echo = Path(__file__).with_name(f"{target}.py")
     child = subprocess.Popen(
         [sys.executable, str(echo)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
