@@ -71,8 +71,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     sampler = commands.add_parser(
         "sampling",
-        help="ce serveur peut-il demander une réponse à votre modèle : always (toujours), ask "
-        "(demander, défaut), never (jamais)",
+        help=_(
+            "ce serveur peut-il demander une réponse à votre modèle : always (toujours), ask "
+            "(demander, défaut), never (jamais)"
+        ),
     )
     sampler.add_argument("id", help="identifiant du serveur")
     sampler.add_argument("policy", choices=["always", "ask", "never"])
