@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QHBoxLayout,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
@@ -18,8 +17,9 @@ from PySide6.QtWidgets import (
 
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
+from loki_desktop.ui.decision_row import DecisionRow
 from loki_desktop.ui.markdown_render import MarkdownRenderer
-from loki_desktop.ui.qt_helpers import button, label
+from loki_desktop.ui.qt_helpers import label
 from loki_desktop.ui.theme import LIGHT
 
 
@@ -51,22 +51,13 @@ class ApprovalDialog(QDialog):
         self.folder_label = label(_("Dossier : {cwd}").format(cwd=cwd), "CardMono", wrap=True)
         self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.folder_label)
-        self.always = QCheckBox(_("Toujours autoriser cette commande dans cette conversation"))
-        layout.addWidget(self.always)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        self.deny_button = button(_("Refuser"))
-        self.allow_button = button(_("Autoriser une fois"))  # Refuser is drawn as the default
-        row.addWidget(self.deny_button)
-        row.addWidget(self.allow_button)
-        layout.addLayout(row)
-        self.deny_button.clicked.connect(self.reject)
-        self.allow_button.clicked.connect(self.accept)
-        self.always.toggled.connect(self._on_always)
-        self.deny_button.setDefault(True)  # Enter never runs a command by accident
-
-    def _on_always(self, checked: bool) -> None:
-        self.allow_button.setText(_("Autoriser") if checked else _("Autoriser une fois"))
+        # kept: its slot lives as long as the dialog
+        self.decision = decision = DecisionRow(
+            self, layout, _("Toujours autoriser cette commande dans cette conversation")
+        )
+        self.always = decision.always
+        self.deny_button = decision.deny_button  # the default: Enter never approves
+        self.allow_button = decision.allow_button
 
 
 class ShellApprover:

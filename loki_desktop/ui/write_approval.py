@@ -7,7 +7,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
-    QCheckBox,
     QDialog,
     QFrame,
     QHBoxLayout,
@@ -19,8 +18,9 @@ from PySide6.QtWidgets import (
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.ui.change_view import ChangeView, counts_label
+from loki_desktop.ui.decision_row import DecisionRow
 from loki_desktop.ui.markdown_render import MarkdownRenderer
-from loki_desktop.ui.qt_helpers import button, label
+from loki_desktop.ui.qt_helpers import label
 
 
 def _title(change: FileChange) -> str:
@@ -66,19 +66,13 @@ class WriteApprovalDialog(QDialog):
         scroll.setWidget(self.change_view)
         self.diff_scroll = scroll
         layout.addWidget(scroll, 1)
-        self.always = QCheckBox(_("Toujours autoriser les écritures dans cette conversation"))
-        layout.addWidget(self.always)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        self.deny_button = button(_("Refuser"))
-        self.allow_button = button(_("Autoriser une fois"))  # Refuser is drawn as the default
-        row.addWidget(self.deny_button)
-        row.addWidget(self.allow_button)
-        layout.addLayout(row)
-        self.deny_button.clicked.connect(self.reject)
-        self.allow_button.clicked.connect(self.accept)
-        self.always.toggled.connect(self._on_always)
-        self.deny_button.setDefault(True)  # Enter never writes a file by accident
+        # kept: its slot lives as long as the dialog
+        self.decision = decision = DecisionRow(
+            self, layout, _("Toujours autoriser les écritures dans cette conversation")
+        )
+        self.always = decision.always
+        self.deny_button = decision.deny_button  # the default: Enter never approves
+        self.allow_button = decision.allow_button
 
     def showEvent(self, event: QShowEvent) -> None:
         # sized once shown: the style sheet's font sets the diff's height
@@ -90,6 +84,3 @@ class WriteApprovalDialog(QDialog):
         wanted = self.change_view.sizeHint().height() + 2 * self.diff_scroll.frameWidth()
         self.diff_scroll.setMinimumHeight(min(tallest, wanted))
         super().showEvent(event)
-
-    def _on_always(self, checked: bool) -> None:
-        self.allow_button.setText(_("Autoriser") if checked else _("Autoriser une fois"))
