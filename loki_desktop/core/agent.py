@@ -26,8 +26,8 @@ from loki_desktop.core.events import (
     Token,
     ToolCall,
     ToolResult,
+    report_json,
 )
-from loki_desktop.core.file_change import change_of
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
 from loki_desktop.core.llm.mode import (
@@ -653,15 +653,15 @@ class _Turn:
                 yield Notice(notice)
             output = outcome.output
             extra: dict[str, Any] = {"ok": outcome.ok, "summary": outcome.summary}
-            change = change_of(outcome.extra)
+            change = outcome.change
             if change is not None:  # the diff card is built again from it when reopened
                 extra["change"] = change.as_dict()
             report = await self._check_written(outcome)
             if report is not None:
                 yield report
                 output += check_feedback(report)
-                extra["check"] = _report_json(report)
-            changed = outcome.extra.get("shell_changes", ())
+                extra["check"] = report_json(report)
+            changed = outcome.shell_changes
             if changed:  # what the card lists when the conversation is reopened
                 extra["shell_changes"] = [{"path": c.path, "kind": c.kind} for c in changed]
             yield ToolResult(
@@ -707,8 +707,8 @@ class _Turn:
 
     async def _check_written(self, outcome: ToolOutcome) -> CheckReport | None:
         """Check a file the tool just wrote, and track which written files still fail."""
-        report = outcome.extra.get("check_report")
-        if isinstance(report, CheckReport):  # run_check made its own report
+        report = outcome.check_report
+        if report is not None:  # run_check made its own report
             # only files this turn wrote are followed up: checking a user's file is no
             # promise to rewrite it
             if report.path in self.written:
@@ -824,12 +824,3 @@ def _sent_history(history: list[ChatMessage]) -> list[ChatMessage]:
 
 def _is_cut_answer(message: ChatMessage) -> bool:
     return message.role == "assistant" and message.cut and not message.tool_calls
-
-
-def _report_json(report: CheckReport) -> dict[str, Any]:
-    return {
-        "path": report.path,
-        "ok": report.ok,
-        "skipped": report.skipped,
-        "problems": [{"line": p.line, "col": p.col, "message": p.message} for p in report.problems],
-    }

@@ -128,6 +128,19 @@ class CheckReport:
     skipped: str | None = None
 
 
+def report_json(report: CheckReport) -> dict[str, Any]:
+    """A report as plain JSON: the history keeps it with the tool result (the check card is
+    built again from it) and `--json` prints it; `skipped` only when the check was skipped."""
+    data: dict[str, Any] = {
+        "path": report.path,
+        "ok": report.ok,
+        "problems": [{"line": p.line, "col": p.col, "message": p.message} for p in report.problems],
+    }
+    if report.skipped is not None:
+        data["skipped"] = report.skipped
+    return data
+
+
 @dataclass(frozen=True, slots=True)
 class Notice:
     """Something the user should know that does not stop the turn."""
@@ -194,15 +207,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
                     "removed": change.removed,
                 }
             return shown
-        case CheckReport(path=path, ok=ok, problems=problems):
-            return {
-                "type": "check",
-                "path": path,
-                "ok": ok,
-                "problems": [
-                    {"line": p.line, "col": p.col, "message": p.message} for p in problems
-                ],
-            }
+        case CheckReport():
+            return {"type": "check", **report_json(event)}
         case Notice(message=message):
             return {"type": "notice", "message": message}
         case Error(message=message):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
@@ -70,12 +69,6 @@ class FileChange:
             omitted=cast(Omitted, omitted) if omitted in get_args(Omitted) else "",
             coarse=data.get("coarse") is True,
         )
-
-
-def change_of(extra: Mapping[str, Any]) -> FileChange | None:
-    """The change a tool outcome's `extra` carries (write_file, edit_file), if any."""
-    change = extra.get("change")
-    return change if isinstance(change, FileChange) else None
 
 
 def _text(value: object) -> str:

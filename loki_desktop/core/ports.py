@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from loki_desktop.core.events import ChangedFile, CheckReport
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
 from loki_desktop.core.settings import Settings
@@ -197,7 +198,10 @@ class ToolOutcome:
     `output` goes to the model, `summary` is one line for people, `changed_path`
     names a workspace file the tool wrote (so the harness can check it). `images` are
     images the tool returned (an MCP screenshot): a vision model receives them as
-    images; `output` then already names each one in a short placeholder.
+    images; `output` then already names each one in a short placeholder. `change` is the
+    file change a write or edit made (its diff card), `check_report` the report run_check
+    made itself, `shell_changes` the files a command changed. `extra` holds what only
+    travels along for people and logs (an MCP call's server and time).
     """
 
     ok: bool
@@ -206,6 +210,9 @@ class ToolOutcome:
     changed_path: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     images: tuple[ImageAttachment, ...] = ()
+    change: FileChange | None = None
+    check_report: CheckReport | None = None
+    shell_changes: tuple[ChangedFile, ...] = ()
 
 
 class ToolSource(Protocol):

@@ -126,7 +126,7 @@ async def _cards(window: MainWindow, root: Path) -> ChatView:
         outcome = await tools.call(name, args)
         view.add_tool_call(call_id, name, args)
         # a write carries its diff (the diff card)
-        change = outcome.extra.get("change")
+        change = outcome.change
         view.set_tool_result(call_id, outcome.ok, outcome.summary, outcome.output, change=change)
     view.add_tool_call("5", "run_shell", {"command": "true"})
     view.interrupt_tools()

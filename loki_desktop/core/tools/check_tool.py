@@ -21,7 +21,7 @@ class RunCheckArgs(ToolArgs):
 
 
 def run_check_tool(workspace: Workspace, checker: Checker) -> NativeTool:
-    """The tool, jailed in `workspace`. Its report travels in ToolOutcome.extra["check_report"]:
+    """The tool, jailed in `workspace`. Its report travels in ToolOutcome.check_report:
     the agent shows it as a `check` event and appends the problems to the tool result."""
 
     async def run_check(args: RunCheckArgs) -> ToolOutcome:
@@ -60,7 +60,7 @@ def run_check_tool(workspace: Workspace, checker: Checker) -> NativeTool:
                 path=rel, n=count
             )
         )
-        return ToolOutcome(True, f"Checked {rel}.", summary, extra={"check_report": report})
+        return ToolOutcome(True, f"Checked {rel}.", summary, check_report=report)
 
     return NativeTool(
         "run_check",

@@ -269,16 +269,18 @@ class NativeTools:
                 _("{path} modifié entre-temps : rien écrit").format(path=rel),
             )
         # the change travels to the card, the history and the turn's checkpoints
-        extra: dict[str, Any] = {"change": change}
         path, size = self._ws.root / rel, len(planned.new)
         if edit:
-            return ToolOutcome(
-                True, f"Edited {rel}.", _("{path} modifié").format(path=rel), path, extra
-            )
+            edited = _("{path} modifié").format(path=rel)
+            return ToolOutcome(True, f"Edited {rel}.", edited, path, change=change)
         verb = "Overwrote" if existed else "Created"
         written = ngettext("{path} écrit ({n} octet)", "{path} écrit ({n} octets)", size)
         return ToolOutcome(
-            True, f"{verb} {rel} ({size} bytes).", written.format(path=rel, n=size), path, extra
+            True,
+            f"{verb} {rel} ({size} bytes).",
+            written.format(path=rel, n=size),
+            path,
+            change=change,
         )
 
     async def _list_dir(self, args: ListDirArgs) -> ToolOutcome:
@@ -356,7 +358,7 @@ class NativeTools:
             )
         ok = not result.timed_out and result.exit_code == 0
         output = cap(f"{status}\n{body}", TOOL_RESULT_CAP - 2000) + model_note(changed)
-        return ToolOutcome(ok, output, shown, extra={"shell_changes": tuple(changed)})
+        return ToolOutcome(ok, output, shown, shell_changes=tuple(changed))
 
 
 def grep_outcome(pattern: str, result: GrepResult) -> ToolOutcome:

@@ -37,7 +37,7 @@ async def test_a_broken_file_gives_a_report_in_extra(workspace: Path) -> None:
     outcome = await toolbox(workspace).call("run_check", {"path": "pkg/m.py"})
 
     assert outcome.ok
-    assert outcome.extra["check_report"] == CheckReport(
+    assert outcome.check_report == CheckReport(
         "pkg/m.py", False, (Problem(1, 7, "F821 Undefined name `missing`"),)
     )
     assert outcome.summary == "pkg/m.py : 1 problème"
@@ -48,7 +48,7 @@ async def test_a_clean_file_gives_a_passing_report(workspace: Path) -> None:
 
     outcome = await toolbox(workspace).call("run_check", {"path": "./data.json"})
 
-    assert outcome.extra["check_report"] == CheckReport("data.json", True)
+    assert outcome.check_report == CheckReport("data.json", True)
 
 
 async def test_paths_outside_the_workspace_are_refused(workspace: Path, tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ async def test_paths_outside_the_workspace_are_refused(workspace: Path, tmp_path
 
     assert not outcome.ok
     assert "outside the workspace" in outcome.output
-    assert "check_report" not in outcome.extra
+    assert outcome.check_report is None
 
 
 async def test_missing_files_folders_and_other_kinds(workspace: Path) -> None:
@@ -77,7 +77,7 @@ async def test_missing_files_folders_and_other_kinds(workspace: Path) -> None:
     assert "folder" in folder.output
     assert other.ok
     assert "No automatic check exists for .md files" in other.output
-    assert "check_report" not in other.extra
+    assert other.check_report is None
     assert not bad_args.ok
     assert "missing required argument 'path'" in bad_args.output
 
@@ -110,4 +110,4 @@ async def test_the_new_kinds_are_checked_by_the_tool(
 
     outcome = await toolbox(workspace).call("run_check", {"path": name})
 
-    assert outcome.extra["check_report"] == CheckReport(name, False, (problem,))
+    assert outcome.check_report == CheckReport(name, False, (problem,))

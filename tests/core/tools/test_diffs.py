@@ -12,7 +12,7 @@ import pytest
 from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import ToolResult, event_to_json
-from loki_desktop.core.file_change import FileChange, change_of
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.tools import diffs
@@ -177,7 +177,7 @@ def tools(root: Path) -> Toolbox:
 async def test_write_and_edit_put_the_change_in_their_outcome(workspace: Path) -> None:
     box = tools(workspace)
     created = await box.call("write_file", {"path": "sub/new.py", "content": "a = 1\n"})
-    change = change_of(created.extra)
+    change = created.change
     assert change is not None
     assert (change.path, change.kind, change.added, change.content) == (
         "sub/new.py",
@@ -188,12 +188,12 @@ async def test_write_and_edit_put_the_change_in_their_outcome(workspace: Path) -
     edited = await box.call(
         "edit_file", {"path": "sub/new.py", "old_text": "a = 1", "new_text": "a = 2\nb = 3"}
     )
-    change = change_of(edited.extra)
+    change = edited.change
     assert change is not None
     assert (change.kind, change.added, change.removed) == ("modified", 2, 1)
     assert "-a = 1\n+a = 2\n+b = 3\n" in change.diff
     rewritten = await box.call("write_file", {"path": "sub/new.py", "content": "z\n"})
-    change = change_of(rewritten.extra)
+    change = rewritten.change
     assert change is not None
     assert (change.kind, change.added, change.removed) == ("modified", 1, 2)
     assert (workspace / "sub/new.py").read_text() == "z\n"
@@ -202,7 +202,7 @@ async def test_write_and_edit_put_the_change_in_their_outcome(workspace: Path) -
 async def test_overwriting_a_binary_file_says_so(workspace: Path) -> None:
     (workspace / "img.bin").write_bytes(b"\x00\x01\x02")
     outcome = await tools(workspace).call("write_file", {"path": "img.bin", "content": "t\n"})
-    change = change_of(outcome.extra)
+    change = outcome.change
     assert outcome.ok
     assert change is not None
     assert (change.kind, change.omitted) == ("modified", "binary")
@@ -214,7 +214,7 @@ async def test_a_failed_edit_carries_no_change(workspace: Path) -> None:
         "edit_file", {"path": "f.txt", "old_text": "zzz", "new_text": "y"}
     )
     assert not outcome.ok
-    assert change_of(outcome.extra) is None
+    assert outcome.change is None
 
 
 # --- through a turn: the event, its JSON line, the history ---------------------------------

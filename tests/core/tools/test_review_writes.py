@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loki_desktop.core.file_change import FileChange, change_of
+from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTools
 from loki_desktop.core.tools.toolbox import Toolbox
@@ -44,7 +44,7 @@ async def test_a_refused_write_leaves_the_file_untouched(workspace: Path) -> Non
     assert not outcome.ok
     assert "did not approve" in outcome.output
     assert target.read_text() == "original\n"
-    assert change_of(outcome.extra) is None
+    assert outcome.change is None
     (shown,) = reviewer.shown
     assert "-original\n+replaced\n" in shown.diff
 
@@ -65,7 +65,7 @@ async def test_an_approved_edit_is_written_with_its_change(workspace: Path) -> N
     )
     assert outcome.ok
     assert (workspace / "e.py").read_text() == "a = 2\n"
-    assert change_of(outcome.extra) == reviewer.shown[0]
+    assert outcome.change == reviewer.shown[0]
 
 
 async def test_a_file_changed_while_waiting_is_not_overwritten(workspace: Path) -> None:

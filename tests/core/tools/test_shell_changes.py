@@ -24,7 +24,7 @@ async def test_the_command_s_changes_reach_the_outcome_and_the_model(workspace: 
         },
     )
     assert outcome.ok, outcome.output
-    assert outcome.extra["shell_changes"] == (
+    assert outcome.shell_changes == (
         ChangedFile("gone.txt", "deleted"),
         ChangedFile("kept.txt", "modified"),
         ChangedFile("sub/new.txt", "added"),
@@ -39,5 +39,5 @@ async def test_a_command_that_changes_nothing_lists_nothing(workspace: Path) -> 
     (workspace / "a.txt").write_text("a\n")
     tools = NativeTools(Workspace(workspace), FixedApprover(True))
     outcome = await tools.call("run_shell", {"command": "cat a.txt"})
-    assert outcome.extra["shell_changes"] == ()
+    assert outcome.shell_changes == ()
     assert "files changed" not in outcome.output
