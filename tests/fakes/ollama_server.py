@@ -20,14 +20,14 @@ import contextlib
 import dataclasses
 import json
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fakes.http_fake import QuietServer, QuietServer6, ServedFake
 from tests.fakes.ollama_pull import PullPlan, serve_delete, serve_pull
 
 DEFAULT_MODELS = ("qwen2.5-coder:7b", "llama3.1:8b")
@@ -130,7 +130,7 @@ class Reply:
 Script = Reply | Callable[[dict[str, Any]], Reply]
 
 
-class FakeOllama:
+class FakeOllama(ServedFake):
     """The server. Use as a context manager or call start()/stop()."""
 
     def __init__(
@@ -156,49 +156,16 @@ class FakeOllama:
         self.pull = PullPlan()
         self.requests: list[tuple[str, str, Any]] = []
         self._scripts: list[Script] = []
-        self._lock = threading.Lock()
-        self._connections: set[socket.socket] = set()  # keep-alive ones outlive shutdown()
-        server_class = _QuietServer6 if ":" in bind else _QuietServer
+        super().__init__()
+        server_class = QuietServer6 if ":" in bind else QuietServer
         self._server = server_class((bind, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
 
     # --- lifecycle -------------------------------------------------------------------
-
-    @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
 
     @property
     def url(self) -> str:
         host = str(self._server.server_address[0])
         return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
-
-    def start(self) -> FakeOllama:
-        # a short poll interval: stop() (shutdown) waits for it, in every test's teardown
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop like a killed server: the listening socket and every open connection close."""
-        self._server.shutdown()
-        self._server.server_close()
-        with self._lock:
-            connections, self._connections = self._connections, set()
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOllama:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # --- scripting and inspection ------------------------------------------------------
 
@@ -232,20 +199,6 @@ class FakeOllama:
     def _record(self, method: str, path: str, body: Any) -> None:
         with self._lock:
             self.requests.append((method, path, body))
-
-
-class _QuietServer(ThreadingHTTPServer):
-    """A client that goes away mid-stream (the Stop button) is normal, not an error to print."""
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-class _QuietServer6(_QuietServer):
-    """The same on an IPv6 address (::1)."""
-
-    address_family = socket.AF_INET6
 
 
 def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.ollama_server import _QuietServer
+from tests.fakes.http_fake import QuietServer, ServedFake
 
 DEFAULT_MODELS = ("Qwen/Qwen2.5-Coder-7B-Instruct",)
 
@@ -98,7 +98,7 @@ class Reply:
 Script = Reply | Callable[[dict[str, Any]], Reply]
 
 
-class FakeOpenAI:
+class FakeOpenAI(ServedFake):
     """The server. Use as a context manager or call start()/stop()."""
 
     def __init__(
@@ -117,43 +117,12 @@ class FakeOpenAI:
         self.requests: list[tuple[str, str, Any, dict[str, str]]] = []
         self.peers: list[tuple[str, int]] = []  # the client's address of each request
         self._scripts: list[Script] = []
-        self._lock = threading.Lock()
-        self._connections: set[socket.socket] = set()
-        self._server = _QuietServer(("127.0.0.1", port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
+        super().__init__()
+        self._server = QuietServer(("127.0.0.1", port), _handler_for(self))
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self) -> FakeOpenAI:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        with self._lock:
-            connections, self._connections = self._connections, set()
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def script(self, *replies: Script) -> None:
         with self._lock:
