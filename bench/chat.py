@@ -23,15 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from bench.child import offscreen_env, run_child
 from bench.figures import Figure, median_of
 
 TOKENS = 20_000
@@ -40,22 +38,11 @@ WINDOW = 1_000  # tokens at each end whose cost is compared
 MESSAGES = 1_000
 OPEN_RUNS = 7
 TICK_MS = 5
-REPO = Path(__file__).resolve().parent.parent
 
 
 def measure() -> list[Figure]:
     with tempfile.TemporaryDirectory() as home:
-        env = dict(os.environ, LOKI_HOME=home, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO))
-        env.pop("OLLAMA_HOST", None)
-        done = subprocess.run(
-            [sys.executable, "-m", "bench.chat", "--child"],
-            cwd=REPO,
-            env=env,
-            stdout=subprocess.PIPE,
-            check=True,
-            timeout=600,
-        )
-    data = json.loads(done.stdout.decode().strip().splitlines()[-1])
+        data = run_child("bench.chat", env=offscreen_env(home))
     return _figures(data)
 
 

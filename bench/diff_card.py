@@ -12,32 +12,20 @@ the chat shows). Also measured: unfolding all 1,000 lines
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
+from bench.child import run_child
 from bench.figures import Figure
 
 RUNS = 9
 HALF = 500  # 500 lines removed, 500 added: a 1,000-line diff
-REPO = Path(__file__).resolve().parent.parent
 
 
 def measure() -> list[Figure]:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO))
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.diff_card", "--child"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        check=True,
-        timeout=600,
-    )
-    data = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    data = run_child("bench.diff_card")
     rows = f"{data['rows']:,} diff lines"
     return [
         Figure(

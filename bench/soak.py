@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.child import REPO, offscreen_env, run_child
 from bench.figures import Figure
 
 TURNS = 100
@@ -38,14 +38,13 @@ CONVERSATIONS = 20
 LONG_TOKENS = 1_500
 TOKEN_DELAY_S = 0.001  # a line at a time, as a model streams (each one its own socket read)
 TICK_MS = 5
-REPO = Path(__file__).resolve().parent.parent
+
 KINDS = ("markdown", "long", "outils", "mcp", "court")
 
 
 def measure() -> list[Figure]:
     with tempfile.TemporaryDirectory() as home:
-        env = dict(os.environ, LOKI_HOME=home, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO))
-        env.pop("OLLAMA_HOST", None)
+        env = offscreen_env(home)
         # the scripted server in a process of its own: its threads and the request bodies
         # it records would otherwise count in the app's memory and share its interpreter
         server = subprocess.Popen(
@@ -58,20 +57,12 @@ def measure() -> list[Figure]:
         try:
             assert server.stdout is not None
             url = server.stdout.readline().strip()
-            done = subprocess.run(
-                [sys.executable, "-m", "bench.soak", "--child", url],
-                cwd=REPO,
-                env=env,
-                stdout=subprocess.PIPE,
-                check=True,
-                timeout=1200,
-            )
+            data = run_child("bench.soak", url, env=env, timeout=1200)
         finally:
             server.terminate()
             server.wait(timeout=10)
             if server.stdout is not None:
                 server.stdout.close()
-    data = json.loads(done.stdout.decode().strip().splitlines()[-1])
     return _figures(data)
 
 

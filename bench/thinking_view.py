@@ -13,32 +13,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
+from bench.child import run_child
 from bench.figures import Figure
 
 CHUNKS = 20_000
 RATE = 200  # chunks a second
 WINDOW = 1_000
-REPO = Path(__file__).resolve().parent.parent
 
 
 def measure() -> list[Figure]:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO))
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.thinking_view", "--child"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        check=True,
-        timeout=600,
-    )
-    data = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    data = run_child("bench.thinking_view")
     return [
         Figure(
             "Reasoning",
