@@ -10,8 +10,9 @@ over its words. A skill scores the sum of its distinct signals:
     weak       1   "bug", "css", "moyenne"
 
 A skill needs THRESHOLD points, so one strong signal is enough and one weak word never is.
-Questions asking what something is ("qu'est-ce qu'un CSV ?", "what is a TypeError?") lose
-DAMPING points: they want an answer, not a method. The best score wins; ties go to the
+Questions asking what something is ("qu'est-ce qu'un CSV ?", "what is a TypeError?"), who
+did something or where to report a bug (core.skills.answers) lose DAMPING points: they want
+an answer, not a method. The best score wins; ties go to the
 skill with the strongest single signal, then the most signals, then the name's order.
 """
 
@@ -23,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from loki_desktop.core.skills.answers import answer_cue
 from loki_desktop.core.skills.examples import NONE, ExampleModel, Resemblance
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.stems import stems, term_stems
@@ -96,6 +98,12 @@ ENGLISH_PAST_CUES = frozenset(
 )
 # ...unless the "action" is a need: "j'ai besoin d'un site" asks for one.
 NOT_PARTICIPLES = frozenset({"besoin", "envie"})
+# "a" is both the auxiliary ("qui a écrit", "il a corrigé") and the preposition "à" once
+# accents are gone ("aide-moi à écrire"): after it, only a participle's ending is a past.
+# Infinitives end in -er, -ir, -re. English "a" is an article ("into a separate class"), so
+# this holds only in a message with a French word that English never writes.
+PARTICIPLE_ENDINGS = ("e", "i", "it", "is", "u", "ert")
+FRENCH_WORDS = frozenset({"le", "la", "les", "du", "des", "une", "est", "je", "il", "elle", "qui"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +249,8 @@ class Router:
                         found(target, position, token)
         if damped_by is None and _asks_meaning(tokens):
             damped_by = " … ".join((" ".join(MEANING_QUESTION[0]), MEANING_QUESTION[1]))
+        if damped_by is None:
+            damped_by = answer_cue(text, tokens)
         for dotted in extensions(text):
             for signal in self._extensions.get(dotted, ()):
                 found(signal, 0, dotted)
@@ -361,6 +371,10 @@ def _past_tense(tokens: list[str], position: int) -> bool:
     word, before = tokens[position], tokens[position - 1]
     if word.endswith("ed") and before in ENGLISH_PAST_CUES:
         return True
+    if before == "a":
+        if FRENCH_WORDS.isdisjoint(tokens):
+            return False
+        return word.endswith(PARTICIPLE_ENDINGS) and not word.endswith("re")
     return before in PAST_AUXILIARIES and word not in NOT_PARTICIPLES
 
 

@@ -1,0 +1,67 @@
+"""Cues that a message wants an answer or a person, not a method: who, what year, where to report.
+
+"Qui a écrit le rapport Brundtland ?" names a report and a writing verb, and "J'ai trouvé un
+bug dans un jeu, à qui le signaler ?" names a bug, yet neither asks Loki to write or to debug
+anything. The router damps such messages like definitional questions (router.DEFINITIONAL):
+every score loses a few points and the example-based opinion is not asked. The cues are
+kinds of question, not topics, so they carry to phrasings nobody wrote down.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A question about a person, at the start of a sentence ("la fonction qui plante" is a
+# relative clause), not a call for help ("Qui peut m'aider à corriger ce bug ?") and not
+# about the user's own people ("Who are our top 20 customers?" asks their data).
+_WHO_FIRST = re.compile(
+    r"(?:^|[.!?\n]\s*)(qui|who|whom|whose)\b"
+    r"(?!\s*(?:peut|peux|pourrait|pourrais|saurait|can|could|would|will)\b)"
+    r"(?!\s*(?:are|is|were|was|sont|est|etaient|etait)\s+(?:our|my|nos|mes|notre|mon|ma)\b)"
+)
+# Phrases anywhere in the words of a message (normalised, joined by one space).
+_PHRASES = (
+    # to whom: a person or a place to turn to
+    "a qui",
+    "aupres de qui",
+    "to whom",
+    "who should i",
+    "who do i",
+    "who can i",
+    # reporting a problem to its owner rather than asking to fix it
+    "comment signaler",
+    "ou signaler",
+    "comment le signaler",
+    "comment la signaler",
+    "le signaler a",
+    "la signaler a",
+    "how do i report",
+    "how to report",
+    "how can i report",
+    "where do i report",
+    "where to report",
+    "where can i report",
+    "report it to",
+    "report this to",
+    # a date in history
+    "en quelle annee",
+    "what year",
+    "which year",
+    "in what year",
+    "quand est ne",
+    "quand est nee",
+    "quand a eu lieu",
+)
+_ANYWHERE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in _PHRASES) + r")\b")
+
+
+def answer_cue(normalized: str, tokens: list[str]) -> str | None:
+    """The cue in this message that it wants an answer, not a method, or None.
+
+    `normalized` is the message as router.normalize gives it (sentence punctuation kept),
+    `tokens` its words."""
+    found = _WHO_FIRST.search(normalized)
+    if found:
+        return found.group(1)
+    found = _ANYWHERE.search(" ".join(tokens))
+    return found.group(0) if found else None
