@@ -103,7 +103,12 @@ NOT_PARTICIPLES = frozenset({"besoin", "envie"})
 # Infinitives end in -er, -ir, -re. English "a" is an article ("into a separate class"), so
 # this holds only in a message with a French word that English never writes.
 PARTICIPLE_ENDINGS = ("e", "i", "it", "is", "u", "ert")
-FRENCH_WORDS = frozenset({"le", "la", "les", "du", "des", "une", "est", "je", "il", "elle", "qui"})
+FRENCH_WORDS = frozenset(
+    {"le", "la", "les", "du", "des", "un", "une", "de", "est", "je", "il", "elle", "qui"}
+    | {"mon", "ma", "mes", "sa", "ses", "ce", "cette", "pour", "avec", "dans", "et", "pas"}
+)
+# Verbs in -ed that are no past: "I need a letter", "we embed a map".
+NOT_ENGLISH_PASTS = ("eed", "embed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,7 +375,7 @@ def _past_tense(tokens: list[str], position: int) -> bool:
         return False
     word, before = tokens[position], tokens[position - 1]
     if word.endswith("ed") and before in ENGLISH_PAST_CUES:
-        return True
+        return not word.endswith(NOT_ENGLISH_PASTS)
     if before == "a":
         if FRENCH_WORDS.isdisjoint(tokens):
             return False
