@@ -96,7 +96,7 @@ def _print_explanation(routing: Routing) -> None:
         points = ngettext("{n} point : {hits}", "{n} points : {hits}", score.points)
         print(f"  {score.skill.name:<{width}}  " + points.format(n=score.points, hits=hits))
     if routing.damped_by:
-        damped = _("question de définition (« {words} ») : -{n} points pour chaque méthode")
+        damped = _("demande une réponse, pas une méthode (« {words} ») : -{n} points par méthode")
         print("  " + damped.format(words=routing.damped_by, n=routing.penalty))
     print("  " + _("seuil : {n} points").format(n=routing.threshold))
     if routing.resemblance is not None and routing.skill is not None:

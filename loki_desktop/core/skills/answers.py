@@ -19,8 +19,8 @@ _WHO_FIRST = re.compile(
     r"(?!\s*(?:peut|peux|pourrait|pourrais|saurait|can|could|would|will)\b)"
     r"(?!\s*(?:are|is|were|was|sont|est|etaient|etait)\s+(?:our|my|nos|mes|notre|mon|ma)\b)"
 )
-# Phrases anywhere in the words of a message (normalised, joined by one space).
-_PHRASES = (
+# Phrases anywhere in a message, matched word by word like router.DEFINITIONAL.
+ANSWER_PHRASES = (
     # to whom: a person or a place to turn to
     "a qui",
     "aupres de qui",
@@ -52,16 +52,11 @@ _PHRASES = (
     "quand est nee",
     "quand a eu lieu",
 )
-_ANYWHERE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in _PHRASES) + r")\b")
 
 
-def answer_cue(normalized: str, tokens: list[str]) -> str | None:
-    """The cue in this message that it wants an answer, not a method, or None.
-
-    `normalized` is the message as router.normalize gives it (sentence punctuation kept),
-    `tokens` its words."""
+def asks_who(normalized: str) -> str | None:
+    """The question word when a sentence of this normalised message asks who, or None."""
+    if "qui" not in normalized and "who" not in normalized:  # the common case, in C
+        return None
     found = _WHO_FIRST.search(normalized)
-    if found:
-        return found.group(1)
-    found = _ANYWHERE.search(" ".join(tokens))
-    return found.group(0) if found else None
+    return found.group(1) if found else None

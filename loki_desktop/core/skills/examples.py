@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from loki_desktop.core.skills.stems import stems
+from loki_desktop.core.skills.stems import shortest_stem, shortest_stems
 from loki_desktop.core.skills.text import bounded, normalize, words
 
 NONE = "none"
@@ -39,12 +39,26 @@ class Resemblance:
 
 def features(message: str) -> set[str]:
     """The message's words, each as its shortest stem (the word itself when too short)."""
-    return {_feature(word) for word in words(normalize(bounded(message)))}
+    return {_feature(word) for word in _words(message)}
 
 
-@lru_cache(maxsize=16384)  # learning reads ~20,000 words, ~4,000 of them distinct
-def _feature(word: str) -> str:
-    return min(stems(word) or (word,), key=lambda stem: (len(stem), stem))
+_APART = "\x00"  # between messages normalised together: no message holds it, NFKD keeps it
+
+
+def many_features(messages: list[str]) -> list[set[str]]:
+    """features() of many messages, each distinct word stemmed once and in bulk."""
+    # one normalisation of all the text: per message, it is a third of the learning time
+    joined = normalize(_APART.join(bounded(m).replace(_APART, " ") for m in messages))
+    tokenised = [words(text) for text in joined.split(_APART)]
+    feature = shortest_stems({word for tokens in tokenised for word in tokens})
+    return [{feature[word] for word in tokens} for tokens in tokenised]
+
+
+def _words(message: str) -> list[str]:
+    return words(normalize(bounded(message)))
+
+
+_feature = lru_cache(maxsize=4096)(shortest_stem)  # routing asks about a few words at a time
 
 
 class ExampleModel:
@@ -55,9 +69,11 @@ class ExampleModel:
     ) -> None:
         counts: dict[str, Counter[str]] = defaultdict(Counter)
         sizes: Counter[str] = Counter()
-        for label, message in examples:
+        rows = list(examples)
+        learned = many_features([message for _label, message in rows])
+        for (label, _message), found in zip(rows, learned, strict=True):
             sizes[label] += 1
-            counts[label].update(features(message))
+            counts[label].update(found)
         vocabulary = set().union(*counts.values()) if counts else set()
         total = sum(sizes.values())
         self.labels = tuple(sorted(sizes))

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from loki_desktop.core.skills.answers import answer_cue
+from loki_desktop.core.skills.answers import ANSWER_PHRASES, asks_who
 from loki_desktop.core.skills.examples import NONE, ExampleModel, Resemblance
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.stems import stems, term_stems
@@ -199,7 +199,7 @@ class Router:
                 self._add_pair(index, parse_pair(raw))
         self._suffix_tails = tuple(tail for tail, _target in self._suffixes)
         self._definitional: dict[str, list[tuple[str, ...]]] = defaultdict(list)
-        for phrase in DEFINITIONAL:
+        for phrase in (*DEFINITIONAL, *ANSWER_PHRASES):
             first, *rest = phrase.split()
             self._definitional[first].append(tuple(rest))
 
@@ -255,7 +255,7 @@ class Router:
         if damped_by is None and _asks_meaning(tokens):
             damped_by = " … ".join((" ".join(MEANING_QUESTION[0]), MEANING_QUESTION[1]))
         if damped_by is None:
-            damped_by = answer_cue(text, tokens)
+            damped_by = asks_who(text)
         for dotted in extensions(text):
             for signal in self._extensions.get(dotted, ()):
                 found(signal, 0, dotted)
