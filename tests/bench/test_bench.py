@@ -160,3 +160,38 @@ def test_the_diff_card_figures_carry_the_issue_budget() -> None:
     assert first.note.startswith("1,001 diff lines")
     assert len(first.samples) == diff_card.RUNS
     assert all(f.value > 0 for f in figures)
+
+
+def test_the_skills_score_command_scores_any_tsv_per_language(tmp_path: Path) -> None:
+    """`python -m bench.skills_score PATH.tsv` is how a new blind set is scored."""
+    corpus = tmp_path / "blind.tsv"
+    corpus.write_text(
+        "# a comment\n"
+        "debogage-systematique\tfr\tMon script plante avec une KeyError\n"
+        "redaction-structuree\tfr\tQuelle heure est-il ?\n"
+        "none\ten\tThere is a bug in my script, fix it\n"
+        "none\ten\tHow far is the Moon?\n"
+        "creation-web\ten\tFix the TypeError in parse.py\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [PYTHON, "-m", "bench.skills_score", str(corpus)],
+        cwd=REPO,
+        env=cli_env(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0] == (
+        f"{corpus}: en 1/3 = 33.3%, fr 1/2 = 50.0%; false positives 1, missed 1, wrong skill 1"
+    )
+    assert lines[1:] == [
+        "  false positives:",
+        "    4 [en] none -> debogage-systematique: There is a bug in my script, fix it",
+        "  missed:",
+        "    3 [fr] redaction-structuree -> none: Quelle heure est-il ?",
+        "  wrong skill:",
+        "    6 [en] creation-web -> debogage-systematique: Fix the TypeError in parse.py",
+    ]

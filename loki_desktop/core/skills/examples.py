@@ -47,6 +47,8 @@ _APART = "\x00"  # between messages normalised together: no message holds it, NF
 
 def many_features(messages: list[str]) -> list[set[str]]:
     """features() of many messages, each distinct word stemmed once and in bulk."""
+    if not messages:  # "".split() would still give one empty message
+        return []
     # one normalisation of all the text: per message, it is a third of the learning time
     joined = normalize(_APART.join(bounded(m).replace(_APART, " ") for m in messages))
     tokenised = [words(text) for text in joined.split(_APART)]

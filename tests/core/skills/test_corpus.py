@@ -4,18 +4,22 @@ skills/examples/labelled.tsv and tuning.tsv are what the rules were tuned on; th
 everyday.tsv, plain.tsv and trades.tsv (never used to tune the rules) are what the
 example-based fallback learns from, and its none-bias is chosen by cross-validation on them
 (bench/skills_cv.py). tests/corpus/skills/heldout.tsv was written before the first tuning;
-fresh.tsv before the stems and the second tuning; fresh2.tsv before the fallback existed.
-The held-out sets are only measured (see their headers).
+fresh.tsv before the stems and the second tuning; fresh2.tsv before the fallback existed;
+fresh3.tsv blind, by someone who saw neither the router nor any corpus. fresh and fresh2 are
+only measured (see their headers). fresh3 was scored once blind and then became a
+DEVELOPMENT set: its misses were studied and fixed with general rules (answer cues, terms),
+so its figures here are optimistic; a new blind set is scored with `python -m
+bench.skills_score PATH.tsv`, which is the scoring these tests use.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from bench.skills_cv import chosen_bias, cross_validate, summary
+from bench.skills_score import picked, read_corpus, score
 from loki_desktop.core.skills.examples import NONE_BONUS
 from loki_desktop.core.skills.loader import load_builtin_skills, load_router, read_examples
 from loki_desktop.core.skills.router import Router
@@ -23,52 +27,26 @@ from loki_desktop.core.skills.router import Router
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "skills"
 EXAMPLES = Path(__file__).resolve().parents[3] / "skills" / "examples"
 TUNED = (EXAMPLES / "labelled.tsv", EXAMPLES / "tuning.tsv", CORPUS / "heldout.tsv")
-# Each fresh set's accuracy when last scored (after the fourth round of examples), rounded
-# down: floors against regressions, below the issue's 95 % goal, which is not reached (fresh:
-# fr 87.4 %, en 94.6 %; fresh2: fr 81.3 %, en 75.9 %; no false positive in either).
+# Each fresh set's accuracy when last scored (after the answer cues and the sixth round of
+# terms), rounded down: floors against regressions. fresh: fr 92/103 = 89.3 %, en 54/56 =
+# 96.4 %; fresh2: fr 80/96 = 83.3 %, en 44/58 = 75.9 %, both below the issue's 95 % goal.
 FRESH_FLOORS = {
-    "fresh.tsv": {"fr": 0.86, "en": 0.94},
-    "fresh2.tsv": {"fr": 0.80, "en": 0.74},
-    # written blind by someone who saw neither the router nor any corpus, scored once after
-    # the fifth round (fr 146/156 = 93.6 %, en 63/66 = 95.5 %), never tuned against
-    "fresh3.tsv": {"fr": 0.93, "en": 0.95},
+    "fresh.tsv": {"fr": 0.89, "en": 0.96},
+    "fresh2.tsv": {"fr": 0.83, "en": 0.75},
+    # Scored once blind after the fifth round (fr 146/156 = 93.6 %, en 63/66 = 95.5 %, two
+    # false positives); since then a DEVELOPMENT set, tuned against with general rules:
+    # fr 155/156 = 99.4 %, en 65/66 = 98.5 %, no false positive. Not evidence of
+    # generalization any more: a new blind set is.
+    "fresh3.tsv": {"fr": 0.99, "en": 0.98},
 }
-# False positives each set had when last scored: fresh3's two near-misses (« Qui a écrit le
-# rapport Brundtland ? » → writing, « J'ai trouvé un bug dans un jeu Nintendo, à qui je dois
-# le signaler ? » → debugging) are left as measured rather than tuned away.
-KNOWN_FALSE_POSITIVES = {"fresh.tsv": 0, "fresh2.tsv": 0, "fresh3.tsv": 2}
+KNOWN_FALSE_POSITIVES = {"fresh.tsv": 0, "fresh2.tsv": 0, "fresh3.tsv": 0}
 MIN_ACCURACY = 0.95
-
-
-@dataclass(frozen=True)
-class Example:
-    file: str
-    line: int
-    expected: str
-    message: str
-    language: str = ""
-
-
-def read_corpus(path: Path) -> list[Example]:
-    examples = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        expected, *language, message = line.split("\t")
-        text = message.replace("\\n", "\n")
-        examples.append(Example(path.name, number, expected, text, "".join(language)))
-    return examples
 
 
 @pytest.fixture(scope="module")
 def router() -> Router:
     built, _notices = load_router(None)
     return built
-
-
-def picked(router: Router, example: Example) -> str:
-    chosen = router.pick(example.message)
-    return chosen.name if chosen else "none"
 
 
 def test_the_examples_are_many_bilingual_and_cover_every_skill() -> None:
@@ -123,18 +101,12 @@ def test_fresh_requests_keep_their_measured_scores(
     floors = FRESH_FLOORS[name]
     assert len(examples) >= 150
     assert {example.language for example in examples} == set(floors)
-    right = dict.fromkeys(floors, 0)
-    total = dict.fromkeys(floors, 0)
-    false_positives = []
-    for example in examples:
-        got = picked(router, example)
-        total[example.language] += 1
-        right[example.language] += got == example.expected
-        if example.expected == "none" and got != "none":
-            false_positives.append(f"{name}:{example.line}: {got}: {example.message!r}")
+    result = score(router, examples)
     with capsys.disabled():
-        scores = ", ".join(f"{lang} {right[lang]}/{total[lang]}" for lang in floors)
-        print(f"\n{name}: {scores}; false positives {len(false_positives)}")
+        print(f"\n{name}: {result.line()}")
+    false_positives = [
+        f"{s.example.line}: {s.got}: {s.example.message}" for s in result.false_positives
+    ]
     assert len(false_positives) <= KNOWN_FALSE_POSITIVES[name], "\n".join(false_positives)
     for language, floor in floors.items():
-        assert right[language] / total[language] >= floor, language
+        assert result.accuracy(language) >= floor, language

@@ -1,0 +1,73 @@
+"""Messages that want an answer, not a method: who, what year, where to report; past tenses."""
+
+from __future__ import annotations
+
+import pytest
+
+from loki_desktop.core.skills.loader import load_builtin_skills
+from loki_desktop.core.skills.router import DAMPING, Router
+
+
+@pytest.fixture(scope="module")
+def builtin() -> Router:
+    return Router(load_builtin_skills().skills)
+
+
+def picked(router: Router, message: str) -> str:
+    chosen = router.pick(message)
+    return chosen.name if chosen else "none"
+
+
+@pytest.mark.parametrize(
+    ("message", "cue"),
+    [
+        ("Qui a écrit le rapport annuel de l'ONU ?", "qui"),
+        ("Bonjour. Qui a rédigé la lettre de Guy Môquet ?", "qui"),
+        ("Who wrote the report on climate change?", "who"),
+        ("J'ai trouvé un bug dans un jeu, à qui je dois le signaler ?", "a qui"),
+        ("How do I report a bug in Firefox?", "how do i report"),
+        ("Il y a une erreur dans l'annuaire, comment la signaler ?", "comment la signaler"),
+        ("What year was the first website put online?", "what year"),
+    ],
+)
+def test_questions_for_a_person_a_date_or_a_place_to_report_get_no_method(
+    builtin: Router, message: str, cue: str
+) -> None:
+    routing = builtin.route(message)
+    assert routing.skill is None
+    assert routing.damped_by == cue
+    assert routing.penalty == DAMPING
+    # the words are still read: the cue only lowers them, so --explain can say why
+    assert routing.scores
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        # a relative "qui" is no question
+        ("La fonction qui calcule la TVA plante avec une KeyError", "debogage-systematique"),
+        # asking who can help is asking for help
+        ("Qui peut m'aider à corriger ce bug ?", "debogage-systematique"),
+        ("Who can fix this TypeError in my script?", "debogage-systematique"),
+        # the user's own people are their data
+        ("Who are our top 10 customers by revenue this year?", "analyse-donnees"),
+        # a bug to fix, not to report
+        ("Il y a un bug dans mon jeu, corrige-le", "debogage-systematique"),
+    ],
+)
+def test_requests_that_merely_contain_those_words_keep_their_method(
+    builtin: Router, message: str, expected: str
+) -> None:
+    assert picked(builtin, message) == expected
+
+
+def test_a_french_passe_compose_with_a_makes_no_pair(builtin: Router) -> None:
+    # "a créé" tells what someone did; "à créer" (accents gone: "a creer") asks for it
+    assert picked(builtin, "Mon frère a créé un site pour son club de foot") == "none"
+    assert picked(builtin, "Aide-moi à créer un site pour mon club de foot") == "creation-web"
+    # in English "a" is an article, never an auxiliary
+    assert picked(builtin, "Extract the HTTP calls into a separate client class") == "refactor-sur"
+
+
+def test_english_need_is_no_past_tense(builtin: Router) -> None:
+    assert picked(builtin, "I need a complaint letter to my bank") == "redaction-structuree"
