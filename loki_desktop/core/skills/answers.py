@@ -43,6 +43,11 @@ ANSWER_PHRASES = (
     "where can i report",
     "report it to",
     "report this to",
+    # an opinion asked for
+    "une bonne idee",
+    "a good idea",
+    "vaut le coup",
+    "worth it",
     # a date in history
     "en quelle annee",
     "what year",
