@@ -109,6 +109,18 @@ FRENCH_WORDS = frozenset(
 )
 # Verbs in -ed that are no past: "I need a letter", "we embed a map".
 NOT_ENGLISH_PASTS = ("eed", "embed")
+# An action told of someone else is no request either: "il rédige des rapports", "my brother
+# builds websites", "ma soeur rédige des rapports" (the French present of -er verbs has the
+# imperative's form, so only the subject before it tells them apart).
+THIRD_PERSONS = frozenset({"il", "elle", "on", "ils", "elles", "he", "she"})
+PEOPLE = frozenset(
+    {"frere", "soeur", "fils", "fille", "pere", "mere", "papa", "maman", "femme", "mari"}
+    | {"copain", "copine", "ami", "amie", "collegue", "patron", "patronne", "chef", "voisin"}
+    | {"voisine", "cousin", "cousine", "neveu", "niece", "oncle", "tante", "prof", "enfant"}
+    | {"brother", "sister", "son", "daughter", "father", "mother", "dad", "mom", "mum"}
+    | {"wife", "husband", "boyfriend", "girlfriend", "friend", "colleague", "coworker"}
+    | {"boss", "neighbour", "neighbor", "nephew", "uncle", "aunt", "teacher", "kid", "child"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +233,7 @@ class Router:
 
         def found(target: _Target, position: int, matched: str) -> None:
             if isinstance(target, _PairSide):
-                if target.left and _past_tense(tokens, position):
+                if target.left and (_past_tense(tokens, position) or _told(tokens, position)):
                     return
                 sides[target.pair][0 if target.left else 1].append((position, matched))
             elif target.id not in hits:
@@ -366,6 +378,14 @@ def _keys_follow(tokens: list[str], start: int, keys: tuple[_Keys, ...]) -> bool
     if start + len(keys) > len(tokens):
         return False
     return all(keys[i] & _keys(tokens[start + i]) for i in range(len(keys)))
+
+
+def _told(tokens: list[str], position: int) -> bool:
+    """True when the word at `position` follows a third-person subject: a pronoun or a
+    person ("my sister writes reports", "mon frère crée des sites")."""
+    return position > 0 and (
+        tokens[position - 1] in THIRD_PERSONS or tokens[position - 1] in PEOPLE
+    )
 
 
 def _past_tense(tokens: list[str], position: int) -> bool:

@@ -71,3 +71,15 @@ def test_a_french_passe_compose_with_a_makes_no_pair(builtin: Router) -> None:
 
 def test_english_need_is_no_past_tense(builtin: Router) -> None:
     assert picked(builtin, "I need a complaint letter to my bank") == "redaction-structuree"
+
+
+def test_an_action_told_of_someone_else_is_no_request(builtin: Router) -> None:
+    assert picked(builtin, "My sister writes reports for a living") == "none"
+    assert picked(builtin, "Ma soeur rédige des rapports pour son travail") == "none"
+    assert picked(builtin, "Il crée des sites pour les artisans") == "none"
+    # the same action asked for, and a program's symptom after a possessive
+    assert picked(builtin, "Rédige un rapport pour ma soeur") == "redaction-structuree"
+    assert (
+        picked(builtin, "Pourquoi mon programme renvoie None au lieu de la liste ?")
+        == "debogage-systematique"
+    )
