@@ -1,4 +1,4 @@
-"""Cues that a message wants an answer or a person, not a method: who, what year, where to report.
+"""Cues that a message wants an answer, not a method: who, what year, where to report, a device.
 
 "Qui a écrit le rapport Brundtland ?" names a report and a writing verb, and "J'ai trouvé un
 bug dans un jeu, à qui le signaler ?" names a bug, yet neither asks Loki to write or to debug
@@ -18,6 +18,13 @@ _WHO_FIRST = re.compile(
     r"(?:^|[.!?\n]\s*)(qui|who|whom|whose)\b"
     r"(?!\s*(?:peut|peux|pourrait|pourrais|saurait|can|could|would|will)\b)"
     r"(?!\s*(?:are|is|were|was|sont|est|etaient|etait)\s+(?:our|my|nos|mes|notre|mon|ma)\b)"
+)
+# A device's own trouble, told from the start of the message ("Mon téléphone plante depuis la
+# mise à jour", "My laptop is slow"): the debugging method is for code the user can read.
+_DEVICE_FIRST = re.compile(
+    r"^(?:mon|ma|my|le|la|the)\s+(?:telephone|portable|smartphone|iphone|ordinateur|ordi|pc"
+    r"|laptop|computer|phone|voiture|car|imprimante|printer|box|tele|tv|tablette|tablet"
+    r"|montre|watch)\b"
 )
 # Phrases anywhere in a message, matched word by word like router.DEFINITIONAL.
 ANSWER_PHRASES = (
@@ -65,3 +72,9 @@ def asks_who(normalized: str) -> str | None:
         return None
     found = _WHO_FIRST.search(normalized)
     return found.group(1) if found else None
+
+
+def device_trouble(normalized: str) -> str | None:
+    """The device a normalised message starts with ("mon telephone"), or None."""
+    found = _DEVICE_FIRST.match(normalized.lstrip())
+    return found.group(0) if found else None

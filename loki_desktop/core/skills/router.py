@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from loki_desktop.core.skills.answers import ANSWER_PHRASES, asks_who
+from loki_desktop.core.skills.answers import ANSWER_PHRASES, asks_who, device_trouble
 from loki_desktop.core.skills.examples import NONE, ExampleModel, Resemblance
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.stems import stems, term_stems
@@ -46,6 +46,9 @@ HitKind = Literal["name", "strong", "pair", "extension", "weak"]
 WEIGHTS: dict[HitKind, int] = {"name": 3, "strong": 3, "pair": 3, "extension": 2, "weak": 1}
 THRESHOLD = 3
 DAMPING = 2
+# A device's trouble told first ("My phone keeps crashing since the update") is no code to
+# debug: it takes three strong signals (a paste with an error, its trace and more) to pass.
+DEVICE_DAMPING = 6
 PAIR_WINDOW = 4  # words between an action and its object ("corrige-moi vite ce bug")
 
 # Definitional questions, normalised. "c'est quoi cette erreur ?" is not one (no article).
@@ -266,8 +269,12 @@ class Router:
                         found(target, position, token)
         if damped_by is None and _asks_meaning(tokens):
             damped_by = " … ".join((" ".join(MEANING_QUESTION[0]), MEANING_QUESTION[1]))
+        penalty = DAMPING
         if damped_by is None:
             damped_by = asks_who(text)
+        if damped_by is None:
+            damped_by = device_trouble(text)
+            penalty = DEVICE_DAMPING
         for dotted in extensions(text):
             for signal in self._extensions.get(dotted, ()):
                 found(signal, 0, dotted)
@@ -275,7 +282,7 @@ class Router:
             near = _nearest(left, right)
             if near is not None:
                 found(self._pairs[pair_id], 0, near)
-        routing = self._decide(hits.values(), damped_by)
+        routing = self._decide(hits.values(), damped_by, penalty if damped_by else 0)
         if routing.skill is None and damped_by is None and self.examples is not None:
             return self._by_resemblance(routing, message)
         return routing
@@ -287,12 +294,13 @@ class Router:
             return routing
         return replace(routing, skill=self._by_name[vote.label], resemblance=vote)
 
-    def _decide(self, found: Iterable[tuple[int, Hit]], damped_by: str | None) -> Routing:
+    def _decide(
+        self, found: Iterable[tuple[int, Hit]], damped_by: str | None, penalty: int
+    ) -> Routing:
         per_skill: dict[int, list[Hit]] = defaultdict(list)
         for skill, hit in found:
             per_skill[skill].append(hit)
         scores = []
-        penalty = DAMPING if damped_by else 0
         for index, hits in per_skill.items():
             points = sum(hit.points for hit in hits) - penalty
             ordered = tuple(sorted(hits, key=lambda hit: -hit.points))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from loki_desktop.core.skills.loader import load_builtin_skills
-from loki_desktop.core.skills.router import DAMPING, Router
+from loki_desktop.core.skills.router import DAMPING, DEVICE_DAMPING, Router
 
 
 @pytest.fixture(scope="module")
@@ -82,4 +82,16 @@ def test_an_action_told_of_someone_else_is_no_request(builtin: Router) -> None:
     assert (
         picked(builtin, "Pourquoi mon programme renvoie None au lieu de la liste ?")
         == "debogage-systematique"
+    )
+
+
+def test_a_device_s_own_trouble_needs_more_than_a_bug_phrase(builtin: Router) -> None:
+    routing = builtin.route("My phone keeps crashing since the update, should I switch brands?")
+    assert routing.skill is None
+    assert routing.damped_by == "my phone"
+    assert routing.penalty == DEVICE_DAMPING
+    assert picked(builtin, "Mon ordinateur est lent depuis la mise à jour") == "none"
+    # a program's trouble with the device named later is still a bug to debug
+    assert picked(builtin, "L'appli plante quand je tourne mon téléphone") == (
+        "debogage-systematique"
     )
