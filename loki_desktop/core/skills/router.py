@@ -22,6 +22,7 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 from loki_desktop.core.skills.answers import ANSWER_PHRASES, asks_who, device_trouble
@@ -376,6 +377,7 @@ def _phrase_key(phrase: Phrase) -> tuple[str, ...]:
     )
 
 
+@lru_cache(maxsize=8192)  # a phrase's next word is looked at for every token that starts one
 def _keys(word: str) -> _Keys:
     """What a phrase word is compared by: its stems, or itself when too short to stem."""
     return frozenset(stems(word) or (word,))

@@ -5,7 +5,8 @@ everyday.tsv, plain.tsv and trades.tsv (never used to tune the rules) are what t
 example-based fallback learns from, and its none-bias is chosen by cross-validation on them
 (bench/skills_cv.py). tests/corpus/skills/heldout.tsv was written before the first tuning;
 fresh.tsv before the stems and the second tuning; fresh2.tsv before the fallback existed;
-fresh3.tsv blind, by someone who saw neither the router nor any corpus. fresh and fresh2 are
+fresh3.tsv blind, by someone who saw neither the router nor any corpus; dev4.tsv while tuning
+the router (issue 21, router4), each batch scored before its fixes. fresh and fresh2 are
 only measured (see their headers). fresh3 was scored once blind and then became a
 DEVELOPMENT set: its misses were studied and fixed with general rules (answer cues, terms),
 so its figures here are optimistic; a new blind set is scored with `python -m
@@ -27,19 +28,23 @@ from loki_desktop.core.skills.router import Router
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "skills"
 EXAMPLES = Path(__file__).resolve().parents[3] / "skills" / "examples"
 TUNED = (EXAMPLES / "labelled.tsv", EXAMPLES / "tuning.tsv", CORPUS / "heldout.tsv")
-# Each fresh set's accuracy when last scored (after the answer cues and the sixth round of
-# terms), rounded down: floors against regressions. fresh: fr 92/103 = 89.3 %, en 54/56 =
-# 96.4 %; fresh2: fr 80/96 = 83.3 %, en 44/58 = 75.9 %, both below the issue's 95 % goal.
+# Each set's accuracy when last scored (router4: answer cues, told actions, more terms),
+# rounded down: floors against regressions. fresh: fr 93/103 = 90.3 %, en 54/56 = 96.4 %;
+# fresh2: fr 81/96 = 84.4 %, en 45/58 = 77.6 %, both below the issue's 95 % goal.
 FRESH_FLOORS = {
-    "fresh.tsv": {"fr": 0.89, "en": 0.96},
-    "fresh2.tsv": {"fr": 0.83, "en": 0.75},
+    "fresh.tsv": {"fr": 0.90, "en": 0.96},
+    "fresh2.tsv": {"fr": 0.84, "en": 0.77},
     # Scored once blind after the fifth round (fr 146/156 = 93.6 %, en 63/66 = 95.5 %, two
     # false positives); since then a DEVELOPMENT set, tuned against with general rules:
     # fr 155/156 = 99.4 %, en 65/66 = 98.5 %, no false positive. Not evidence of
     # generalization any more: a new blind set is.
     "fresh3.tsv": {"fr": 0.99, "en": 0.98},
+    # Development batches written while tuning (see its header for each batch's first score):
+    # fr 165/178 = 92.7 %, en 147/164 = 89.6 %; its two false positives are outages of
+    # someone else's service ("Le site de la SNCF ne marche pas ce matin, tu sais pourquoi ?").
+    "dev4.tsv": {"fr": 0.92, "en": 0.89},
 }
-KNOWN_FALSE_POSITIVES = {"fresh.tsv": 0, "fresh2.tsv": 0, "fresh3.tsv": 0}
+KNOWN_FALSE_POSITIVES = {"fresh.tsv": 0, "fresh2.tsv": 0, "fresh3.tsv": 0, "dev4.tsv": 2}
 MIN_ACCURACY = 0.95
 
 
