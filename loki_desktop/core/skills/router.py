@@ -29,6 +29,7 @@ from loki_desktop.core.skills.answers import ANSWER_PHRASES, asks_who, device_tr
 from loki_desktop.core.skills.examples import NONE, ExampleModel, Resemblance
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.stems import stems, term_stems
+from loki_desktop.core.skills.tense import not_asked
 from loki_desktop.core.skills.terms import (
     MIN_STEM,
     Extension,
@@ -92,39 +93,6 @@ DEFINITIONAL = (
 )
 # "what does refactoring mean?": the question's words are apart, so it is checked on its own.
 MEANING_QUESTION = (("what", "does"), "mean")
-# An action word right after one of these is a past tense ("j'ai trouvé l'erreur", "nous avons
-# fait un site", "the bug got fixed", "we created a site"): something done, told, not asked
-# for, so it makes no action/object pair. English needs the -ed too, and a subject or an
-# auxiliary before it: "the function returned None instead of a list" still reports a bug.
-PAST_AUXILIARIES = frozenset({"ai", "as", "avons", "avez", "ont"})
-ENGLISH_PAST_CUES = frozenset(
-    {"i", "we", "they", "he", "she", "got", "was", "were", "been", "have", "has", "had"}
-)
-# ...unless the "action" is a need: "j'ai besoin d'un site" asks for one.
-NOT_PARTICIPLES = frozenset({"besoin", "envie"})
-# "a" is both the auxiliary ("qui a écrit", "il a corrigé") and the preposition "à" once
-# accents are gone ("aide-moi à écrire"): after it, only a participle's ending is a past.
-# Infinitives end in -er, -ir, -re. English "a" is an article ("into a separate class"), so
-# this holds only in a message with a French word that English never writes.
-PARTICIPLE_ENDINGS = ("e", "i", "it", "is", "u", "ert")
-FRENCH_WORDS = frozenset(
-    {"le", "la", "les", "du", "des", "un", "une", "de", "est", "je", "il", "elle", "qui"}
-    | {"mon", "ma", "mes", "sa", "ses", "ce", "cette", "pour", "avec", "dans", "et", "pas"}
-)
-# Verbs in -ed that are no past: "I need a letter", "we embed a map".
-NOT_ENGLISH_PASTS = ("eed", "embed")
-# An action told of someone else is no request either: "il rédige des rapports", "my brother
-# builds websites", "ma soeur rédige des rapports" (the French present of -er verbs has the
-# imperative's form, so only the subject before it tells them apart).
-THIRD_PERSONS = frozenset({"il", "elle", "on", "ils", "elles", "he", "she"})
-PEOPLE = frozenset(
-    {"frere", "soeur", "fils", "fille", "pere", "mere", "papa", "maman", "femme", "mari"}
-    | {"copain", "copine", "ami", "amie", "collegue", "patron", "patronne", "chef", "voisin"}
-    | {"voisine", "cousin", "cousine", "neveu", "niece", "oncle", "tante", "prof", "enfant"}
-    | {"brother", "sister", "son", "daughter", "father", "mother", "dad", "mom", "mum"}
-    | {"wife", "husband", "boyfriend", "girlfriend", "friend", "colleague", "coworker"}
-    | {"boss", "neighbour", "neighbor", "nephew", "uncle", "aunt", "teacher", "kid", "child"}
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +205,7 @@ class Router:
 
         def found(target: _Target, position: int, matched: str) -> None:
             if isinstance(target, _PairSide):
-                if target.left and (_past_tense(tokens, position) or _told(tokens, position)):
+                if target.left and not_asked(tokens, position):
                     return
                 sides[target.pair][0 if target.left else 1].append((position, matched))
             elif target.id not in hits:
@@ -388,29 +356,6 @@ def _keys_follow(tokens: list[str], start: int, keys: tuple[_Keys, ...]) -> bool
     if start + len(keys) > len(tokens):
         return False
     return all(keys[i] & _keys(tokens[start + i]) for i in range(len(keys)))
-
-
-def _told(tokens: list[str], position: int) -> bool:
-    """True when the word at `position` follows a third-person subject: a pronoun or a
-    person ("my sister writes reports", "mon frère crée des sites")."""
-    return position > 0 and (
-        tokens[position - 1] in THIRD_PERSONS or tokens[position - 1] in PEOPLE
-    )
-
-
-def _past_tense(tokens: list[str], position: int) -> bool:
-    """True when the word at `position` is a past participle: after a French auxiliary
-    (a passé composé), or an English word in -ed after a subject or an auxiliary."""
-    if position == 0:
-        return False
-    word, before = tokens[position], tokens[position - 1]
-    if word.endswith("ed") and before in ENGLISH_PAST_CUES:
-        return not word.endswith(NOT_ENGLISH_PASTS)
-    if before == "a":
-        if FRENCH_WORDS.isdisjoint(tokens):
-            return False
-        return word.endswith(PARTICIPLE_ENDINGS) and not word.endswith("re")
-    return before in PAST_AUXILIARIES and word not in NOT_PARTICIPLES
 
 
 def _asks_meaning(tokens: list[str]) -> bool:
