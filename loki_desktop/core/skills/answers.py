@@ -26,6 +26,13 @@ _DEVICE_FIRST = re.compile(
     r"|laptop|computer|phone|voiture|car|imprimante|printer|box|tele|tv|tablette|tablet"
     r"|montre|watch)\b"
 )
+# Operating a file or a program, at the start: the agent's tools do it, no method is needed
+# ("Ouvre le fichier ventes.csv", "Run the backup script"). A request that goes on ("ouvre
+# ventes.csv et calcule la moyenne par mois") still scores past the damping.
+# Moving is left out: "Move the business logic out of the controller" is refactoring.
+_COMMANDS = frozenset(
+    {"ouvre", "open", "lance", "run", "execute", "envoie", "send", "copie", "copy", "imprime"}
+)
 # Phrases anywhere in a message, matched word by word like router.DEFINITIONAL.
 ANSWER_PHRASES = (
     # to whom: a person or a place to turn to
@@ -55,6 +62,21 @@ ANSWER_PHRASES = (
     "a good idea",
     "vaut le coup",
     "worth it",
+    # a product recommended
+    "le meilleur logiciel",
+    "le meilleur outil",
+    "la meilleure appli",
+    "le meilleur langage",
+    "le meilleur framework",
+    "le meilleur livre",
+    "la meilleure formation",
+    "best tool",
+    "best software",
+    "best app",
+    "best language",
+    "best framework",
+    "best book",
+    "best course",
     # a date in history
     "en quelle annee",
     "what year",
@@ -72,6 +94,12 @@ def asks_who(normalized: str) -> str | None:
         return None
     found = _WHO_FIRST.search(normalized)
     return found.group(1) if found else None
+
+
+def command_first(tokens: list[str]) -> str | None:
+    """The command a message starts with when it only operates on files or programs
+    ("Ouvre le fichier ventes.csv", "Run the backup script"), or None."""
+    return tokens[0] if tokens and tokens[0] in _COMMANDS else None
 
 
 def device_trouble(normalized: str) -> str | None:

@@ -25,7 +25,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from loki_desktop.core.skills.answers import ANSWER_PHRASES, asks_who, device_trouble
+from loki_desktop.core.skills.answers import (
+    ANSWER_PHRASES,
+    asks_who,
+    command_first,
+    device_trouble,
+)
 from loki_desktop.core.skills.examples import NONE, ExampleModel, Resemblance
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.stems import stems, term_stems
@@ -131,6 +136,9 @@ class _Signal:
     id: int
     skill: int
     kind: HitKind
+    # a word pattern ("refactor*") names an action, which a past tense cancels like a pair's
+    # ("mon équipe a refactorisé le backend" tells)
+    action: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +217,8 @@ class Router:
                     return
                 sides[target.pair][0 if target.left else 1].append((position, matched))
             elif target.id not in hits:
+                if target.action and not_asked(tokens, position):
+                    return
                 hit = Hit(target.kind, matched, WEIGHTS[target.kind])
                 hits[target.id] = (target.skill, hit)
 
@@ -240,7 +250,7 @@ class Router:
             damped_by = " … ".join((" ".join(MEANING_QUESTION[0]), MEANING_QUESTION[1]))
         penalty = DAMPING
         if damped_by is None:
-            damped_by = asks_who(text)
+            damped_by = asks_who(text) or command_first(tokens)
         if damped_by is None:
             damped_by = device_trouble(text)
             penalty = DEVICE_DAMPING
@@ -306,6 +316,8 @@ class Router:
                 keys = tuple(_keys(word) for word in rest)
                 for key in term_stems(first) or (first,):
                     self._stemmed_phrases[key].append((keys, signal))
+            case Prefix():
+                self._add_word(term, replace(signal, action=True))
             case _:
                 self._add_word(term, signal)
 

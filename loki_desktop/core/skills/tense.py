@@ -39,7 +39,11 @@ PEOPLE = frozenset(
     | {"brother", "sister", "son", "daughter", "father", "mother", "dad", "mom", "mum"}
     | {"wife", "husband", "boyfriend", "girlfriend", "friend", "colleague", "coworker"}
     | {"boss", "neighbour", "neighbor", "nephew", "uncle", "aunt", "teacher", "kid", "child"}
+    | {"equipe", "team", "entreprise", "company", "developpeur", "developer", "dev", "devs"}
 )
+# "What makes a website accessible?", "a page that adds items": an English verb in -s after
+# these is a statement or a relative clause, not an imperative.
+ENGLISH_SUBJECTS = frozenset({"what", "which", "that", "it", "who", "this"})
 
 
 def not_asked(tokens: list[str], position: int) -> bool:
@@ -50,9 +54,12 @@ def not_asked(tokens: list[str], position: int) -> bool:
 def _told(tokens: list[str], position: int) -> bool:
     """True when the word at `position` follows a third-person subject: a pronoun or a
     person ("my sister writes reports", "mon frère crée des sites")."""
-    return position > 0 and (
-        tokens[position - 1] in THIRD_PERSONS or tokens[position - 1] in PEOPLE
-    )
+    if position == 0:
+        return False
+    word, before = tokens[position], tokens[position - 1]
+    if before in THIRD_PERSONS or before in PEOPLE:
+        return True
+    return before in ENGLISH_SUBJECTS and word.endswith("s") and not word.endswith("ss")
 
 
 def _past_tense(tokens: list[str], position: int) -> bool:
@@ -61,7 +68,7 @@ def _past_tense(tokens: list[str], position: int) -> bool:
     if position == 0:
         return False
     word, before = tokens[position], tokens[position - 1]
-    if word.endswith("ed") and before in ENGLISH_PAST_CUES:
+    if word.endswith("ed") and (before in ENGLISH_PAST_CUES or before in PEOPLE):
         return not word.endswith(NOT_ENGLISH_PASTS)
     if before == "a":
         if FRENCH_WORDS.isdisjoint(tokens):

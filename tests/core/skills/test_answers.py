@@ -95,3 +95,30 @@ def test_a_device_s_own_trouble_needs_more_than_a_bug_phrase(builtin: Router) ->
     assert picked(builtin, "L'appli plante quand je tourne mon téléphone") == (
         "debogage-systematique"
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        # operating a file or a program is the tools' job...
+        ("Ouvre le fichier ventes.csv", "none"),
+        ("Run the backup script", "none"),
+        # ...unless the request goes on
+        ("Ouvre ventes.csv et calcule la moyenne des ventes par mois", "analyse-donnees"),
+        # a product to recommend is an answer
+        ("Quel est le meilleur logiciel pour faire un site sans coder ?", "none"),
+        ("What's the best tool to build a website without coding?", "none"),
+        # "what makes" states; "make" asks
+        ("What makes a website accessible?", "none"),
+        ("Make a website for my tennis club", "creation-web"),
+        ("Make a page that adds items to a cart", "creation-web"),
+        # an action word pattern in the past tells, like a pair
+        ("Mon équipe a refactorisé tout le backend le mois dernier", "none"),
+        ("My team refactored the whole backend last month", "none"),
+        ("Refactorise le backend sans changer son comportement", "refactor-sur"),
+    ],
+)
+def test_commands_recommendations_and_statements_get_no_method(
+    builtin: Router, message: str, expected: str
+) -> None:
+    assert picked(builtin, message) == expected
