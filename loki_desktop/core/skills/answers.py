@@ -21,10 +21,13 @@ _WHO_FIRST = re.compile(
 )
 # A device's own trouble, told from the start of the message ("Mon téléphone plante depuis la
 # mise à jour", "My laptop is slow"): the debugging method is for code the user can read.
+# One word may come between ("the hotel wifi", "ma nouvelle imprimante"), unless it is the
+# user's own program ("mon appli téléphone").
 _DEVICE_FIRST = re.compile(
-    r"^(?:mon|ma|my|le|la|the)\s+(?:telephone|portable|smartphone|iphone|ordinateur|ordi|pc"
-    r"|laptop|computer|phone|voiture|car|imprimante|printer|box|tele|tv|tablette|tablet"
-    r"|montre|watch)\b"
+    r"^(?:mon|ma|my|le|la|the)\s+"
+    r"(?:(?!appli|app|application|site|logiciel|programme|program|script|code)[a-z]+\s+)?"
+    r"(?:telephone|portable|smartphone|iphone|ordinateur|ordi|pc|laptop|computer|phone|wifi"
+    r"|voiture|car|imprimante|printer|box|tele|tv|tablette|tablet|montre|watch)\b"
 )
 # Operating a file or a program, at the start: the agent's tools do it, no method is needed
 # ("Ouvre le fichier ventes.csv", "Run the backup script"). A request that goes on ("ouvre

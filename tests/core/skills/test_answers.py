@@ -91,7 +91,9 @@ def test_a_device_s_own_trouble_needs_more_than_a_bug_phrase(builtin: Router) ->
     assert routing.damped_by == "my phone"
     assert routing.penalty == DEVICE_DAMPING
     assert picked(builtin, "Mon ordinateur est lent depuis la mise à jour") == "none"
-    # a program's trouble with the device named later is still a bug to debug
+    assert picked(builtin, "The hotel wifi doesn't work, what should I do?") == "none"
+    # a program's trouble, or the device named later, is still a bug to debug
+    assert picked(builtin, "Mon appli téléphone plante au démarrage") == "debogage-systematique"
     assert picked(builtin, "L'appli plante quand je tourne mon téléphone") == (
         "debogage-systematique"
     )
