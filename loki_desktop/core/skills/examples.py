@@ -7,9 +7,11 @@ learned from the requests in `skills/examples/*.tsv` (each labelled with its ski
 like the rules (no model call): a table of log-probabilities read once per word.
 
 `none` is favoured by NONE_BONUS (in log-odds) so that a weak resemblance never injects a
-method. It is re-chosen by `python -m bench.skills_cv`: a 10-fold cross-validation on the
-examples alone (never on the held-out sets in tests/corpus) gives the smallest bonus at which
-the examples add no false positive to the rules' own, plus a small margin.
+method; by the smaller HELP_BONUS when the message asks for help ("pourquoi", "can you",
+"corrige"): small talk and statements rarely do. Both are re-chosen by `python -m
+bench.skills_cv`: a 10-fold cross-validation on the examples alone (never on the held-out sets
+in tests/corpus) gives, for the messages that ask for help and for the others, the smallest
+bonus at which the examples add no false positive to the rules' own, plus a small margin.
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ from loki_desktop.core.skills.text import bounded, normalize, words
 
 NONE = "none"
 NONE_BONUS = 6.9  # python -m bench.skills_cv over 1,331 examples chose 6.84
+HELP_BONUS = 2.9  # ...and 2.85 over those that ask for help
+HELP_WORDS = frozenset(
+    {"pourquoi", "aide", "aider", "peux", "pouvez", "stp", "svp", "corrige", "trouve"}
+    | {"why", "help", "can", "could", "please", "fix", "find"}
+)
 SMOOTHING = 0.5  # additive (Lidstone) smoothing of each class's stem counts
 SHOWN_STEMS = 4  # the stems `skills --explain` names
 
@@ -56,6 +63,11 @@ def many_features(messages: list[str]) -> list[set[str]]:
     return [{feature[word] for word in tokens} for tokens in tokenised]
 
 
+def asks_for_help(message: str) -> bool:
+    """True when the message asks for help in so many words ("pourquoi", "can you", "fix")."""
+    return not HELP_WORDS.isdisjoint(_words(message))
+
+
 def _words(message: str) -> list[str]:
     return words(normalize(bounded(message)))
 
@@ -67,7 +79,11 @@ class ExampleModel:
     """Naive Bayes over stem presence, built once from (label, message) pairs."""
 
     def __init__(
-        self, examples: Iterable[tuple[str, str]], *, none_bonus: float = NONE_BONUS
+        self,
+        examples: Iterable[tuple[str, str]],
+        *,
+        none_bonus: float = NONE_BONUS,
+        help_bonus: float = HELP_BONUS,
     ) -> None:
         counts: dict[str, Counter[str]] = defaultdict(Counter)
         sizes: Counter[str] = Counter()
@@ -93,18 +109,22 @@ class ExampleModel:
             }
             self._unseen[label] = math.log(SMOOTHING / denominator)
         self.vocabulary = frozenset(vocabulary)
+        # what a message asking for help gets back of the bonus (none when learning unbiased)
+        self._relief = max(0.0, none_bonus - help_bonus)
 
     def resemble(self, message: str, allowed: frozenset[str]) -> Resemblance:
         """The most likely label among `allowed` and `none` (`none` when nothing is known)."""
         known = features(message) & self.vocabulary
         label, odds = self._best(known, allowed)
+        if self._relief and asks_for_help(message):
+            odds += self._relief
         if label == NONE or odds <= 0.0:
             return Resemblance(NONE, ())
         return Resemblance(label, self._telling(label, known))
 
     def odds(self, message: str, allowed: frozenset[str]) -> tuple[str, float]:
-        """The likeliest skill in `allowed` and its log-odds over `none` (bonus included):
-        positive means the skill wins. What the cross-validation sweeps the bonus over."""
+        """The likeliest skill in `allowed` and its log-odds over `none` (NONE_BONUS included,
+        whether the message asks for help or not): what the cross-validation sweeps over."""
         return self._best(features(message) & self.vocabulary, allowed)
 
     def _best(self, known: set[str], allowed: frozenset[str]) -> tuple[str, float]:

@@ -21,26 +21,27 @@ import pytest
 
 from bench.skills_cv import chosen_bias, cross_validate, summary
 from bench.skills_score import picked, read_corpus, score
-from loki_desktop.core.skills.examples import NONE_BONUS
+from loki_desktop.core.skills.examples import HELP_BONUS, NONE_BONUS
 from loki_desktop.core.skills.loader import load_builtin_skills, load_router, read_examples
 from loki_desktop.core.skills.router import Router
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "skills"
 EXAMPLES = Path(__file__).resolve().parents[3] / "skills" / "examples"
 TUNED = (EXAMPLES / "labelled.tsv", EXAMPLES / "tuning.tsv", CORPUS / "heldout.tsv")
-# Each set's accuracy when last scored (router4: answer cues, told actions, more terms),
-# rounded down: floors against regressions. fresh: fr 93/103 = 90.3 %, en 54/56 = 96.4 %;
-# fresh2: fr 81/96 = 84.4 %, en 45/58 = 77.6 %, both below the issue's 95 % goal.
+# Each set's accuracy when last scored (router4: answer cues, told actions, more terms, a
+# smaller none-bias for messages asking for help), rounded down: floors against regressions.
+# fresh: fr 94/103 = 91.3 %, en 54/56 = 96.4 %; fresh2: fr 82/96 = 85.4 %, en 46/58 = 79.3 %,
+# both below the issue's 95 % goal.
 FRESH_FLOORS = {
-    "fresh.tsv": {"fr": 0.90, "en": 0.96},
-    "fresh2.tsv": {"fr": 0.84, "en": 0.77},
+    "fresh.tsv": {"fr": 0.91, "en": 0.96},
+    "fresh2.tsv": {"fr": 0.85, "en": 0.79},
     # Scored once blind after the fifth round (fr 146/156 = 93.6 %, en 63/66 = 95.5 %, two
     # false positives); since then a DEVELOPMENT set, tuned against with general rules:
     # fr 155/156 = 99.4 %, en 65/66 = 98.5 %, no false positive. Not evidence of
     # generalization any more: a new blind set is.
     "fresh3.tsv": {"fr": 0.99, "en": 0.98},
     # Development batches written while tuning (see its header for each batch's first score):
-    # fr 225/244 = 92.2 %, en 195/223 = 87.4 %. Its six false positives are left as measured:
+    # fr 226/244 = 92.6 %, en 196/223 = 87.9 %. Its six false positives are left as measured:
     # outages of someone else's service ("Le site de la SNCF ne marche pas ce matin, tu sais
     # pourquoi ?"), an article read about technical debt, a question about average salaries,
     # whether a software bug can crash a plane.
@@ -71,16 +72,20 @@ def test_the_none_bias_gives_no_false_positive_in_cross_validation(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The examples never inject a method into a request labelled `none` that they did not
-    learn from: NONE_BONUS must stay at least what the cross-validation chooses (adding an
-    example file can raise it: rerun `python -m bench.skills_cv`)."""
+    learn from: NONE_BONUS and HELP_BONUS must stay at least what the cross-validation
+    chooses (adding an example file can raise them: rerun `python -m bench.skills_cv`)."""
     outcomes = cross_validate(read_examples())
     with capsys.disabled():
-        print(f"\nskills routing, 10-fold cross-validation: {summary(outcomes, NONE_BONUS)}")
-    assert chosen_bias(outcomes) <= NONE_BONUS
+        scores = summary(outcomes, NONE_BONUS, HELP_BONUS)
+        print(f"\nskills routing, 10-fold cross-validation: {scores}")
+    assert chosen_bias(outcomes, helped=False) <= NONE_BONUS
+    assert chosen_bias(outcomes, helped=True) <= HELP_BONUS
+    assert any(o.helped for o in outcomes)
+    assert not all(o.helped for o in outcomes)
     added = [
         o.row.message
         for o in outcomes
-        if o.row.label == "none" and o.rules is None and o.decided(NONE_BONUS) != "none"
+        if o.row.label == "none" and o.rules is None and o.decided(NONE_BONUS, HELP_BONUS) != "none"
     ]
     assert not added, added
 
