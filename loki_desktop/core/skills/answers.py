@@ -65,6 +65,13 @@ ANSWER_PHRASES = (
     "a good idea",
     "vaut le coup",
     "worth it",
+    # a translation
+    "comment on dit",
+    "comment dit on",
+    "comment se dit",
+    "how do you say",
+    "how to say",
+    "how do i say",
     # a product recommended
     "le meilleur logiciel",
     "le meilleur outil",

@@ -28,6 +28,7 @@ def picked(router: Router, message: str) -> str:
         ("How do I report a bug in Firefox?", "how do i report"),
         ("Il y a une erreur dans l'annuaire, comment la signaler ?", "comment la signaler"),
         ("What year was the first website put online?", "what year"),
+        ("Comment on dit « feuille de calcul » en espagnol ?", "comment on dit"),
     ],
 )
 def test_questions_for_a_person_a_date_or_a_place_to_report_get_no_method(
