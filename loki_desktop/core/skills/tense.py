@@ -31,7 +31,9 @@ NOT_ENGLISH_PASTS = ("eed", "embed")
 # An action told of someone else is no request either: "il rédige des rapports", "my brother
 # builds websites", "ma soeur rédige des rapports" (the French present of -er verbs has the
 # imperative's form, so only the subject before it tells them apart).
-THIRD_PERSONS = frozenset({"il", "elle", "on", "ils", "elles", "he", "she"})
+# "qui" opens a relative clause ("une page qui affiche l'heure", "qu'est-ce qui rend un site
+# accessible"): its verb describes; the request, if any, is the main verb.
+THIRD_PERSONS = frozenset({"il", "elle", "on", "ils", "elles", "he", "she", "qui"})
 PEOPLE = frozenset(
     {"frere", "soeur", "fils", "fille", "pere", "mere", "papa", "maman", "femme", "mari"}
     | {"copain", "copine", "ami", "amie", "collegue", "patron", "patronne", "chef", "voisin"}

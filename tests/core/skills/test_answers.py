@@ -113,6 +113,8 @@ def test_a_device_s_own_trouble_needs_more_than_a_bug_phrase(builtin: Router) ->
         ("What's the best tool to build a website without coding?", "none"),
         # "what makes" states; "make" asks
         ("What makes a website accessible?", "none"),
+        ("Qu'est-ce qui rend un site web accessible ?", "none"),
+        ("Fais une page qui affiche l'heure en direct", "creation-web"),
         ("Make a website for my tennis club", "creation-web"),
         ("Make a page that adds items to a cart", "creation-web"),
         # an action word pattern in the past tells, like a pair

@@ -30,22 +30,22 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "skills" / "examples"
 TUNED = (EXAMPLES / "labelled.tsv", EXAMPLES / "tuning.tsv", CORPUS / "heldout.tsv")
 # Each set's accuracy when last scored (router4: answer cues, told actions, more terms, a
 # smaller none-bias for messages asking for help), rounded down: floors against regressions.
-# fresh: fr 94/103 = 91.3 %, en 54/56 = 96.4 %; fresh2: fr 83/96 = 86.5 %, en 46/58 = 79.3 %,
+# fresh: fr 94/103 = 91.3 %, en 54/56 = 96.4 %; fresh2: fr 84/96 = 87.5 %, en 46/58 = 79.3 %,
 # both below the issue's 95 % goal.
 FRESH_FLOORS = {
     "fresh.tsv": {"fr": 0.91, "en": 0.96},
-    "fresh2.tsv": {"fr": 0.86, "en": 0.79},
+    "fresh2.tsv": {"fr": 0.87, "en": 0.79},
     # Scored once blind after the fifth round (fr 146/156 = 93.6 %, en 63/66 = 95.5 %, two
     # false positives); since then a DEVELOPMENT set, tuned against with general rules:
     # fr 155/156 = 99.4 %, en 65/66 = 98.5 %, no false positive. Not evidence of
     # generalization any more: a new blind set is.
     "fresh3.tsv": {"fr": 0.99, "en": 0.98},
     # Development batches written while tuning (see its header for each batch's first score):
-    # fr 263/286 = 92.0 %, en 227/260 = 87.3 %. Its six false positives are left as measured:
+    # fr 273/298 = 91.6 %, en 251/284 = 88.4 %. Its six false positives are left as measured:
     # outages of someone else's service ("Le site de la SNCF ne marche pas ce matin, tu sais
     # pourquoi ?"), an article read about technical debt, a question about average salaries,
     # whether a software bug can crash a plane.
-    "dev4.tsv": {"fr": 0.91, "en": 0.87},
+    "dev4.tsv": {"fr": 0.91, "en": 0.88},
 }
 KNOWN_FALSE_POSITIVES = {"fresh.tsv": 0, "fresh2.tsv": 0, "fresh3.tsv": 0, "dev4.tsv": 6}
 MIN_ACCURACY = 0.95
