@@ -13,6 +13,7 @@ scores the corpora in tests/corpus/skills with these same functions.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -125,8 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="+", type=Path, help="TSV files to score")
     args = parser.parse_args(argv)
     router, _problems = load_router(None)
-    for path in args.paths:
-        print("\n".join(report(str(path), score(router, read_corpus(path)))))
+    try:
+        for path in args.paths:
+            print("\n".join(report(str(path), score(router, read_corpus(path)))))
+    except BrokenPipeError:  # `| head` closed the pipe: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
