@@ -22,9 +22,10 @@ from tests.ui.helpers import open_runtime, wait_until
 class Opened:
     """Sessions over a real runtime, list and stack; what it announced, in order."""
 
-    def __init__(self, sessions: Sessions, stack: QStackedWidget) -> None:
+    def __init__(self, sessions: Sessions, stack: QStackedWidget, theme: Theme) -> None:
         self.sessions = sessions
         self.stack = stack
+        self.theme = theme
         self.shown: list[Session | None] = []
         self.refused: list[tuple[str, tuple[Any, ...]]] = []
         sessions.shown.connect(self.shown.append)
@@ -44,11 +45,13 @@ async def open_sessions(services: Services, qtbot: Any, host: str) -> AsyncItera
         conversations = ConversationList(lambda: runtime.store)
         stack = QStackedWidget()
         tasks = OwnedTasks()
-        rendering = ThemedRenderer(Theme("light"), parent)
+        theme = Theme("light")
+        rendering = ThemedRenderer(theme, parent)
         sessions = Sessions(
             runtime, conversations, stack, lambda: rendering.renderer, tasks, parent
         )
-        opened = Opened(sessions, stack)
+        rendering.changed.connect(sessions.set_renderer)
+        opened = Opened(sessions, stack, theme)
         try:
             yield opened
         finally:
@@ -156,3 +159,22 @@ async def test_deleting_the_open_conversation_stops_its_turn_and_shows_nothing(
         assert opened.shown[-1] is None
         assert doomed.id not in sessions.by_id
         assert doomed.id not in sessions.conversations.ids()
+
+
+async def test_a_new_theme_renders_the_open_conversation_again_in_its_colours(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    async with open_sessions(services, qtbot, ollama.url) as opened:
+        sessions = opened.sessions
+        ollama.script(Reply.text("Clair."))
+        sessions.send("Bonjour")
+        await opened.idle()
+        light = sessions.current
+        assert light is not None
+        assert light.view.renderer.palette.name == "light"
+        opened.theme.set_choice("dark")
+        dark = sessions.current
+        assert dark is not None
+        assert dark is not light  # built again from the history, in the new colours
+        assert dark.view.renderer.palette.name == "dark"
+        await wait_until(lambda: kinds(dark) == ["UserMessage", "AssistantMessage"])
