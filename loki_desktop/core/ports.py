@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -311,9 +311,17 @@ class ConversationStore(Protocol):
 
 
 class SettingsStore(Protocol):
+    """The one owner of the settings file: every writer (the window, the MCP service, the
+    CLI in another process) changes it through `update`, never by saving a copy it read."""
+
     def load(self) -> Settings: ...
 
-    def save(self, settings: Settings) -> None: ...
+    def update(self, change: Callable[[Settings], None]) -> Settings:
+        """Read the current settings, apply `change` to them and write them, under a lock
+        held against this process's other threads and other processes, so that concurrent
+        writers never lose each other's changes. A change that raises writes nothing.
+        Returns the settings written."""
+        ...
 
     def take_notices(self) -> list[str]:
         """Notices from loading (a corrupt file moved aside), given once."""
