@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from loki_desktop.core.events import ChangedFile, CheckReport
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.message_meta import MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
 from loki_desktop.core.settings import Settings
 
@@ -283,7 +284,7 @@ class ConversationStore(Protocol):
         content: str,
         tool_calls: Sequence[CallRecord] = (),
         cut: bool = False,
-        extra: dict[str, Any] | None = None,
+        meta: MessageMeta | None = None,
         thinking: str = "",
         thinking_seconds: float | None = None,
     ) -> None: ...
