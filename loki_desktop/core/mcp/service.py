@@ -178,16 +178,16 @@ class McpService:
     # --- editing -------------------------------------------------------------------------------
 
     def enable(self, server_id: str) -> None:
-        self._update(server_id, lambda config: replace(config, enabled=True))
+        self._change(server_id, lambda config: replace(config, enabled=True))
 
     def disable(self, server_id: str) -> None:
-        self._update(server_id, lambda config: replace(config, enabled=False))
+        self._change(server_id, lambda config: replace(config, enabled=False))
 
     def set_sampling(self, server_id: str, policy: SamplingPolicy) -> None:
         """Whether the server's sampling requests reach the person's model (no restart)."""
         if policy not in SAMPLING_POLICIES:
             raise McpConfigError(_("Réglage inconnu : « {policy} ».").format(policy=policy))
-        self._update(server_id, lambda config: replace(config, sampling=policy))
+        self._change(server_id, lambda config: replace(config, sampling=policy))
 
     def set_params(self, server_id: str, values: Mapping[str, str | None]) -> None:
         """Set (or with None/"" remove) parameters; secret ones go to the keyring only.
@@ -444,9 +444,6 @@ class McpService:
             secrets_set=tuple(n for n in names if n in config.secrets),
         )
 
-    def _update(self, server_id: str, change: Callable[[ServerConfig], ServerConfig]) -> None:
-        self._change(server_id, change)
-
     def _change(
         self,
         server_id: str,
@@ -498,10 +495,10 @@ class McpService:
         secret |= lifted
         self._store_all(config.id, secret)
         config = replace(config, params=plain, secrets=tuple(secret))
-        added = config
+        entry = config.to_json()
 
         def write(now: Settings) -> None:
-            now.mcp_servers[added.id] = added.to_json()
+            now.mcp_servers[config.id] = entry
 
         self._reload(self._servers(self.settings.update(write)))
         return config
