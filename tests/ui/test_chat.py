@@ -378,8 +378,8 @@ async def test_a_conversation_stored_by_an_older_version_reopens(
 
     async with open_window(services, qtbot, ollama.url) as window:
         assert kinds(window) == ["UserMessage", "SkillBadge", "ToolCard", "ToolCard", "HarnessNote"]
-        assert window.current is not None
-        _user, badge, write, shell, note = window.current.view.items()
+        assert window.sessions.current is not None
+        _user, badge, write, shell, note = window.sessions.current.view.items()
         assert isinstance(badge, SkillBadge)
         assert badge.title == "Débogage"
         assert isinstance(write, ToolCard)
