@@ -8,6 +8,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import filelock
 
@@ -42,10 +43,14 @@ class SettingsFile:
         self._notices: list[str] = []
 
     def load(self) -> Settings:
+        return self._read()[0]
+
+    def _read(self) -> tuple[Settings, dict[str, Any]]:
+        """The settings, and the file's keys this version does not know (kept as they are)."""
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
-            return Settings()
+            return Settings(), {}
         try:
             # utf-8-sig: a byte order mark (Windows Notepad) is read, not taken for corruption;
             # bytes that are not UTF-8 raise UnicodeDecodeError, a ValueError like bad JSON
@@ -64,18 +69,21 @@ class SettingsFile:
                     "dans {kept} et les réglages par défaut sont utilisés."
                 ).format(reason=reason, kept=kept.name)
             )
-            return Settings()
+            return Settings(), {}
         settings, notices = Settings.from_json(data)
-        self._notices += notices
-        return settings
+        # the file is read on every change: the same notice is pending once, not once a read
+        self._notices += [notice for notice in notices if notice not in self._notices]
+        known = settings.to_json().keys()
+        return settings, {key: value for key, value in data.items() if key not in known}
 
     def update(self, change: Callable[[Settings], None]) -> Settings:
         """Read the file, apply `change`, write the result; all under the lock. A change
         that raises writes nothing. Returns the settings written."""
         with self._locked():
-            settings = self.load()
+            settings, unknown = self._read()
             change(settings)
-            self._write(settings)
+            # a key of a newer version (or a person's own) stays in the file
+            self._write(settings, unknown)
             return settings
 
     def save(self, settings: Settings) -> None:
@@ -83,8 +91,9 @@ class SettingsFile:
         with self._locked():
             self._write(settings)
 
-    def _write(self, settings: Settings) -> None:
-        text = json.dumps(settings.to_json(), indent=2, ensure_ascii=False, sort_keys=True)
+    def _write(self, settings: Settings, unknown: dict[str, Any] | None = None) -> None:
+        content = {**(unknown or {}), **settings.to_json()}
+        text = json.dumps(content, indent=2, ensure_ascii=False, sort_keys=True)
         atomic_write(self.path, (text + "\n").encode("utf-8"))
 
     @contextlib.contextmanager
