@@ -2,7 +2,9 @@
 
 Everything lives under the SecretStore port, never in a file:
     mcp/<id>/oauth            JSON: tokens, their expiry, the registered client, the
-                              authorization server's metadata (to refresh after a restart)
+                              authorization server's metadata (to refresh after a restart),
+                              "idp": the ID token and refresh token of an enterprise
+                              sign-in at the person's identity provider (core.mcp.enterprise)
     mcp/<id>/oauth-secret     the client secret (or private key) of a pre-registered client
 No `mcp` import here: the service and the CLI read and clear a sign-in without the SDK.
 Every call may block (an unlock prompt): on an event loop, call it in a thread.
@@ -53,8 +55,10 @@ class OAuthVault:
         self.secrets.set(session_key(self.server_id), json.dumps(data))
 
     def signed_in(self) -> bool:
-        """Whether tokens are stored (they may have expired: a refresh may still renew them)."""
-        return bool(self.load().get("tokens"))
+        """Whether tokens are stored (they may have expired: a refresh may still renew them),
+        or the person's sign-in at their identity provider (an enterprise sign-in)."""
+        data = self.load()
+        return bool(data.get("tokens") or data.get("idp"))
 
     def client_secret(self) -> str | None:
         return self.secrets.get(client_secret_key(self.server_id))
@@ -73,6 +77,7 @@ class OAuthVault:
             return
         data.pop("tokens", None)
         data.pop("expires_at", None)
+        data.pop("idp", None)
         if not keep_client:
             data.pop("client", None)
         if data:
