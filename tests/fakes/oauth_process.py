@@ -1,4 +1,4 @@
-"""tests/fakes/mcp_servers/oauth_server.py as a process: its URL, and the grants it saw."""
+"""The OAuth servers of tests/fakes/mcp_servers as processes: their URLs, the grants they saw."""
 
 from __future__ import annotations
 
@@ -25,6 +25,37 @@ class OAuthServer:
 
     def grants(self) -> list[str]:
         """Stop the server; the grants it saw ("authorization_code", "refresh_token"...)."""
+        self.process.terminate()
+        out, _err = self.process.communicate(timeout=10)
+        return [line.split()[1] for line in out.splitlines() if line.startswith("GRANT")]
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.communicate(timeout=10)
+
+
+class EnterpriseServers:
+    """tests/fakes/mcp_servers/enterprise_server.py: an identity provider, an authorization
+    server and an MCP server; their addresses, and the grants they issued."""
+
+    def __init__(self, id_token_ttl: int = 3600) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, script("enterprise_server"), "--id-token-ttl", str(id_token_ttl)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        idp, auth, mcp = (int(word) for word in self.process.stdout.readline().split()[1:])
+        for port in (idp, auth, mcp):
+            _wait_for_port(port)
+        self.idp = f"http://127.0.0.1:{idp}"
+        self.auth_server = f"http://127.0.0.1:{auth}"
+        self.url = f"http://127.0.0.1:{mcp}/mcp"
+
+    def grants(self) -> list[str]:
+        """Stop the servers; the grant types they issued tokens for, in order."""
         self.process.terminate()
         out, _err = self.process.communicate(timeout=10)
         return [line.split()[1] for line in out.splitlines() if line.startswith("GRANT")]

@@ -145,7 +145,9 @@ class IdpSession:
                     )
                 )
             if not data.get("token_endpoint"):
-                raise SignInFailed(_("le fournisseur d'identité n'a pas de point d'accès aux jetons"))
+                raise SignInFailed(
+                    _("le fournisseur d'identité n'a pas de point d'accès aux jetons")
+                )
             self._metadata = data
         return self._metadata
 
@@ -162,7 +164,9 @@ class IdpSession:
             and (nonce is None or claims.get("nonce") == nonce)
         )
 
-    async def _token_request(self, metadata: dict[str, Any], data: dict[str, str]) -> dict[str, Any]:
+    async def _token_request(
+        self, metadata: dict[str, Any], data: dict[str, str]
+    ) -> dict[str, Any]:
         url = str(metadata["token_endpoint"])
         async with _http(url) as http:
             response = await http.post(url, data=data, headers={"Accept": "application/json"})
@@ -171,7 +175,9 @@ class IdpSession:
         except ValueError:
             body = {}
         if response.status_code != 200 or not isinstance(body, dict):
-            error = body.get("error_description") or body.get("error") if isinstance(body, dict) else ""
+            error = (
+                body.get("error_description") or body.get("error") if isinstance(body, dict) else ""
+            )
             raise SignInFailed(
                 _("le fournisseur d'identité refuse ({status}) : {error}").format(
                     status=response.status_code, error=error or "—"
@@ -233,7 +239,9 @@ class IdpSession:
         body = await self._token_request(metadata, data)
         token = str(body.get("id_token") or "")
         if not self._valid(token, nonce=nonce):
-            raise SignInFailed(_("le fournisseur d'identité n'a pas rendu de jeton d'identité valide"))
+            raise SignInFailed(
+                _("le fournisseur d'identité n'a pas rendu de jeton d'identité valide")
+            )
         refresh = str(body.get("refresh_token") or "") or None
         await asyncio.to_thread(remember_id_token, self.vault, token, refresh)
         return token
@@ -242,13 +250,14 @@ class IdpSession:
 async def build_auth(
     server_id: str,
     url: str,
-    config: OAuthConfig,
+    config: OAuthConfig | None,
     secrets: SecretStore,
     sign_in: BrowserSignIn | None,
     on_required: Callable[[], None] = lambda: None,
 ) -> httpx2.Auth | None:
     """The httpx auth of an enterprise sign-in, or None: nothing kept and nobody to ask (a
     401 then tells the person to sign in)."""
+    assert config is not None and config.grant == "enterprise"
     vault = OAuthVault(secrets, server_id)
     data = await asyncio.to_thread(vault.load)
     if sign_in is None and not data.get("tokens") and not data.get("idp"):
@@ -295,6 +304,4 @@ async def authorization_server_of(url: str) -> str:
             expected = resource_url_from_server_url(url)
             if servers and check_resource_allowed(expected, resource):
                 return str(servers[0])
-    raise SignInFailed(
-        _("{url} ne dit pas quel serveur d'autorisation le protège").format(url=url)
-    )
+    raise SignInFailed(_("{url} ne dit pas quel serveur d'autorisation le protège").format(url=url))
