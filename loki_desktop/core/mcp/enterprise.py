@@ -257,7 +257,7 @@ async def build_auth(
 ) -> httpx2.Auth | None:
     """The httpx auth of an enterprise sign-in, or None: nothing kept and nobody to ask (a
     401 then tells the person to sign in)."""
-    assert config is not None and config.grant == "enterprise"
+    assert config is not None, "enterprise sign-in without its settings"
     vault = OAuthVault(secrets, server_id)
     data = await asyncio.to_thread(vault.load)
     if sign_in is None and not data.get("tokens") and not data.get("idp"):
