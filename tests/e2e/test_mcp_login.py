@@ -112,7 +112,8 @@ def test_enterprise_login_signs_in_at_the_identity_provider(
             text=True,
         )  # fmt: skip
         try:
-            assert login.stdin is not None and login.stdout is not None
+            assert login.stdin is not None
+            assert login.stdout is not None
             login.stdin.write(AS_SECRET + "\n")
             login.stdin.close()
             login.stdin = None  # read: communicate() below must not flush it
