@@ -11,9 +11,19 @@ from tests.fakes.mcp_servers import script
 
 
 class OAuthServer:
-    def __init__(self, expires_in: int = 3600) -> None:
+    def __init__(
+        self, expires_in: int = 3600, *, legacy: bool = False, claimed_issuer_path: str = ""
+    ) -> None:
+        """`legacy`: the 2025-03-26 layout (no protected resource metadata);
+        `claimed_issuer_path`: its authorization server metadata names the issuer
+        <origin><path> (see oauth_server.py)."""
+        command = [sys.executable, script("oauth_server"), "--expires-in", str(expires_in)]
+        if legacy:
+            command.append("--legacy")
+        if claimed_issuer_path:
+            command += ["--claimed-issuer-path", claimed_issuer_path]
         self.process = subprocess.Popen(
-            [sys.executable, script("oauth_server"), "--expires-in", str(expires_in)],
+            command,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -28,6 +38,12 @@ class OAuthServer:
         self.process.terminate()
         out, _err = self.process.communicate(timeout=10)
         return [line.split()[1] for line in out.splitlines() if line.startswith("GRANT")]
+
+    def log(self) -> list[str]:
+        """Stop the server; what it printed after its port (GRANT..., REGISTER)."""
+        self.process.terminate()
+        out, _err = self.process.communicate(timeout=10)
+        return out.splitlines()
 
     def close(self) -> None:
         if self.process.poll() is None:
