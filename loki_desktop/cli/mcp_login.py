@@ -50,6 +50,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     login.add_argument("--idp-issuer", help=_("adresse (issuer) du fournisseur d'identité"))
     login.add_argument("--idp-client-id", help=_("identifiant de Loki auprès du fournisseur"))
     login.add_argument(
+        "--idp-client-secret",
+        action="store_true",
+        help=_("demande le secret de Loki auprès du fournisseur, s'il en veut un (trousseau)"),
+    )
+    login.add_argument(
         "--issuer",
         help=_(
             "serveur d'autorisation du serveur MCP (par défaut : celui qu'il annonce, "
@@ -107,7 +112,13 @@ def logout(args: argparse.Namespace, service: McpService) -> int:
 
 def _configure(args: argparse.Namespace, service: McpService) -> None:
     """Options given: save them (settings + keyring) before signing in."""
-    enterprise = args.enterprise or args.idp_issuer or args.idp_client_id or args.issuer
+    enterprise = (
+        args.enterprise
+        or args.idp_issuer
+        or args.idp_client_id
+        or args.issuer
+        or args.idp_client_secret
+    )
     if not (
         args.client_id or args.client_secret or args.scope or args.client_credentials or enterprise
     ):
@@ -137,9 +148,10 @@ def _configure(args: argparse.Namespace, service: McpService) -> None:
         oauth = replace(oauth, issuer=_announced_issuer(server.url))
     OAuthConfig.parse(oauth.to_json())  # the checks of the settings file, said before saving
     secret = _ask_value("client_secret") if args.client_secret else None
-    if secret is None and current == oauth:
+    idp_secret = _ask_value("idp_client_secret") if args.idp_client_secret else None
+    if secret is None and idp_secret is None and current == oauth:
         return
-    service.set_oauth(args.id, oauth, client_secret=secret)
+    service.set_oauth(args.id, oauth, client_secret=secret, idp_secret=idp_secret)
 
 
 def _announced_issuer(url: str) -> str:

@@ -55,9 +55,12 @@ class EnterpriseServers:
     """tests/fakes/mcp_servers/enterprise_server.py: an identity provider, an authorization
     server and an MCP server; their addresses, and the grants they issued."""
 
-    def __init__(self, id_token_ttl: int = 3600) -> None:
+    def __init__(self, id_token_ttl: int = 3600, idp_secret: str = "") -> None:
+        command = [sys.executable, script("enterprise_server"), "--id-token-ttl", str(id_token_ttl)]
+        if idp_secret:
+            command += ["--idp-secret", idp_secret]
         self.process = subprocess.Popen(
-            [sys.executable, script("enterprise_server"), "--id-token-ttl", str(id_token_ttl)],
+            command,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,

@@ -27,7 +27,7 @@ import secrets as random
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 import httpx
 import httpx2
@@ -167,9 +167,17 @@ class IdpSession:
     async def _token_request(
         self, metadata: dict[str, Any], data: dict[str, str]
     ) -> dict[str, Any]:
+        """A request to the IdP's token endpoint: as a confidential client (client_secret_basic,
+        RFC 6749 §2.3.1) when a secret is kept for Loki there, else as a public one."""
         url = str(metadata["token_endpoint"])
+        headers = {"Accept": "application/json"}
+        secret = await asyncio.to_thread(self.vault.idp_secret)
+        if secret:
+            data = {name: value for name, value in data.items() if name != "client_id"}
+            pair = f"{quote(self.config.idp_client_id, safe='')}:{quote(secret, safe='')}"
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
         async with _http(url) as http:
-            response = await http.post(url, data=data, headers={"Accept": "application/json"})
+            response = await http.post(url, data=data, headers=headers)
         try:
             body = response.json()
         except ValueError:

@@ -135,6 +135,31 @@ async def test_an_expired_id_token_is_renewed_at_the_idp_without_the_browser(
     assert grants == [*SIGNED_IN, "refresh_token", TOKEN_EXCHANGE, JWT_BEARER]
 
 
+async def test_an_idp_wanting_a_client_secret_gets_it_from_the_keyring(
+    tmp_path: Path, secrets: KeyringSecrets
+) -> None:
+    servers = EnterpriseServers(idp_secret="idp-s3cret:/")
+    try:
+        service = McpService(SettingsFile(tmp_path / "settings.json"), secrets)
+        service.add_http("corp", servers.url, enabled=True)
+        service.set_oauth("corp", _settings(servers), client_secret=AS_SECRET)
+        try:
+            refused = await service.sign_in("corp", Browser())
+            assert not refused.ok  # a public client there: the IdP wants its secret
+            assert "invalid_client" in refused.message
+            settings = _settings(servers)
+            service.set_oauth("corp", settings, client_secret=AS_SECRET, idp_secret="idp-s3cret:/")
+            result = await service.sign_in("corp", Browser())
+            assert result.ok, result.message
+        finally:
+            await service.aclose()
+        assert secrets.get("mcp/corp/idp-secret") == "idp-s3cret:/"
+        assert "idp-s3cret" not in (tmp_path / "settings.json").read_text()
+    finally:
+        grants = servers.grants()
+    assert grants == SIGNED_IN
+
+
 async def test_sign_out_forgets_the_idp_sign_in_too(
     tmp_path: Path, secrets: KeyringSecrets, corp: EnterpriseServers
 ) -> None:

@@ -1,7 +1,7 @@
 """Enterprise-managed authorization (SEP-990) on loopback: an identity provider, the MCP
 server's authorization server, and the MCP server, in one process on three ports.
 
-    python tests/fakes/mcp_servers/enterprise_server.py [--id-token-ttl S]
+    python tests/fakes/mcp_servers/enterprise_server.py [--id-token-ttl S] [--idp-secret S]
     # prints "PORTS idp as mcp", then one "GRANT <grant_type>" line per token issued
 
 Built from the specs, not from memory of a product:
@@ -11,7 +11,8 @@ Built from the specs, not from memory of a product:
   nonce, lifetime --id-token-ttl) and refresh tokens, and does the RFC 8693 token exchange of
   an ID token it issued for an ID-JAG (`typ` oauth-id-jag+jwt; claims iss, sub, aud = the
   requested audience, resource, client_id, jti, exp: the Identity Assertion Authorization
-  Grant draft);
+  Grant draft). With --idp-secret, Loki is a confidential client there: every token request
+  must carry client_secret_basic (RFC 6749 §2.3.1);
 - the authorization server publishes RFC 8414 metadata and takes the RFC 7523 jwt-bearer
   grant from a confidential client (client_secret_basic), checking the ID-JAG's signature
   (the IdP's key), typ, audience (its issuer), client_id and resource (the MCP server);
@@ -30,7 +31,7 @@ import socket
 import time
 import uuid
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 import jwt
 import uvicorn
@@ -66,9 +67,10 @@ def error(code: str, status: int = 400) -> JSONResponse:
 
 
 class IdentityProvider:
-    def __init__(self, issuer: str, id_token_ttl: int) -> None:
+    def __init__(self, issuer: str, id_token_ttl: int, secret: str = "") -> None:
         self.issuer = issuer
         self.ttl = id_token_ttl
+        self.secret = secret
         self.key = ec.generate_private_key(ec.SECP256R1())
         self.codes: dict[str, dict[str, str]] = {}
         self.refresh: set[str] = set()
@@ -111,7 +113,7 @@ class IdentityProvider:
     async def token(self, request: Request) -> Response:
         form = await request.form()
         grant = str(form.get("grant_type"))
-        if form.get("client_id") != IDP_CLIENT:
+        if self.client(request, form) != IDP_CLIENT:
             return error("invalid_client", 401)
         if grant == "authorization_code":
             found = self.codes.pop(str(form.get("code")), None)
@@ -130,6 +132,17 @@ class IdentityProvider:
         if grant == TOKEN_EXCHANGE:
             return self.exchange(form)
         return error("unsupported_grant_type")
+
+    def client(self, request: Request, form: Any) -> str:
+        """The authenticated client: Basic credentials when a secret is set, else client_id."""
+        if not self.secret:
+            return str(form.get("client_id", ""))
+        header = request.headers.get("authorization", "")
+        if not header.startswith("Basic "):
+            return ""
+        pair = base64.b64decode(header.removeprefix("Basic ")).decode()
+        client, _colon, secret = pair.partition(":")
+        return unquote(client) if unquote(secret) == self.secret else ""
 
     def signed_in(self, grant: str, nonce: str) -> Response:
         now = int(time.time())
@@ -280,9 +293,10 @@ async def serve(apps: list[tuple[Any, int]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--id-token-ttl", type=int, default=3600)
+    parser.add_argument("--idp-secret", default="")
     args = parser.parse_args()
     idp_port, as_port, mcp_port = free_port(), free_port(), free_port()
-    idp = IdentityProvider(f"http://127.0.0.1:{idp_port}", args.id_token_ttl)
+    idp = IdentityProvider(f"http://127.0.0.1:{idp_port}", args.id_token_ttl, args.idp_secret)
     resource = f"http://127.0.0.1:{mcp_port}/mcp"
     auth_server = AuthorizationServer(f"http://127.0.0.1:{as_port}", idp, resource)
     print(f"PORTS {idp_port} {as_port} {mcp_port}", flush=True)
