@@ -154,7 +154,7 @@ async def _first_paint(window: Any, conversation: str) -> float:
     watch = Watch()
     window.installEventFilter(watch)
     began = time.perf_counter()
-    window.open_conversation(conversation)
+    window.sessions.open_conversation(conversation)
     end = await asyncio.wait_for(painted, 10)
     window.removeEventFilter(watch)
     return (end - began) * 1000
@@ -195,9 +195,9 @@ async def _child() -> dict[str, Any]:
         for index in range(OPEN_RUNS):
             print(f"  history open {index + 1}/{OPEN_RUNS}", file=sys.stderr, flush=True)
             opens.append(await _first_paint(window, conversation))
-            assert window.current is not None
-            widgets = len(window.current.view.items())
-            window.new_conversation()  # drops the view: the next open builds it again
+            assert window.sessions.current is not None
+            widgets = len(window.sessions.current.view.items())
+            window.sessions.new_conversation()  # drops the view: the next open builds it again
             await asyncio.sleep(0.2)
 
         # --- streaming ----------------------------------------------------------------
@@ -234,7 +234,7 @@ async def _child() -> dict[str, Any]:
             last = began
             timer.start()
             window.composer.submit()
-            session = window.current
+            session = window.sessions.current
             assert session is not None
             await session.runner.wait()
             timer.stop()
