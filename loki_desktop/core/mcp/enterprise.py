@@ -52,6 +52,15 @@ def _http(url: str) -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=HTTP_TIMEOUT_S, mounts=direct_mounts(url))
 
 
+def _json(response: httpx.Response) -> dict[str, Any]:
+    """A JSON object answer, or {} (an HTML error page, a list...)."""
+    try:
+        data = response.json()
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _same(a: str, b: str) -> bool:
     """Issuer identifiers compared as strings, a trailing slash aside."""
     return a.rstrip("/") == b.rstrip("/")
@@ -125,10 +134,20 @@ class IdpSession:
         }
         if self.config.scope:
             data["scope"] = self.config.scope
-        body = await self._token_request(await self.metadata(), data)
+        try:
+            body = await self._token_request(await self.metadata(), data)
+        except SignInFailed:
+            # a revoked or refused ID token is not offered again: the next attempt renews it
+            await asyncio.to_thread(self._drop_id_token)
+            raise
         if body.get("issued_token_type") != ID_JAG_TYPE or not body.get("access_token"):
             raise SignInFailed(_("le fournisseur d'identité n'a pas délivré d'assertion (ID-JAG)"))
         return str(body["access_token"])
+
+    def _drop_id_token(self) -> None:
+        record = self.vault.load().get("idp")
+        if isinstance(record, dict) and record.pop("id_token", None) is not None:
+            self.vault.update(idp=record or None)
 
     async def metadata(self) -> dict[str, Any]:
         """The IdP's OpenID Connect discovery document, its issuer checked (RFC 8414 §3.3)."""
@@ -137,8 +156,8 @@ class IdpSession:
             url = f"{issuer.rstrip('/')}/.well-known/openid-configuration"
             async with _http(url) as http:
                 response = await http.get(url)
-            data = response.json() if response.status_code == 200 else {}
-            if not isinstance(data, dict) or not _same(str(data.get("issuer", "")), issuer):
+            data = _json(response) if response.status_code == 200 else {}
+            if not _same(str(data.get("issuer", "")), issuer):
                 raise SignInFailed(
                     _("le fournisseur d'identité {issuer} ne publie pas sa configuration").format(
                         issuer=issuer
@@ -178,14 +197,9 @@ class IdpSession:
             headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
         async with _http(url) as http:
             response = await http.post(url, data=data, headers=headers)
-        try:
-            body = response.json()
-        except ValueError:
-            body = {}
-        if response.status_code != 200 or not isinstance(body, dict):
-            error = (
-                body.get("error_description") or body.get("error") if isinstance(body, dict) else ""
-            )
+        body = _json(response)
+        if response.status_code != 200:
+            error = body.get("error_description") or body.get("error")
             raise SignInFailed(
                 _("le fournisseur d'identité refuse ({status}) : {error}").format(
                     status=response.status_code, error=error or "—"
@@ -306,9 +320,9 @@ async def authorization_server_of(url: str) -> str:
     async with _http(url) as http:
         for candidate in candidates:
             response = await http.get(candidate)
-            data = response.json() if response.status_code == 200 else {}
-            servers = data.get("authorization_servers") if isinstance(data, dict) else None
-            resource = str(data.get("resource", "")) if isinstance(data, dict) else ""
+            data = _json(response) if response.status_code == 200 else {}
+            servers = data.get("authorization_servers")
+            resource = str(data.get("resource", ""))
             expected = resource_url_from_server_url(url)
             if servers and check_resource_allowed(expected, resource):
                 return str(servers[0])

@@ -160,6 +160,35 @@ async def test_an_idp_wanting_a_client_secret_gets_it_from_the_keyring(
     assert grants == SIGNED_IN
 
 
+async def test_an_id_token_the_idp_refuses_is_dropped_and_renewed_next_time(
+    tmp_path: Path, secrets: KeyringSecrets, corp: EnterpriseServers
+) -> None:
+    service = _service(tmp_path, secrets, corp)
+    try:
+        assert (await service.sign_in("corp", Browser())).ok
+    finally:
+        await service.aclose()
+    vault = OAuthVault(secrets, "corp")
+    idp = _record(secrets)["idp"]
+    head, claims, _signature = idp["id_token"].split(".")
+    vault.update(tokens=None, idp={**idp, "id_token": f"{head}.{claims}.AAAA"})  # revoked
+    again = McpService(SettingsFile(tmp_path / "settings.json"), secrets)
+    try:
+        await again.manager.prepare()
+        assert again.manager.status("corp").state == "error"
+        assert "invalid_grant" in again.manager.status("corp").message
+        assert "id_token" not in _record(secrets)["idp"]  # not offered again
+    finally:
+        await again.aclose()
+    later = McpService(SettingsFile(tmp_path / "settings.json"), secrets)  # the next start
+    try:
+        assert await later.manager.prepare() == []
+        assert later.manager.status("corp").state == "connected"
+    finally:
+        await later.aclose()
+    assert corp.grants() == [*SIGNED_IN, "refresh_token", TOKEN_EXCHANGE, JWT_BEARER]
+
+
 async def test_sign_out_forgets_the_idp_sign_in_too(
     tmp_path: Path, secrets: KeyringSecrets, corp: EnterpriseServers
 ) -> None:
