@@ -104,6 +104,7 @@ class FlushLog:
 def history_conversation(store: Any, messages: int) -> str:
     """A conversation of `messages` messages: questions, Markdown answers (a heading, code,
     a table, a list), and every fifth exchange a tool call with its result."""
+    from loki_desktop.core.message_meta import MessageMeta
     from loki_desktop.core.messages import CallRecord, ChatMessage
     from tests.fakes.demo_conversation import FINAL_ANSWER, SALES_CSV
 
@@ -123,7 +124,7 @@ def history_conversation(store: Any, messages: int) -> str:
                     SALES_CSV,
                     tool_call_id=call.id,
                     tool_name=call.name,
-                    extra={"ok": True, "summary": "ventes.csv lu (7 lignes)"},
+                    meta=MessageMeta(summary="ventes.csv lu (7 lignes)"),
                 ),
             )
             count += 2

@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 
 from loki_desktop.cli.approval import FixedApprover
+from loki_desktop.core.events import CheckReport, Problem, SkillUsed
+from loki_desktop.core.message_meta import MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.services import Services
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
     CheckCard,
     ErrorCard,
+    HarnessNote,
     NoticeLine,
     SkillBadge,
     ToolCard,
     UserMessage,
 )
 from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.shell_changes import ShellChangesList
 from tests.fakes.demo_conversation import (
     FINAL_ANSWER,
     QUESTION,
@@ -274,7 +280,7 @@ async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
     conversation_id = store.create("Historique")
     store.append(
         conversation_id,
-        ChatMessage("user", "Corrige calc.py", extra={"skill": {"name": "x", "title": "Débogage"}}),
+        ChatMessage("user", "Corrige calc.py", meta=MessageMeta(skill=SkillUsed("x", "Débogage"))),
     )
     store.append(
         conversation_id,
@@ -289,16 +295,11 @@ async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
             "wrote a.py",
             tool_call_id="call_1",
             tool_name="write_file",
-            extra={
-                "ok": True,
-                "summary": "a.py écrit",
-                "check": {
-                    "path": "a.py",
-                    "ok": False,
-                    "skipped": None,
-                    "problems": [{"line": 3, "col": 1, "message": "F821 Undefined name `y`"}],
-                },
-            },
+            meta=MessageMeta(
+                ok=True,
+                summary="a.py écrit",
+                check=CheckReport("a.py", False, (Problem(3, 1, "F821 Undefined name `y`"),)),
+            ),
         ),
     )
     store.append(conversation_id, ChatMessage("user", "Fix a.py:3:1", origin="harness"))
@@ -328,6 +329,68 @@ async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
         cut = items[-1]
         assert isinstance(cut, AssistantMessage)
         assert cut.cut_note.isVisibleTo(cut)
+
+
+# The `extra` column of each row below as older versions wrote it: plain JSON, a key this
+# version does not know, a key missing (the skill's title, the undo's `removed` and `left`).
+OLD_EXTRAS = [
+    {"skill": {"name": "x", "title": "Débogage", "score": 0.7}},
+    None,
+    {
+        "ok": True,
+        "summary": "a.py écrit",
+        "change": {"path": "a.py", "kind": "added", "diff": "", "content": "x = 1\n"},
+        "seconds": 0.2,
+    },
+    {"ok": False, "summary": "code 1", "shell_changes": [{"path": "b.txt", "kind": "added"}]},
+    {"undo": {"direction": "redo", "turn": 2, "restored": ["a.py"]}},
+]
+
+
+async def test_a_conversation_stored_by_an_older_version_reopens(
+    ollama: FakeOllama, services: Services, qtbot: Any, loki_home: Path
+) -> None:
+    store = services.open_history()
+    conversation_id = store.create("Ancienne")
+    calls = (
+        CallRecord("call_1", "write_file", {"path": "a.py"}),
+        CallRecord("call_2", "run_shell", {"command": "touch b.txt"}),
+    )
+    for message in (
+        ChatMessage("user", "Écris a.py"),
+        ChatMessage("assistant", "", tool_calls=calls),
+        ChatMessage("tool", "wrote a.py", tool_call_id="call_1", tool_name="write_file"),
+        ChatMessage("tool", "exit 1", tool_call_id="call_2", tool_name="run_shell"),
+        ChatMessage("user", "[Note from Loki: …]", origin="harness"),
+    ):
+        store.append(conversation_id, message)
+    store.close()
+    db = sqlite3.connect(loki_home / "history.db")
+    with db:
+        ids = [row[0] for row in db.execute("SELECT id FROM messages ORDER BY id")]
+        for message_id, extra in zip(ids, OLD_EXTRAS, strict=True):
+            text = json.dumps(extra) if extra is not None else None
+            db.execute("UPDATE messages SET extra = ? WHERE id = ?", (text, message_id))
+    db.close()
+    settings = services.settings.load()
+    settings.ui["conversation"] = conversation_id
+    services.settings.save(settings)
+
+    async with open_window(services, qtbot, ollama.url) as window:
+        assert kinds(window) == ["UserMessage", "SkillBadge", "ToolCard", "ToolCard", "HarnessNote"]
+        assert window.sessions.current is not None
+        _user, badge, write, shell, note = window.sessions.current.view.items()
+        assert isinstance(badge, SkillBadge)
+        assert badge.title == "Débogage"
+        assert isinstance(write, ToolCard)
+        assert (write.state, write.detail.text()) == ("ok", "a.py écrit")
+        assert write.change_view is not None
+        assert isinstance(shell, ToolCard)
+        assert shell.state == "error"
+        (listed,) = shell.findChildren(ShellChangesList)
+        assert [c.path for c in listed.changes] == ["b.txt"]
+        assert isinstance(note, HarnessNote)
+        assert note.text() == "Modifications du tour 2 rétablies : a.py."
 
 
 async def test_a_turn_that_ends_off_screen_frees_its_view(

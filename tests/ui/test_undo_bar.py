@@ -83,9 +83,7 @@ async def test_undo_restores_the_turn_and_redo_puts_it_back(
         assert (workspace / "b.txt").read_text() == "créé\n"
         session_id = window.sessions.current.id if window.sessions.current else ""
     history = History(loki_home / "history.db")
-    notes = [
-        m.extra["undo"]["direction"] for m in history.messages(session_id) if "undo" in m.extra
-    ]
+    notes = [m.meta.undo.direction for m in history.messages(session_id) if m.meta.undo is not None]
     history.close()
     assert notes == ["undo", "redo"]
 
