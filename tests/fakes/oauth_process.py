@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
-
-from tests.fakes.mcp_servers import script
+from tests.fakes.mcp_servers import start_http
 
 
 class OAuthServer:
     def __init__(self, expires_in: int = 3600) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, script("oauth_server"), "--expires-in", str(expires_in)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        port = int(self.process.stdout.readline().split()[1])  # waits for the start
-        _wait_for_port(port)
+        self.process, port = start_http("oauth_server", "--expires-in", str(expires_in))
         self.url = f"http://127.0.0.1:{port}/mcp"
 
     def grants(self) -> list[str]:
@@ -33,13 +20,3 @@ class OAuthServer:
         if self.process.poll() is None:
             self.process.terminate()
             self.process.communicate(timeout=10)
-
-
-def _wait_for_port(port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise TimeoutError(f"nothing listens on {port}")
