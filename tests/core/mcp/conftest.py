@@ -64,7 +64,7 @@ def http_echo() -> Iterator[str]:
 
 @contextlib.contextmanager
 def _http_server(name: str) -> Iterator[str]:
-    process, port = start_http(name, "--http", "0")
+    process, (port,) = start_http(name, "--http", "0")
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

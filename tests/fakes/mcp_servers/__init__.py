@@ -17,9 +17,10 @@ def script(name: str) -> str:
     return str(HERE / f"{name}.py")
 
 
-def start_http(name: str, *args: str) -> tuple[subprocess.Popen[str], int]:
-    """Start a server script that serves HTTP and prints `PORT <n>` first; returns the
-    process (stdout a pipe, stderr dropped) and its port, once something listens there."""
+def start_http(name: str, *args: str) -> tuple[subprocess.Popen[str], list[int]]:
+    """Start a server script that serves HTTP and names its ports on its first line
+    (`PORT <n>`, `PORTS <a> <b> ...`); returns the process (stdout a pipe, stderr dropped)
+    and those ports, once something listens on each."""
     process = subprocess.Popen(
         [sys.executable, script(name), *args],
         stdout=subprocess.PIPE,
@@ -28,13 +29,14 @@ def start_http(name: str, *args: str) -> tuple[subprocess.Popen[str], int]:
     )
     assert process.stdout is not None
     try:
-        port = int(process.stdout.readline().split()[1])  # waits for the start
-        wait_for_port(port)
+        ports = [int(word) for word in process.stdout.readline().split()[1:]]  # the start
+        for port in ports:
+            wait_for_port(port)
     except BaseException:
         process.kill()
         process.communicate()
         raise
-    return process, port
+    return process, ports
 
 
 def wait_for_port(port: int, within_s: float = 60) -> None:
