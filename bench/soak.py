@@ -245,6 +245,7 @@ def _settings(host: str, workspace: Path) -> Any:
 
 async def _child(host: str, workspace: Path) -> dict[str, Any]:
     from loki_desktop.app import build_services
+    from loki_desktop.core.settings_changes import take_in
     from loki_desktop.ui.collector import MainThreadCollector
     from loki_desktop.ui.main_window import MainWindow
     from loki_desktop.ui.runtime import Runtime
@@ -253,7 +254,8 @@ async def _child(host: str, workspace: Path) -> dict[str, Any]:
 
     (workspace / "ventes.csv").write_text(SALES_CSV)
     services = build_services()
-    services.settings.save(_settings(host, workspace))
+    wanted = _settings(host, workspace)
+    services.settings.update(lambda current: take_in(current, wanted))
     runtime = Runtime(services)
     window = MainWindow(runtime, Theme("light"))
     window.resize(1240, 820)
