@@ -47,7 +47,8 @@ class Ask:
 
     def __init__(self, home: Path, ollama: FakeOllama, workspace: Path, *extra: str, tag: str):
         argv = [PYTHON, "-m", "loki_desktop", "ask", "Vas-y", "--json", "--host", ollama.url]
-        argv += ["--workspace", str(workspace), *extra]
+        # a loaded machine may start the MCP server past ask's default 10 s wait
+        argv += ["--workspace", str(workspace), "--mcp-wait", "120", *extra]
         # the tag marks ask's environment, hence what its shell commands start
         env = cli_env(home, **{TAG_VARIABLE: tag})
         self.process = subprocess.Popen(
