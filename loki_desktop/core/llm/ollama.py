@@ -10,7 +10,7 @@ one NDJSON stream: https://github.com/ollama/ollama/blob/main/docs/api.md
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
@@ -23,7 +23,7 @@ from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.profiles import parse_profile
 from loki_desktop.core.llm.pull import pull_error_sentence
 from loki_desktop.core.llm.server_errors import answered_error, error_text, error_value
-from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog, watched_lines
+from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog
 from loki_desktop.core.loopback import direct_mounts
 from loki_desktop.core.ports import (
     BackendError,
@@ -43,6 +43,7 @@ from loki_desktop.core.ports import (
 # timeout, which would put one loop timer on every streamed chunk.
 CONNECT_TIMEOUT_S = 3.0
 SILENCE_LIMIT_S = 600.0
+SLICE_S = 0.02  # longest run of streamed lines handled before the loop gets a turn
 
 
 def unreachable_message(host: str) -> str:
@@ -105,22 +106,35 @@ class OllamaBackend:
 
     async def _stream(self, path: str, body: Any) -> AsyncIterator[dict[str, Any]]:
         """The objects of an NDJSON answer, one per line, as they arrive."""
+        loop = asyncio.get_running_loop()
         with self._watchdog.watch() as silence:
             async with self._client.stream("POST", path, json=body) as response:
                 if response.is_error:
                     await response.aread()
                     raise OllamaResponseError(response.status_code, error_value(response.text))
-                lines = watched_lines(response.aiter_lines(), silence)
-                async with contextlib.aclosing(lines):  # closed now, even on an error
-                    async for line in lines:
-                        if not line.strip():
-                            continue
-                        part = json.loads(line)
-                        if not isinstance(part, dict):
-                            raise ValueError("not a JSON object")
-                        if error := part.get("error"):
-                            raise OllamaResponseError(-1, error)
-                        yield part
+                lines = response.aiter_lines()
+                slice_began = loop.time()
+                while True:
+                    silence.waiting()
+                    try:
+                        line = await anext(lines)
+                    except StopAsyncIteration:
+                        break
+                    silence.arrived()
+                    if loop.time() - slice_began > SLICE_S:
+                        # Lines read ahead are handed out without a real wait: when the
+                        # server streams faster than the turn consumes, the whole backlog
+                        # would run in one step of the loop and freeze the window meanwhile.
+                        await asyncio.sleep(0)
+                        slice_began = loop.time()
+                    if not line.strip():
+                        continue
+                    part = json.loads(line)
+                    if not isinstance(part, dict):
+                        raise ValueError("not a JSON object")
+                    if error := part.get("error"):
+                        raise OllamaResponseError(-1, error)
+                    yield part
 
     # --- the API ------------------------------------------------------------------------
 

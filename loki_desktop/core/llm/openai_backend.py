@@ -8,7 +8,7 @@ lines to read, and the package would add ~0.3 s of imports and a second HTTP sta
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
@@ -20,7 +20,7 @@ from loki_desktop.core.i18n import _
 from loki_desktop.core.llm import openai_errors as errors
 from loki_desktop.core.llm.openai_stream import DeltaAssembler, StreamError, sse_data
 from loki_desktop.core.llm.openai_wire import request_body
-from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog, watched_lines
+from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog
 from loki_desktop.core.loopback import direct_mounts
 from loki_desktop.core.ports import (
     BackendError,
@@ -32,6 +32,7 @@ from loki_desktop.core.ports import (
 
 CONNECT_TIMEOUT_S = 3.0
 SILENCE_LIMIT_S = 600.0  # a big model on a busy cluster may queue the request a long time
+SLICE_S = 0.02  # longest run of streamed events handled before the loop gets a turn
 MODELS_FRESH_S = 30.0  # /models is asked again after this (a server may load another model)
 # The server cannot say what a model does: tools are tried natively (a refusal falls back to
 # tools described in the prompt) and images are sent as content parts (a text-only model
@@ -156,20 +157,30 @@ class OpenAIBackend:
 
     async def _events(self, body: dict[str, Any], model: str) -> AsyncIterator[str]:
         """The data of each SSE event, as it arrives."""
+        loop = asyncio.get_running_loop()
         with self._watchdog.watch() as silence:
             async with self._client.stream("POST", "/chat/completions", json=body) as response:
                 if response.is_error:
                     await response.aread()
                     raise await self._refusal(response, model)
-                lines = watched_lines(response.aiter_lines(), silence)
-                async with contextlib.aclosing(lines):  # closed now, even on an error
-                    async for line in lines:
-                        data = sse_data(line)
-                        if data is not None and data.strip():
-                            yield data
-                        # after `[DONE]` the body is read to its end, as the openai client
-                        # does: a response left unread closes its connection, and the next
-                        # request would pay for a new one (~1-3 ms here, a TLS handshake remote)
+                lines = response.aiter_lines()
+                slice_began = loop.time()
+                while True:
+                    silence.waiting()
+                    try:
+                        line = await anext(lines)
+                    except StopAsyncIteration:
+                        return
+                    silence.arrived()
+                    if loop.time() - slice_began > SLICE_S:
+                        await asyncio.sleep(0)  # see OllamaBackend._stream: keep the UI alive
+                        slice_began = loop.time()
+                    data = sse_data(line)
+                    if data is not None and data.strip():
+                        yield data
+                    # after `[DONE]` the body is read to its end, as the openai client
+                    # does: a response left unread closes its connection, and the next
+                    # request would pay for a new one (~1-3 ms here, a TLS handshake remote)
 
     async def _refusal(self, response: httpx.Response, model: str) -> BackendError:
         error = errors.error_of(response.text)

@@ -16,10 +16,7 @@ a stale one fires once and does nothing.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
 from types import TracebackType
-
-SLICE_S = 0.02  # longest run of streamed lines handled before the loop gets a turn
 
 
 class SilenceExpired(Exception):
@@ -113,25 +110,3 @@ class SilenceWatchdog:
                 pending.append(silence.since + self.limit_s)
         if pending:
             self._schedule(min(pending))
-
-
-async def watched_lines(lines: AsyncIterator[str], silence: Silence) -> AsyncGenerator[str, None]:
-    """The lines of a streamed answer as they arrive, each wait for one watched by `silence`.
-
-    Lines read ahead are handed out without a real wait: when the server streams faster
-    than the turn consumes, the whole backlog would run in one step of the loop and freeze
-    the window meanwhile. So the loop gets a turn at least every SLICE_S.
-    """
-    loop = asyncio.get_running_loop()
-    slice_began = loop.time()
-    while True:
-        silence.waiting()
-        try:
-            line = await anext(lines)
-        except StopAsyncIteration:
-            return
-        silence.arrived()
-        if loop.time() - slice_began > SLICE_S:
-            await asyncio.sleep(0)
-            slice_began = loop.time()
-        yield line
