@@ -37,7 +37,7 @@ from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.mcp_composer import McpComposer
 from loki_desktop.ui.mcp_host import connect_window
-from loki_desktop.ui.memory_return import MemoryReturn
+from loki_desktop.ui.memory_return import MemoryReturn, delete_now
 from loki_desktop.ui.model_downloads import ModelDownloads
 from loki_desktop.ui.model_marks import MarksRow
 from loki_desktop.ui.notice_bar import NoticeBar
@@ -281,7 +281,10 @@ class MainWindow(QMainWindow):
     def open_conversation(self, conversation_id: str) -> None:
         if self.current is not None and self.current.id == conversation_id:
             return
-        self._leave_current()
+        left = self._leave_current()
+        if left is not None:  # deleted before the next view is built, which reuses its memory
+            self.current = None
+            delete_now(left.view, left)
         session = self.sessions.get(conversation_id)
         if session is None:
             session = self._new_session(conversation_id)
@@ -310,11 +313,14 @@ class MainWindow(QMainWindow):
         if not self.conversations.list.hasFocus():  # opened from the list: Up/Down go on there
             self.composer.input.setFocus()
 
-    def _leave_current(self) -> None:
-        """Forget the view being left, unless its turn still runs (it finishes off screen)."""
+    def _leave_current(self) -> Session | None:
+        """Forget the view being left, unless its turn still runs (it finishes off screen);
+        the session dropped, if one was."""
         session = self.current
         if session is not None and not session.runner.busy:
             self._drop(session)
+            return session
+        return None
 
     def _drop(self, session: Session) -> None:
         if self.sessions.get(session.id) is not session:
