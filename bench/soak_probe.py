@@ -85,25 +85,29 @@ def _pymalloc() -> tuple[float, float]:
     return float(arenas.group(1)), int(used.group(1).replace(",", "")) / (1024 * 1024)
 
 
+def _account(line: str, kind: str, sizes: dict[str, int]) -> str:
+    """One line of smaps: a mapping's head gives the kind of what follows; Rss adds to it."""
+    head = re.match(r"^([0-9a-f]+)-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$", line)
+    if head:
+        start, inode, name = int(head.group(1), 16), int(head.group(2)), head.group(3)
+        if name == "[heap]":
+            return "heap_trim"
+        if inode == 0 and not name and start % (64 << 20) == 0:
+            return "thread_arenas"
+        return "other_anon" if inode == 0 else "files"
+    if line.startswith("Rss:"):
+        sizes[kind] += int(line.split()[1])
+    return kind
+
+
 def _mappings() -> dict[str, float]:
     """Resident MB after the trim, by kind of mapping: glibc's main heap, its thread arenas
     (64 MB-aligned anonymous mappings), other anonymous memory, and files (libraries, fonts)."""
     sizes = {"heap_trim": 0, "thread_arenas": 0, "other_anon": 0, "files": 0}
     kind = "files"
-    for line in Path("/proc/self/smaps").read_text().splitlines():
-        head = re.match(r"^([0-9a-f]+)-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$", line)
-        if head:
-            start, inode, name = int(head.group(1), 16), int(head.group(2)), head.group(3)
-            if name == "[heap]":
-                kind = "heap_trim"
-            elif inode == 0 and not name and start % (64 << 20) == 0:
-                kind = "thread_arenas"
-            elif inode == 0:
-                kind = "other_anon"
-            else:
-                kind = "files"
-        elif line.startswith("Rss:"):
-            sizes[kind] += int(line.split()[1])
+    with open("/proc/self/smaps") as smaps:  # line by line: a 1 MB string would count
+        for line in smaps:
+            kind = _account(line, kind, sizes)
     return {key: value / 1024 for key, value in sizes.items()}
 
 
