@@ -104,6 +104,7 @@ class FlushLog:
 def history_conversation(store: Any, messages: int) -> str:
     """A conversation of `messages` messages: questions, Markdown answers (a heading, code,
     a table, a list), and every fifth exchange a tool call with its result."""
+    from loki_desktop.core.message_meta import MessageMeta
     from loki_desktop.core.messages import CallRecord, ChatMessage
     from tests.fakes.demo_conversation import FINAL_ANSWER, SALES_CSV
 
@@ -123,7 +124,7 @@ def history_conversation(store: Any, messages: int) -> str:
                     SALES_CSV,
                     tool_call_id=call.id,
                     tool_name=call.name,
-                    extra={"ok": True, "summary": "ventes.csv lu (7 lignes)"},
+                    meta=MessageMeta(summary="ventes.csv lu (7 lignes)"),
                 ),
             )
             count += 2
@@ -154,7 +155,7 @@ async def _first_paint(window: Any, conversation: str) -> float:
     watch = Watch()
     window.installEventFilter(watch)
     began = time.perf_counter()
-    window.open_conversation(conversation)
+    window.sessions.open_conversation(conversation)
     end = await asyncio.wait_for(painted, 10)
     window.removeEventFilter(watch)
     return (end - began) * 1000
@@ -195,9 +196,9 @@ async def _child() -> dict[str, Any]:
         for index in range(OPEN_RUNS):
             print(f"  history open {index + 1}/{OPEN_RUNS}", file=sys.stderr, flush=True)
             opens.append(await _first_paint(window, conversation))
-            assert window.current is not None
-            widgets = len(window.current.view.items())
-            window.new_conversation()  # drops the view: the next open builds it again
+            assert window.sessions.current is not None
+            widgets = len(window.sessions.current.view.items())
+            window.sessions.new_conversation()  # drops the view: the next open builds it again
             await asyncio.sleep(0.2)
 
         # --- streaming ----------------------------------------------------------------
@@ -234,7 +235,7 @@ async def _child() -> dict[str, Any]:
             last = began
             timer.start()
             window.composer.submit()
-            session = window.current
+            session = window.sessions.current
             assert session is not None
             await session.runner.wait()
             timer.stop()

@@ -147,7 +147,7 @@ async def snapshot(window: Any) -> dict[str, float]:
     from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtWidgets import QApplication
 
-    window.new_conversation()
+    window.sessions.new_conversation()
     await asyncio.sleep(0)
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
@@ -187,15 +187,15 @@ async def _turn(
     if ticks is not None:
         ticks.turn = f"turn {index}, opening its conversation"
     if index < CONVERSATIONS:
-        window.new_conversation()
+        window.sessions.new_conversation()
     else:
-        window.open_conversation(conversations[slot])
+        window.sessions.open_conversation(conversations[slot])
     await asyncio.sleep(0)
     if ticks is not None:
         ticks.turn = f"turn {index} ({kind_of(index)})"
     window.composer.set_text(f"{kind_of(index)} : question {index}")
     window.composer.submit()
-    session = window.current
+    session = window.sessions.current
     assert session is not None
     await session.runner.wait()
     if index < CONVERSATIONS:

@@ -144,7 +144,7 @@ def sample() -> dict[str, float]:
 async def _clean(window: Any) -> None:
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    window.new_conversation()
+    window.sessions.new_conversation()
     await asyncio.sleep(0)
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     import gc
@@ -174,9 +174,9 @@ async def _step(window: Any, index: int, conversations: list[str]) -> None:
     if os.environ.get("SOAK_SAME") == "1" and index % 10 != 0:
         window.composer.set_text(f"{soak.kind_of(index)} : question {index}")
         window.composer.submit()
-        await window.current.runner.wait()
+        await window.sessions.current.runner.wait()
     elif os.environ.get("SOAK_OPEN_ONLY") == "1" and index >= soak.CONVERSATIONS:
-        window.open_conversation(conversations[index % soak.CONVERSATIONS])
+        window.sessions.open_conversation(conversations[index % soak.CONVERSATIONS])
         for _ in range(3):
             await asyncio.sleep(0.01)
     else:

@@ -26,7 +26,6 @@ from loki_desktop.core.events import (
     Token,
     ToolCall,
     ToolResult,
-    report_json,
 )
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
@@ -45,6 +44,7 @@ from loki_desktop.core.llm.mode import (
 from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.textcalls import recovered_notice
+from loki_desktop.core.message_meta import NO_META, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
 from loki_desktop.core.orphans import answer_orphans
 from loki_desktop.core.ports import (
@@ -313,12 +313,10 @@ class _Turn:
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(self.text)
         if not resume:
-            extra = (
-                {"skill": {"name": self.skill.name, "title": self.skill.title}}
-                if self.skill
-                else {}
+            meta = MessageMeta(
+                skill=SkillUsed(self.skill.name, self.skill.title) if self.skill else None
             )
-            self._remember(ChatMessage("user", self.text, extra=extra, images=self.images))
+            self._remember(ChatMessage("user", self.text, meta=meta, images=self.images))
         if self.agent.changes is not None:
             self.agent.changes.begin(self.conversation_id, turn_number(self.history))
         if self.skill is not None:
@@ -452,7 +450,7 @@ class _Turn:
         """Said once: prompted tools (per conversation), an unknown context (per session)."""
         assert self.mode is not None
         notices = []
-        prompted_before = any(m.extra.get("tools") == "prompted" for m in self.history)
+        prompted_before = any(m.meta.prompted_tools for m in self.history)
         if self.mode.tools == "prompted" and self.agent.toolbox.names() and not prompted_before:
             notices.append(prompted_notice(model))
         if self.mode.profile.context_length is None and self.agent.budget.tell_unknown_context(
@@ -652,18 +650,20 @@ class _Turn:
             for notice in self.agent.changes.take_notices() if self.agent.changes else []:
                 yield Notice(notice)
             output = outcome.output
-            extra: dict[str, Any] = {"ok": outcome.ok, "summary": outcome.summary}
             change = outcome.change
-            if change is not None:  # the diff card is built again from it when reopened
-                extra["change"] = change.as_dict()
             report = await self._check_written(outcome)
             if report is not None:
                 yield report
                 output += check_feedback(report)
-                extra["check"] = report_json(report)
             changed = outcome.shell_changes
-            if changed:  # what the card lists when the conversation is reopened
-                extra["shell_changes"] = [{"path": c.path, "kind": c.kind} for c in changed]
+            # the card is built again from these when the conversation is reopened
+            meta = MessageMeta(
+                ok=outcome.ok,
+                summary=outcome.summary,
+                change=change,
+                check=report,
+                shell_changes=tuple(changed),
+            )
             yield ToolResult(
                 record.id,
                 record.name,
@@ -683,7 +683,7 @@ class _Turn:
                     output,
                     tool_call_id=record.id,
                     tool_name=record.name,
-                    extra=extra,
+                    meta=meta,
                     images=seen,
                 )
             )
@@ -692,7 +692,7 @@ class _Turn:
     def _answer_interrupted_calls(self) -> None:
         """Give each call a Stop interrupted a result: a call with no answer would be sent
         again with every later request of the conversation."""
-        extra = {"ok": False, "summary": _("interrompu par l'utilisateur")}
+        meta = MessageMeta(ok=False, summary=_("interrompu par l'utilisateur"))
         for record in self.unanswered:
             self._remember(
                 ChatMessage(
@@ -700,7 +700,7 @@ class _Turn:
                     INTERRUPTED_RESULT,
                     tool_call_id=record.id,
                     tool_name=record.name,
-                    extra=extra,
+                    meta=meta,
                 )
             )
         self.unanswered = []
@@ -744,11 +744,11 @@ class _Turn:
     def _load_history(self) -> None:
         """Read the conversation (under its turn lock); a call a crash left without a result
         gets an "interrompu" one, so no request ever carries an unanswered call."""
-        extra = {"ok": False, "summary": _("interrompu : Loki s'est arrêté avant la fin")}
+        meta = MessageMeta(ok=False, summary=_("interrompu : Loki s'est arrêté avant la fin"))
 
         def interrupted(call: CallRecord) -> ChatMessage:
             return ChatMessage(
-                "tool", CRASH_RESULT, tool_call_id=call.id, tool_name=call.name, extra=extra
+                "tool", CRASH_RESULT, tool_call_id=call.id, tool_name=call.name, meta=meta
             )
 
         self.history, at_end = answer_orphans(
@@ -768,16 +768,18 @@ class _Turn:
         if reply.answer_id is None and not calls and not reply.thinking:
             return
         # A call the model wrote as text is stored as a native call (the next request shows
-        # the model the proper form); `extra` keeps which form it wrote.
-        extra: dict[str, Any] = {"text_call": reply.text_form} if reply.text_form and calls else {}
-        if self.mode is not None and self.mode.tools == "prompted":
-            extra["tools"] = "prompted"  # the notice is said once per conversation
+        # the model the proper form); `meta` keeps which form it wrote.
+        meta = MessageMeta(
+            text_call=reply.text_form if calls else "",
+            # the notice is said once per conversation
+            prompted_tools=self.mode is not None and self.mode.tools == "prompted",
+        )
         message = ChatMessage(
             "assistant",
             reply.content,
             tool_calls=calls,
             cut=cut,
-            extra=extra,
+            meta=meta,
             thinking=reply.thinking,
             thinking_seconds=reply.thinking_seconds(),
         )
@@ -789,7 +791,7 @@ class _Turn:
                 content=reply.content,
                 tool_calls=calls,
                 cut=cut,
-                extra=extra or None,
+                meta=meta if meta != NO_META else None,
                 thinking=message.thinking,
                 thinking_seconds=message.thinking_seconds,
             )

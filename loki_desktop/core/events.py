@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loki_desktop.core.file_change import FileChange
-from loki_desktop.core.messages import ImageAttachment
+
+if TYPE_CHECKING:  # messages holds MessageMeta, made of these events
+    from loki_desktop.core.messages import ImageAttachment
 
 # "interrupted": written by `ask` itself when a signal (SIGINT, SIGTERM, SIGHUP) stopped it
 DoneReason = Literal["completed", "max_rounds", "error", "interrupted"]

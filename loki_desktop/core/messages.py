@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from loki_desktop.core.message_meta import NO_META, MessageMeta
+
 Role = Literal["system", "user", "assistant", "tool"]
 # "harness" marks a message the app wrote on the user's behalf (the check follow-up):
 # the model sees it as a user message, the window shows it as a quiet note.
@@ -59,8 +61,9 @@ class ImageAttachment:
 class ChatMessage:
     """One message of a conversation.
 
-    `extra` carries what the window needs to re-render a reopened conversation
-    (the skill badge, a tool's ok/summary, a check report), never what the model needs.
+    `meta` carries what the window needs to re-render a reopened conversation
+    (the skill badge, a tool's ok/summary, a check report), never what the model needs;
+    core.message_meta types it and converts it to and from the stored JSON.
 
     `thinking` is the reasoning a thinking model streamed before (or around) its answer,
     and `thinking_seconds` how long it reasoned (None when unknown). Reasoning is kept
@@ -77,7 +80,7 @@ class ChatMessage:
     tool_name: str | None = None
     origin: Origin = "user"
     cut: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    meta: MessageMeta = NO_META
     id: int | None = None
     thinking: str = ""
     thinking_seconds: float | None = None

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from loki_desktop.core.events import ChangedFile, CheckReport
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.message_meta import MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
 from loki_desktop.core.settings import Settings
 
@@ -283,7 +284,7 @@ class ConversationStore(Protocol):
         content: str,
         tool_calls: Sequence[CallRecord] = (),
         cut: bool = False,
-        extra: dict[str, Any] | None = None,
+        meta: MessageMeta | None = None,
         thinking: str = "",
         thinking_seconds: float | None = None,
     ) -> None: ...
@@ -311,9 +312,17 @@ class ConversationStore(Protocol):
 
 
 class SettingsStore(Protocol):
+    """The one owner of the settings file: every writer (the window, the MCP service, the
+    CLI in another process) changes it through `update`, never by saving a copy it read."""
+
     def load(self) -> Settings: ...
 
-    def save(self, settings: Settings) -> None: ...
+    def update(self, change: Callable[[Settings], None]) -> Settings:
+        """Read the current settings, apply `change` to them and write them, under a lock
+        held against this process's other threads and other processes, so that concurrent
+        writers never lose each other's changes. A change that raises writes nothing.
+        Returns the settings written."""
+        ...
 
     def take_notices(self) -> list[str]:
         """Notices from loading (a corrupt file moved aside), given once."""

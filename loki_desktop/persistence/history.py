@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.message_meta import NO_META, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.persistence.aside import move_aside
@@ -321,7 +322,7 @@ class History:
                     message.tool_name,
                     message.origin,
                     "cut" if message.cut else "complete",
-                    json.dumps(message.extra) if message.extra else None,
+                    _meta_json(message.meta),
                     now,
                     message.thinking or None,
                     message.thinking_seconds,
@@ -359,7 +360,7 @@ class History:
         content: str,
         tool_calls: Sequence[CallRecord] = (),
         cut: bool = False,
-        extra: dict[str, Any] | None = None,
+        meta: MessageMeta | None = None,
         thinking: str = "",
         thinking_seconds: float | None = None,
     ) -> None:
@@ -371,7 +372,7 @@ class History:
                     content,
                     "cut" if cut else "complete",
                     _calls_json(tool_calls),
-                    json.dumps(extra) if extra is not None else None,
+                    _meta_json(meta) if meta is not None else None,
                     thinking or None,
                     thinking_seconds,
                     message_id,
@@ -505,7 +506,7 @@ class History:
             tool_name=row["tool_name"],
             origin=row["origin"],
             cut=row["status"] != "complete",
-            extra=json.loads(row["extra"]) if row["extra"] else {},
+            meta=_meta(row["extra"]),
             id=row["id"],
             thinking=row["thinking"] or "",
             thinking_seconds=row["thinking_seconds"],
@@ -548,6 +549,20 @@ def _unavailable_message(path: Path, exc: sqlite3.OperationalError) -> str:
 
 def _statements(script: str) -> list[str]:
     return [part.strip() for part in script.split(";") if part.strip()]
+
+
+def _meta_json(meta: MessageMeta) -> str | None:
+    """The `extra` column: the message's metadata as core.message_meta stores it."""
+    data = meta.to_json()
+    return json.dumps(data) if data else None
+
+
+def _meta(column: str | None) -> MessageMeta:
+    """The metadata of a row of any version; text that is not JSON (a damaged row) is none."""
+    try:
+        return MessageMeta.from_json(json.loads(column)) if column else NO_META
+    except ValueError:
+        return NO_META
 
 
 def _calls_json(calls: Sequence[CallRecord]) -> str | None:

@@ -29,8 +29,9 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from loki_desktop.core.message_meta import MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
 from loki_desktop.persistence.history import History
 from loki_desktop.persistence.turn_lock import ConversationTurnLock, lock_turn
@@ -140,7 +141,7 @@ class BackgroundHistory:
         content: str,
         tool_calls: Sequence[CallRecord] = (),
         cut: bool = False,
-        extra: dict[str, Any] | None = None,
+        meta: MessageMeta | None = None,
         thinking: str = "",
         thinking_seconds: float | None = None,
     ) -> None:
@@ -152,7 +153,7 @@ class BackgroundHistory:
                     content=content,
                     tool_calls=tool_calls,
                     cut=cut,
-                    extra=extra,
+                    meta=meta,
                     thinking=thinking,
                     thinking_seconds=thinking_seconds,
                 )

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-from loki_desktop.core.events import ChangedFile, CutArgument
+from loki_desktop.core.events import ChangedFile, CheckReport, CutArgument
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
@@ -25,7 +25,7 @@ from loki_desktop.ui.chat_items import (
 )
 from loki_desktop.ui.markdown_render import MarkdownRenderer
 from loki_desktop.ui.qt_helpers import label
-from loki_desktop.ui.shell_changes import ShellChangesList, changes_from_extra
+from loki_desktop.ui.shell_changes import ShellChangesList
 from loki_desktop.ui.thinking import ThinkingBlock
 from loki_desktop.ui.undo_note import undo_note_text
 
@@ -181,13 +181,13 @@ class ChatView(QScrollArea):
         for message in messages:
             match message:
                 case ChatMessage(role="user", origin="harness"):
-                    widgets.append(HarnessNote(message.content, undo_note_text(message.extra)))
+                    widgets.append(HarnessNote(message.content, undo_note_text(message.meta.undo)))
                 case ChatMessage(role="user"):
                     head = None
                     widgets.append(UserMessage(message.content, message.images))
-                    skill = message.extra.get("skill")
-                    if isinstance(skill, dict) and skill.get("title"):
-                        widgets.append(SkillBadge(str(skill["title"])))
+                    skill = message.meta.skill
+                    if skill is not None and skill.title:
+                        widgets.append(SkillBadge(skill.title))
                 case ChatMessage(role="assistant"):
                     if message.thinking.strip():
                         widgets.append(ThinkingBlock(message.thinking, message.thinking_seconds))
@@ -204,23 +204,17 @@ class ChatView(QScrollArea):
                         card = self._new_tool_card(call.id, call.name, call.args)
                         result = self._known_results.get(call.id)
                         if result is not None:
-                            card.set_result(
-                                bool(result.extra.get("ok", True)),
-                                str(result.extra.get("summary", "")),
-                                result.content,
-                                result.images,
-                            )
-                            change = FileChange.from_dict(result.extra.get("change"))
-                            if change is not None:
-                                card.set_change(change, self.renderer)
-                            if shell_changes := changes_from_extra(result.extra):
-                                card.add_detail(ShellChangesList(shell_changes))
+                            meta = result.meta
+                            card.set_result(meta.ok, meta.summary, result.content, result.images)
+                            if meta.change is not None:
+                                card.set_change(meta.change, self.renderer)
+                            if meta.shell_changes:
+                                card.add_detail(ShellChangesList(meta.shell_changes))
                         else:
                             card.set_interrupted()
                         widgets.append(card)
                 case ChatMessage(role="tool"):
-                    check = message.extra.get("check")
-                    if isinstance(check, dict):
+                    if (check := message.meta.check) is not None:
                         widgets.append(_check_card(check))
                 case _:
                     pass
@@ -446,16 +440,6 @@ class ChatView(QScrollArea):
             self._older_timer.start()
 
 
-def _check_card(check: dict[str, Any]) -> CheckCard:
-    problems = [
-        (int(p.get("line", 0)), int(p.get("col", 0)), str(p.get("message", "")))
-        for p in check.get("problems", [])
-        if isinstance(p, dict)
-    ]
-    skipped = check.get("skipped")
-    return CheckCard(
-        str(check.get("path", "")),
-        bool(check.get("ok", not problems)),
-        problems,
-        str(skipped) if skipped else None,
-    )
+def _check_card(check: CheckReport) -> CheckCard:
+    problems = [(p.line, p.col, p.message) for p in check.problems]
+    return CheckCard(check.path, check.ok, problems, check.skipped)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.ui.attachments import IMAGE_FILTER, Attachments
 from loki_desktop.ui.qt_helpers import button, label, set_state
 
@@ -107,6 +108,16 @@ class Composer(QFrame):
 
     def set_text(self, text: str) -> None:
         self.input.setPlainText(text)
+
+    def keep_draft(self, text: str, images: tuple[ImageAttachment, ...]) -> None:
+        """A message not sent (the quick prompt answers there): back here, to send later."""
+        self.set_text(text)
+        self.attachments.restore(images)
+
+    def suggest(self, text: str) -> None:
+        """A suggestion of the welcome page, ready to edit or send."""
+        self.set_text(text)
+        self.input.setFocus()
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy

@@ -142,7 +142,7 @@ class App:
         """The quick prompt, built at its first use (not before the window's first frame)."""
         if self.quick is None:
             assert self.window is not None, "the window comes first"
-            self.quick = QuickPrompt(self.window.runtime, self.window.renderer)
+            self.quick = QuickPrompt(self.window.runtime, self.window.rendering.renderer)
             self.quick.open_requested.connect(self.open_conversation)
             self.quick.runner.finished.connect(self._on_quick_finished)
         return self.quick
@@ -151,11 +151,11 @@ class App:
         """The quick exchange is a saved conversation: list it at once, and show its new
         messages if the window has it open."""
         if self.window is not None and self.quick is not None and self.quick.conversation_id:
-            self.window.reload_conversation(self.quick.conversation_id)
+            self.window.sessions.reload_conversation(self.quick.conversation_id)
 
     def _on_theme(self) -> None:
         if self.quick is not None and self.window is not None:
-            self.quick.set_renderer(self.window.renderer)
+            self.quick.set_renderer(self.window.rendering.renderer)
 
     async def stop(self, runtime: Runtime) -> None:
         if self.server is not None:
@@ -193,5 +193,5 @@ class App:
         if self.window is None:
             return
         self.window.conversations.refresh()
-        self.window.open_conversation(conversation_id)
+        self.window.sessions.open_conversation(conversation_id)
         self.show_window()

@@ -198,7 +198,7 @@ def connect_window(window: MainWindow) -> WindowMcpHost:
 
     host = WindowMcpHost(
         window,
-        view=lambda: window.current.view if window.current is not None else None,
+        view=lambda: window.sessions.current.view if window.sessions.current else None,
         model=lambda: runtime.settings.model,
         set_policy=set_policy,
         notify=lambda message: window.notice_bar.show_messages([message]),

@@ -1,31 +1,31 @@
 """The window's model downloads: the first-run choice, the progress panel, and what follows.
 
-Not a widget: it wires the welcome page's FirstModelPanel and the PullPanel to the window,
-so that a finished pull selects the model and readies the composer.
+Not a widget: it wires the welcome page's FirstModelPanel and the PullPanel, so that a
+finished pull selects the model (the window then checks the server and readies the composer).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from loki_desktop.core.llm.machine import Machine, read_machine
 from loki_desktop.ui.first_model import FirstModelPanel
 from loki_desktop.ui.model_download import PENDING_KEY, PullPanel
-
-if TYPE_CHECKING:
-    from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.welcome import WelcomePage
 
 
 class ModelDownloads(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.panel = PullPanel(window.runtime)
+    model_ready = Signal()  # a pulled model is now the chosen one (saved)
+
+    def __init__(self, runtime: Runtime, welcome: WelcomePage, parent: QObject) -> None:
+        super().__init__(parent)
+        self.runtime = runtime
+        self.panel = PullPanel(runtime)
         self.first_model = FirstModelPanel()
-        window.welcome.add_panel(self.first_model)
+        welcome.add_panel(self.first_model)
         self.first_model.pull_requested.connect(self.start)
         self.panel.finished.connect(self._pulled)
         for ended in (self.panel.failed, self.panel.cancelled):
@@ -35,7 +35,7 @@ class ModelDownloads(QObject):
 
     def offer_interrupted(self) -> None:
         """At start: a pull the last run's exit interrupted is offered again."""
-        model = self.window.runtime.settings.ui.get(PENDING_KEY)
+        model = self.runtime.settings.ui.get(PENDING_KEY)
         if isinstance(model, str) and model:
             self.panel.offer_resume(model)
 
@@ -66,10 +66,8 @@ class ModelDownloads(QObject):
             self.first_model.show()
 
     def _pulled(self, model: str) -> None:
-        """Use the model at once: picked, saved, the composer ready."""
-        window = self.window
-        window.runtime.settings.model = model
-        window.runtime.save_settings()
+        """Use the model at once: picked and saved (the window checks and readies the rest)."""
+        self.runtime.settings.model = model
+        self.runtime.save_settings()
         self.models_present()
-        window.check_backend()
-        window.composer.input.setFocus()
+        self.model_ready.emit()

@@ -29,6 +29,7 @@ from loki_desktop.core.ports import (
 )
 from loki_desktop.core.services import Services
 from loki_desktop.core.settings import Settings
+from loki_desktop.core.settings_changes import lay_changes, snapshot, take_in
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
@@ -50,6 +51,9 @@ log = logging.getLogger(__name__)
 # never answers would otherwise hold the check for the chat read timeout (10 minutes).
 MODELS_TIMEOUT_S = 10.0
 
+# The settings the window never writes: the MCP service (core.mcp.service) owns them.
+MCP_OWNED = frozenset({"mcp_servers"})
+
 
 class OllamaNoAnswer(BackendError):
     """The server took the connection but did not answer in time."""
@@ -61,6 +65,8 @@ class Runtime:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.settings: Settings = services.settings.load()
+        # the settings as last read or written: save_settings writes only what changed since
+        self._settings_read = snapshot(self.settings)
         self.store: ConversationStore = services.open_window_history()
         # the server of the selected model (Réglages → Général lists them; the picker picks)
         self.server: ModelServer = current_server(self.settings)
@@ -316,10 +322,16 @@ class Runtime:
     # --- settings ---------------------------------------------------------------------
 
     def save_settings(self) -> None:
-        """Save the window's settings; MCP entries are the service's, so they are re-read."""
-        current = self.services.settings.load()
-        self.settings.mcp_servers = current.mcp_servers
-        self.services.settings.save(self.settings)
+        """Write what the window changed in `self.settings` since it last read or wrote them,
+        over the file's current content (core.settings_changes): what the MCP service or
+        another process wrote meanwhile is kept, and taken into `self.settings`. MCP entries
+        are the service's alone."""
+        read, changed = self._settings_read, self.settings
+        written = self.services.settings.update(
+            lambda current: lay_changes(read, changed, current, leave=MCP_OWNED)
+        )
+        take_in(self.settings, written)
+        self._settings_read = snapshot(written)
 
     def store_server_key(self, name: str, key: str) -> None:
         """Keep a server's API key in the keyring ("" forgets it). A keyring that cannot be

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
@@ -37,15 +36,3 @@ class ShellChangesList(QFrame):
             lines.append(_("… et {n} autres").format(n=len(changes) - SHOWN_MAX))
         self.text = label("\n".join(lines), "ToolOutput")
         layout.addWidget(self.text)
-
-
-def changes_from_extra(extra: Mapping[str, Any]) -> tuple[ChangedFile, ...]:
-    """The list a stored run_shell result keeps (the agent writes it; see core.agent)."""
-    raw = extra.get("shell_changes")
-    if not isinstance(raw, list):
-        return ()
-    return tuple(
-        ChangedFile(str(item.get("path", "")), str(item.get("kind", "")))
-        for item in raw
-        if isinstance(item, dict)
-    )

@@ -24,7 +24,9 @@ def install_shortcuts(window: MainWindow) -> list[QShortcut]:
         ("Ctrl+K", window.sidebar.show_for_search),
         ("Ctrl+L", lambda: focus_composer(window)),
         ("Ctrl+B", window.sidebar.toggle),
-        ("Ctrl+,", window.open_settings),
+        ("Ctrl+,", window.settings_opener.open),
+        (QKeySequence(Qt.Key.Key_Escape), window.sessions.stop_current),
+        (QKeySequence.StandardKey.New, window.sessions.new_conversation),
     )
     made = []
     for keys, slot in bindings:

@@ -13,7 +13,10 @@ from loki_desktop.ui.backend_status import OllamaBanner
 from loki_desktop.ui.qt_helpers import set_state
 
 if TYPE_CHECKING:
-    from loki_desktop.ui.main_window import MainWindow, Session
+    from collections.abc import Callable
+
+    from loki_desktop.ui.qt_helpers import OwnedTasks
+    from loki_desktop.ui.sessions import Session
 
 CONNECTED_MS = 3000  # how long "Connecté" stays once the server is back
 SERVER_DOWN = ("unreachable", "no_answer", "error")  # the server itself, not a model choice
@@ -83,22 +86,28 @@ class Banner(OllamaBanner):
         set_state(self, "state", "problem")
 
 
-def watch_turn(window: MainWindow, session: Session) -> None:
+def watch_turn(
+    session: Session,
+    tasks: OwnedTasks,
+    check_server: Callable[[], asyncio.Task[None]],
+    banner: OllamaBanner,
+) -> None:
     """Hook a session's turns: a failed one asks whether the server is there at all."""
     session.runner.finished.connect(session.view.turn_ended)
 
     def ended(reason: str) -> None:
         if reason == "error":
-            session.after_failure = window.tasks.spawn(_after_failure(window, session))
+            session.after_failure = tasks.spawn(_after_failure(session, check_server, banner))
 
     session.runner.finished.connect(ended)
 
 
-async def _after_failure(window: MainWindow, session: Session) -> None:
-    check = window.check_backend()
+async def _after_failure(
+    session: Session, check_server: Callable[[], asyncio.Task[None]], banner: OllamaBanner
+) -> None:
+    check = check_server()
     with contextlib.suppress(asyncio.CancelledError):
         await asyncio.shield(check)
-    banner = window.banner
     card = session.view.last_error()
     if isinstance(banner, Banner) and banner.server_down and card is not None:
         card.set_offline()

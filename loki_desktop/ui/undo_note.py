@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from loki_desktop.core.i18n import _
+from loki_desktop.core.message_meta import UndoNote
 
 
-def undo_note_text(extra: Mapping[str, Any]) -> str | None:
+def undo_note_text(note: UndoNote | None) -> str | None:
     """The person's words for a stored undo note (None: the message is no undo note)."""
-    note = extra.get("undo")
-    if not isinstance(note, dict):
+    if note is None:
         return None
-    turn = note.get("turn", "?")
-    files = [str(p) for key in ("restored", "removed") for p in note.get(key) or []]
-    if note.get("direction") == "redo":
+    turn = "?" if note.turn is None else note.turn
+    files = [*note.restored, *note.removed]
+    if note.direction == "redo":
         text = _("Modifications du tour {turn} rétablies : {files}.")
     else:
         text = _("Modifications du tour {turn} annulées : {files}.")
     shown = text.format(turn=turn, files=", ".join(files))
-    left = [str(p) for p in note.get("left") or []]
-    if left:
+    if note.left:
         shown += "\n" + _("Laissés tels quels (modifiés depuis) : {files}").format(
-            files=", ".join(left)
+            files=", ".join(note.left)
         )
     return shown

@@ -81,7 +81,7 @@ async def test_calls_without_a_result_get_one_in_place_when_the_conversation_loa
         ("tool", "call_b"),
         ("user", None),
     ]
-    assert stored[5].extra["ok"] is False
+    assert stored[5].meta.ok is False
 
 
 async def test_a_stopped_answer_goes_back_to_the_model_marked_as_cut(

@@ -87,7 +87,7 @@ async def test_stopping_during_a_tool_call_stores_a_result_for_it(
     ]
     call_id = stored[1].tool_calls[0].id
     assert (stored[2].tool_call_id, stored[2].tool_name) == (call_id, "run_shell")
-    assert stored[2].extra["ok"] is False
+    assert stored[2].meta.ok is False
 
     await turn(agent, "bonjour", conversation)
     sent = ollama.chat_requests[1]["messages"]

@@ -211,7 +211,7 @@ def test_after_kill_9_during_a_tool_the_next_turn_sends_no_unanswered_call(
     stored = History(loki_home / "history.db").messages(session)
     result = next(m for m in stored if m.role == "tool")
     assert result.tool_call_id == call_id
-    assert "interrompu" in result.extra["summary"]
+    assert "interrompu" in result.meta.summary
     assert [m.role for m in stored][-2:] == ["user", "assistant"]
 
 

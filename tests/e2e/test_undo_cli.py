@@ -86,7 +86,8 @@ def test_changes_then_undo_restores_every_byte_and_redo_puts_the_turn_back(
     note = history.messages(session)[-1]
     history.close()
     assert note.origin == "harness"
-    assert note.extra["undo"]["removed"] == ["lib/nouveau.py"]
+    assert note.meta.undo is not None
+    assert note.meta.undo.removed == ("lib/nouveau.py",)
 
     again = run_cli("undo", home=loki_home)
     assert again.code == 2  # nothing left to undo

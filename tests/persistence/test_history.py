@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from loki_desktop.core.events import ChangedFile, CheckReport, SkillUsed
+from loki_desktop.core.message_meta import NO_META, MessageMeta, UndoNote
 from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.persistence.history import SCHEMA_VERSION, History, HistoryTooNew
@@ -21,10 +24,11 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "history.db"
 
 
-def test_a_conversation_round_trips_with_tool_calls_and_extra(db_path: Path) -> None:
+def test_a_conversation_round_trips_with_tool_calls_and_meta(db_path: Path) -> None:
     history = History(db_path)
     conv = history.create("Premier essai", workspace="/tmp/ws")
-    history.append(conv, ChatMessage("user", "écris a.py", extra={"skill": {"name": "x"}}))
+    skill = MessageMeta(skill=SkillUsed("x", "X"))
+    history.append(conv, ChatMessage("user", "écris a.py", meta=skill))
     answer = history.start_answer(conv)
     history.append_answer_text(answer, "Je ")
     history.append_answer_text(answer, "m'en occupe.")
@@ -37,7 +41,7 @@ def test_a_conversation_round_trips_with_tool_calls_and_extra(db_path: Path) -> 
             "Created a.py",
             tool_call_id="call_1",
             tool_name="write_file",
-            extra={"ok": True},
+            meta=MessageMeta(summary="a.py écrit"),
         ),
     )
     history.close()
@@ -45,7 +49,8 @@ def test_a_conversation_round_trips_with_tool_calls_and_extra(db_path: Path) -> 
     reopened = History(db_path)
     messages = reopened.messages(conv)
     assert [m.role for m in messages] == ["user", "assistant", "tool"]
-    assert messages[0].extra == {"skill": {"name": "x"}}
+    assert messages[0].meta == skill
+    assert messages[2].meta == MessageMeta(ok=True, summary="a.py écrit")
     assert messages[1].content == "Je m'en occupe."
     assert messages[1].tool_calls == (call,)
     assert not messages[1].cut
@@ -391,3 +396,60 @@ def test_an_image_that_cannot_be_written_is_a_sentence(db_path: Path) -> None:
         history.append(conversation, ChatMessage("user", "vois", images=(picture,)))
     assert history.messages(conversation) == []
     history.close()
+
+
+def test_rows_written_by_older_versions_reopen_with_typed_meta(db_path: Path) -> None:
+    """The `extra` column as older versions filled it (extra keys, missing keys, a damaged
+    text) reads back typed; nothing raises."""
+    history = History(db_path)
+    conv = history.create("Ancienne")
+    for content in ("q", "r1", "r2", "r3"):
+        history.append(conv, ChatMessage("user", content))
+    history.close()
+    rows = [
+        json.dumps({"skill": {"name": "x"}, "router_score": 0.7}),
+        json.dumps(
+            {
+                "ok": False,
+                "summary": "échec",
+                "shell_changes": [{"path": "b.txt", "kind": "added"}],
+                "check": {"path": "a.py", "ok": False, "skipped": None, "problems": []},
+            }
+        ),
+        json.dumps({"undo": {"direction": "redo", "turn": 2, "restored": ["a.py"]}}),
+        "{not json",
+    ]
+    db = sqlite3.connect(db_path)
+    with db:
+        ids = [row[0] for row in db.execute("SELECT id FROM messages ORDER BY id")]
+        for message_id, extra in zip(ids, rows, strict=True):
+            db.execute("UPDATE messages SET extra = ? WHERE id = ?", (extra, message_id))
+    db.close()
+    reopened = History(db_path)
+    metas = [m.meta for m in reopened.messages(conv)]
+    reopened.close()
+    assert metas == [
+        MessageMeta(skill=SkillUsed("x", "")),
+        MessageMeta(
+            ok=False,
+            summary="échec",
+            shell_changes=(ChangedFile("b.txt", "added"),),
+            check=CheckReport("a.py", False),
+        ),
+        MessageMeta(undo=UndoNote("redo", 2, restored=("a.py",))),
+        NO_META,
+    ]
+
+
+def test_an_answer_finished_with_meta_keeps_it(db_path: Path) -> None:
+    history = History(db_path)
+    conv = history.create("Appel écrit en texte")
+    answer = history.start_answer(conv)
+    call = CallRecord("call_1", "read_file", {"path": "a.py"})
+    meta = MessageMeta(text_call="json", prompted_tools=True)
+    history.finish_answer(answer, content="", tool_calls=[call], meta=meta)
+    history.close()
+    reopened = History(db_path)
+    (message,) = reopened.messages(conv)
+    reopened.close()
+    assert message.meta == meta

@@ -28,7 +28,8 @@ def test_round_trip_is_readable_json(tmp_path: Path) -> None:
     store.save(settings)
     assert json.loads(path.read_text())["model"] == "qwen2.5:14b"
     assert store.load() == settings
-    assert [p.name for p in path.parent.iterdir()] == ["settings.json"]  # no temp file left
+    # no temp file left (beside it may stay the writers' lock: see test_settings_update.py)
+    assert {p.name for p in path.parent.iterdir()} - {"settings.json.lock"} == {"settings.json"}
 
 
 def test_corrupt_file_is_moved_aside_with_a_notice(tmp_path: Path) -> None:
@@ -167,6 +168,30 @@ def test_an_unknown_key_is_named_and_the_rest_kept(tmp_path: Path) -> None:
     assert settings.model == "m"
     assert len(notices) == 1
     assert "« colour »" in notices[0]
+
+
+def test_a_key_this_version_does_not_know_stays_in_the_file_through_a_change(
+    tmp_path: Path,
+) -> None:
+    # a newer version's setting (or a person's own note) is not lost when this one writes
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"future_setting": {"on": True}, "model": "m"}))
+    store = SettingsFile(path)
+    store.update(lambda settings: setattr(settings, "model", "n"))
+    written = json.loads(path.read_text())
+    assert written["future_setting"] == {"on": True}
+    assert written["model"] == "n"
+    assert "future_setting" not in vars(store.load())
+
+
+def test_a_file_read_again_and_again_keeps_one_notice_per_unknown_key(tmp_path: Path) -> None:
+    # the MCP service reads the file on every edit: its notices must not pile up all day
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"colour": "red"}))
+    store = SettingsFile(path)
+    for _ in range(50):
+        store.load()
+    assert len(store.take_notices()) == 1
 
 
 def test_one_bad_mcp_server_entry_is_left_to_the_mcp_config_not_all_servers_lost(

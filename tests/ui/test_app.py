@@ -47,7 +47,7 @@ async def test_without_ollama_the_window_says_so_and_no_turn_is_lost(
         # a message sent meanwhile is kept, and the error offers a retry
         window.composer.set_text("Tu es là ?")
         window.composer.submit()
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         await wait_until(lambda: not session.runner.busy)
         error = session.view.items()[-1]
@@ -107,9 +107,9 @@ async def test_quick_prompt_streams_in_place_and_opens_in_the_window(
         quick.open_button.click()
         assert not quick.isVisible()
         assert window.isVisible()
-        assert window.current is not None
-        assert window.current.id == asked
-        assert [type(i).__name__ for i in window.current.view.items()] == [
+        assert window.sessions.current is not None
+        assert window.sessions.current.id == asked
+        assert [type(i).__name__ for i in window.sessions.current.view.items()] == [
             "UserMessage",
             "AssistantMessage",
         ]
@@ -166,8 +166,8 @@ async def test_after_open_in_loki_the_next_quick_question_starts_a_new_conversat
         await wait_until(lambda: not quick.runner.busy)
         first = quick.conversation_id
         quick.open_button.click()
-        assert window.current is not None
-        assert window.current.id == first
+        assert window.sessions.current is not None
+        assert window.sessions.current.id == first
 
         # the window goes on in that conversation while a new quick question is asked
         slow = Reply.text(*[f"w{i} " for i in range(20)], token_delay=0.02)
@@ -178,9 +178,9 @@ async def test_after_open_in_loki_the_next_quick_question_starts_a_new_conversat
         quick.input.setText("Dans la question rapide")
         quick.submit()
         assert quick.conversation_id not in (None, first)
-        assert window.current.runner.busy
+        assert window.sessions.current.runner.busy
         assert quick.runner.busy
-        await wait_until(lambda: not quick.runner.busy and not window.current.runner.busy)
+        await wait_until(lambda: not quick.runner.busy and not window.sessions.current.runner.busy)
         store = window.runtime.store
         assert [m.role for m in store.messages(first)] == ["user", "assistant"] * 2
         assert [m.content for m in store.messages(first)][2] == "Dans la fenêtre"
@@ -223,10 +223,11 @@ async def test_a_conversation_never_runs_two_turns_at_once(
         conversation = quick.conversation_id
         assert conversation is not None
         window.conversations.refresh()
-        window.open_conversation(conversation)  # from the sidebar, while the quick one runs
+        # from the sidebar, while the quick one runs
+        window.sessions.open_conversation(conversation)
         window.composer.set_text("Et dans la fenêtre ?")
         window.composer.submit()
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         assert not session.runner.busy  # refused, and said so; the text is kept
         assert window.composer.text() == "Et dans la fenêtre ?"
@@ -235,11 +236,13 @@ async def test_a_conversation_never_runs_two_turns_at_once(
         assert "question rapide" in notice.message
         await wait_until(lambda: not quick.runner.busy)
         # the window shows what the quick prompt added, then can go on
-        await wait_until(lambda: isinstance(window.current.view.items()[-1], AssistantMessage))
+        await wait_until(
+            lambda: isinstance(window.sessions.current.view.items()[-1], AssistantMessage)
+        )
         ollama.script(Reply.text("Oui."))
         window.composer.submit()
-        assert window.current.runner.busy
-        await wait_until(lambda: not window.current.runner.busy)
+        assert window.sessions.current.runner.busy
+        await wait_until(lambda: not window.sessions.current.runner.busy)
         assert [m.role for m in window.runtime.store.messages(conversation)] == [
             "user",
             "assistant",
@@ -297,10 +300,10 @@ async def test_a_late_answer_about_an_older_host_does_not_overwrite_a_newer_one(
     async with open_window(services, qtbot, ollama.url) as window:
         window.runtime.models_timeout_s = 0.5
         window.runtime.set_host(silent_host)
-        older = window.check_backend()  # waits for an answer that never comes
+        older = window.server_status.check()  # waits for an answer that never comes
         await wait_until(lambda: not window.banner.retry_button.isEnabled())  # it is asking
         window.runtime.set_host(ollama.url)  # the user fixes the host in the settings
-        newer = window.check_backend()
+        newer = window.server_status.check()
         await wait_until(lambda: not window.banner.isVisibleTo(window))
         # both checks are over: the older one can no longer write anything
         await asyncio.wait([older, newer], timeout=30)
@@ -325,10 +328,12 @@ async def test_a_corrupt_history_is_said_at_start_and_the_window_works(
         bar.close_button.click()
         assert not bar.isVisibleTo(window)
         ollama.script(Reply.text("Tout va bien."))
-        window.send("Bonjour")
-        await wait_until(lambda: window.current is not None and not window.current.runner.busy)
-        assert window.current is not None
-        assert [m.role for m in window.runtime.store.messages(window.current.id)] == [
+        window.sessions.send("Bonjour")
+        await wait_until(
+            lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+        )
+        assert window.sessions.current is not None
+        assert [m.role for m in window.runtime.store.messages(window.sessions.current.id)] == [
             "user",
             "assistant",
         ]

@@ -16,23 +16,25 @@ from tests.ui.helpers import open_window, wait_until
 
 
 def last_card(window: MainWindow) -> ToolCard:
-    assert window.current is not None
-    return [i for i in window.current.view.items() if isinstance(i, ToolCard)][-1]
+    assert window.sessions.current is not None
+    return [i for i in window.sessions.current.view.items() if isinstance(i, ToolCard)][-1]
 
 
 async def ask(window: MainWindow, text: str) -> ApprovalDialog:
     """Send `text` and return the approval dialog the turn opens."""
     window.composer.set_text(text)
     window.composer.submit()
-    assert window.current is not None
-    approver = window.current.approver
+    assert window.sessions.current is not None
+    approver = window.sessions.current.approver
     await wait_until(lambda: approver.dialog is not None and approver.dialog.isVisible())
     assert approver.dialog is not None
     return approver.dialog
 
 
 async def finished(window: MainWindow) -> None:
-    await wait_until(lambda: window.current is not None and not window.current.runner.busy)
+    await wait_until(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+    )
 
 
 async def test_allow_once_runs_the_exact_command_in_the_workspace(
@@ -45,8 +47,8 @@ async def test_allow_once_runs_the_exact_command_in_the_workspace(
         dialog = await ask(window, "Écris bonjour dans sortie.txt")
         assert dialog.command_view.toPlainText() == command
         assert str(workspace.resolve()) in dialog.folder_label.text()
-        assert window.current is not None
-        assert window.current.runner.busy
+        assert window.sessions.current is not None
+        assert window.sessions.current.runner.busy
         assert not (workspace / "sortie.txt").exists()
         dialog.allow_button.click()
         await finished(window)
@@ -115,10 +117,10 @@ async def test_stop_while_asking_closes_the_dialog(
         window.workspace_picker.choose(str(workspace))
         ollama.script(Reply.tool("run_shell", {"command": "touch jamais.txt"}))
         dialog = await ask(window, "Crée jamais.txt")
-        window.stop_current()
+        window.sessions.stop_current()
         await finished(window)
         assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted)
-        assert window.current is not None
-        assert window.current.approver.dialog is None
+        assert window.sessions.current is not None
+        assert window.sessions.current.approver.dialog is None
         assert not (workspace / "jamais.txt").exists()
         assert last_card(window).state == "cut"

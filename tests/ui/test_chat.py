@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 
 from loki_desktop.cli.approval import FixedApprover
+from loki_desktop.core.events import CheckReport, Problem, SkillUsed
+from loki_desktop.core.message_meta import MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.services import Services
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
     CheckCard,
     ErrorCard,
+    HarnessNote,
     NoticeLine,
     SkillBadge,
     ToolCard,
     UserMessage,
 )
 from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.shell_changes import ShellChangesList
 from tests.fakes.demo_conversation import (
     FINAL_ANSWER,
     QUESTION,
@@ -32,8 +38,8 @@ from tests.ui.helpers import open_window, wait_until
 
 
 def kinds(window: MainWindow) -> list[str]:
-    assert window.current is not None
-    return [type(item).__name__ for item in window.current.view.items()]
+    assert window.sessions.current is not None
+    return [type(item).__name__ for item in window.sessions.current.view.items()]
 
 
 def streamed(session: Any) -> str:
@@ -45,7 +51,10 @@ def streamed(session: Any) -> str:
 async def send_and_wait(window: MainWindow, text: str, within: float = 15.0) -> None:
     window.composer.set_text(text)
     window.composer.submit()
-    await wait_until(lambda: window.current is not None and not window.current.runner.busy, within)
+    await wait_until(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy,
+        within,
+    )
 
 
 async def test_a_message_streams_into_a_new_conversation(
@@ -57,7 +66,7 @@ async def test_a_message_streams_into_a_new_conversation(
         window.composer.input.setFocus()
         qtbot.keyClicks(window.composer.input, "Salut Loki")
         qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         assert window.composer.busy
         assert window.composer.button.text() == "Arrêter"
@@ -96,7 +105,7 @@ async def test_shift_enter_breaks_the_line_instead_of_sending(
         qtbot.keyClick(window.composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
         qtbot.keyClicks(window.composer.input, "ligne 2")
         assert window.composer.text() == "ligne 1\nligne 2"
-        assert window.current is None
+        assert window.sessions.current is None
         assert ollama.chat_requests == []
 
 
@@ -107,7 +116,7 @@ async def test_stop_cancels_the_turn_and_keeps_the_partial_answer(
         ollama.script(Reply.text(*[f"mot{i} " for i in range(200)], token_delay=0.02))
         window.composer.set_text("Raconte une longue histoire")
         window.composer.submit()
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         await wait_until(lambda: "mot3" in streamed(session))
         window.composer.button.click()  # the button reads "Arrêter" while busy
@@ -133,7 +142,7 @@ async def test_escape_stops_the_running_turn(
         ollama.script(Reply.text(*[f"t{i} " for i in range(300)], token_delay=0.02))
         window.composer.set_text("Encore")
         window.composer.submit()
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         await wait_until(lambda: "t2" in streamed(session))
         qtbot.keyClick(window.composer.input, Qt.Key.Key_Escape)
@@ -156,12 +165,12 @@ async def test_tool_calls_show_as_cards_keyed_by_call_id(
         )
         await send_and_wait(window, "Lis notes.txt et absent.txt")
         assert kinds(window) == ["UserMessage", "ToolCard", "ToolCard", "AssistantMessage"]
-        assert window.current is not None
-        first, second = window.current.view.items()[1:3]
+        assert window.sessions.current is not None
+        first, second = window.sessions.current.view.items()[1:3]
         assert isinstance(first, ToolCard)
         assert isinstance(second, ToolCard)
         assert first.call_id != second.call_id
-        assert window.current.view.tool_card(first.call_id) is first
+        assert window.sessions.current.view.tool_card(first.call_id) is first
         assert (first.name, first.args, first.state) == ("read_file", {"path": "notes.txt"}, "ok")
         assert first.chip.text() == "OK"
         assert "une note" in first.output
@@ -185,15 +194,17 @@ async def test_error_card_offers_a_retry_that_answers_again(
     async with open_window(services, qtbot, ollama.url) as window:
         ollama.script(Reply.http_error(500, "GPU en feu"), Reply.text("Réponse", " retrouvée"))
         await send_and_wait(window, "Bonjour")
-        assert window.current is not None
-        card = window.current.view.items()[-1]
+        assert window.sessions.current is not None
+        card = window.sessions.current.view.items()[-1]
         assert isinstance(card, ErrorCard)
         assert "GPU en feu" in card.message
         assert card.retry_button is not None
         card.retry_button.click()
-        await wait_until(lambda: window.current is not None and not window.current.runner.busy)
+        await wait_until(
+            lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+        )
         assert kinds(window)[-1] == "AssistantMessage"
-        stored = window.runtime.store.messages(window.current.id)
+        stored = window.runtime.store.messages(window.sessions.current.id)
         # the question is stored once; the retry answered it
         assert [m.role for m in stored] == ["user", "assistant"]
         assert stored[-1].content == "Réponse retrouvée"
@@ -220,8 +231,8 @@ async def test_full_scripted_conversation_is_shown_saved_and_reopened(
             "UndoBar",  # the turn wrote a file: it can be taken back
         ]
         assert kinds(window) == expected
-        assert window.current is not None
-        items = window.current.view.items()
+        assert window.sessions.current is not None
+        items = window.sessions.current.view.items()
         badge = items[1]
         assert isinstance(badge, SkillBadge)
         assert badge.badge.text() == "Méthode : Analyse de données"
@@ -237,16 +248,16 @@ async def test_full_scripted_conversation_is_shown_saved_and_reopened(
         assert isinstance(answer, AssistantMessage)
         assert answer.markdown() == FINAL_ANSWER
         assert (workspace / "stats_ventes.py").read_text(encoding="utf-8") == SCRIPT_FIXED
-        conversation_id = window.current.id
+        conversation_id = window.sessions.current.id
 
         window.save_state()
 
     # restart: a new runtime and window over the same data folder reopen it as it was
     async with open_window(services, qtbot, ollama.url) as reopened:
-        assert reopened.current is not None
-        assert reopened.current.id == conversation_id
+        assert reopened.sessions.current is not None
+        assert reopened.sessions.current.id == conversation_id
         assert kinds(reopened) == expected
-        items = reopened.current.view.items()
+        items = reopened.sessions.current.view.items()
         assert isinstance(items[1], SkillBadge)
         assert items[1].badge.text() == "Méthode : Analyse de données"
         cards = [item for item in items if isinstance(item, ToolCard)]
@@ -269,7 +280,7 @@ async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
     conversation_id = store.create("Historique")
     store.append(
         conversation_id,
-        ChatMessage("user", "Corrige calc.py", extra={"skill": {"name": "x", "title": "Débogage"}}),
+        ChatMessage("user", "Corrige calc.py", meta=MessageMeta(skill=SkillUsed("x", "Débogage"))),
     )
     store.append(
         conversation_id,
@@ -284,16 +295,11 @@ async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
             "wrote a.py",
             tool_call_id="call_1",
             tool_name="write_file",
-            extra={
-                "ok": True,
-                "summary": "a.py écrit",
-                "check": {
-                    "path": "a.py",
-                    "ok": False,
-                    "skipped": None,
-                    "problems": [{"line": 3, "col": 1, "message": "F821 Undefined name `y`"}],
-                },
-            },
+            meta=MessageMeta(
+                ok=True,
+                summary="a.py écrit",
+                check=CheckReport("a.py", False, (Problem(3, 1, "F821 Undefined name `y`"),)),
+            ),
         ),
     )
     store.append(conversation_id, ChatMessage("user", "Fix a.py:3:1", origin="harness"))
@@ -312,8 +318,8 @@ async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
             "HarnessNote",  # the check follow-up is a quiet note, not the user's message
             "AssistantMessage",
         ]
-        assert window.current is not None
-        items = window.current.view.items()
+        assert window.sessions.current is not None
+        items = window.sessions.current.view.items()
         card = items[2]
         assert isinstance(card, ToolCard)
         assert (card.state, card.detail.text(), card.output) == ("ok", "a.py écrit", "wrote a.py")
@@ -325,6 +331,68 @@ async def test_a_reopened_conversation_shows_every_kind_of_stored_message(
         assert cut.cut_note.isVisibleTo(cut)
 
 
+# The `extra` column of each row below as older versions wrote it: plain JSON, a key this
+# version does not know, a key missing (the skill's title, the undo's `removed` and `left`).
+OLD_EXTRAS = [
+    {"skill": {"name": "x", "title": "Débogage", "score": 0.7}},
+    None,
+    {
+        "ok": True,
+        "summary": "a.py écrit",
+        "change": {"path": "a.py", "kind": "added", "diff": "", "content": "x = 1\n"},
+        "seconds": 0.2,
+    },
+    {"ok": False, "summary": "code 1", "shell_changes": [{"path": "b.txt", "kind": "added"}]},
+    {"undo": {"direction": "redo", "turn": 2, "restored": ["a.py"]}},
+]
+
+
+async def test_a_conversation_stored_by_an_older_version_reopens(
+    ollama: FakeOllama, services: Services, qtbot: Any, loki_home: Path
+) -> None:
+    store = services.open_history()
+    conversation_id = store.create("Ancienne")
+    calls = (
+        CallRecord("call_1", "write_file", {"path": "a.py"}),
+        CallRecord("call_2", "run_shell", {"command": "touch b.txt"}),
+    )
+    for message in (
+        ChatMessage("user", "Écris a.py"),
+        ChatMessage("assistant", "", tool_calls=calls),
+        ChatMessage("tool", "wrote a.py", tool_call_id="call_1", tool_name="write_file"),
+        ChatMessage("tool", "exit 1", tool_call_id="call_2", tool_name="run_shell"),
+        ChatMessage("user", "[Note from Loki: …]", origin="harness"),
+    ):
+        store.append(conversation_id, message)
+    store.close()
+    db = sqlite3.connect(loki_home / "history.db")
+    with db:
+        ids = [row[0] for row in db.execute("SELECT id FROM messages ORDER BY id")]
+        for message_id, extra in zip(ids, OLD_EXTRAS, strict=True):
+            text = json.dumps(extra) if extra is not None else None
+            db.execute("UPDATE messages SET extra = ? WHERE id = ?", (text, message_id))
+    db.close()
+    settings = services.settings.load()
+    settings.ui["conversation"] = conversation_id
+    services.settings.save(settings)
+
+    async with open_window(services, qtbot, ollama.url) as window:
+        assert kinds(window) == ["UserMessage", "SkillBadge", "ToolCard", "ToolCard", "HarnessNote"]
+        assert window.sessions.current is not None
+        _user, badge, write, shell, note = window.sessions.current.view.items()
+        assert isinstance(badge, SkillBadge)
+        assert badge.title == "Débogage"
+        assert isinstance(write, ToolCard)
+        assert (write.state, write.detail.text()) == ("ok", "a.py écrit")
+        assert write.change_view is not None
+        assert isinstance(shell, ToolCard)
+        assert shell.state == "error"
+        (listed,) = shell.findChildren(ShellChangesList)
+        assert [c.path for c in listed.changes] == ["b.txt"]
+        assert isinstance(note, HarnessNote)
+        assert note.text() == "Modifications du tour 2 rétablies : a.py."
+
+
 async def test_a_turn_that_ends_off_screen_frees_its_view(
     ollama: FakeOllama, qtbot: Any, services: Services
 ) -> None:
@@ -332,22 +400,22 @@ async def test_a_turn_that_ends_off_screen_frees_its_view(
         ollama.script(Reply.text(*[f"m{i} " for i in range(30)], token_delay=0.02))
         window.composer.set_text("Une longue réponse")
         window.composer.submit()
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         await wait_until(lambda: "m2" in streamed(session))
-        window.new_conversation()  # left while it streams: it finishes off screen
-        assert session.id in window.sessions
+        window.sessions.new_conversation()  # left while it streams: it finishes off screen
+        assert session.id in window.sessions.by_id
         assert window.stack.indexOf(session.view) != -1
         await wait_until(lambda: not session.runner.busy)
         assert session.runner.last_reason == "completed"
-        assert session.id not in window.sessions
+        assert session.id not in window.sessions.by_id
         assert window.stack.count() == 1  # the welcome page only
         stored = window.runtime.store.messages(session.id)
         assert stored[-1].content.endswith("m29 ")
         # opened again, it shows the whole answer from the history
-        window.open_conversation(session.id)
-        assert window.current is not None
-        answer = window.current.view.items()[-1]
+        window.sessions.open_conversation(session.id)
+        assert window.sessions.current is not None
+        answer = window.sessions.current.view.items()[-1]
         assert isinstance(answer, AssistantMessage)
         assert answer.markdown().endswith("m29 ")
 
@@ -358,8 +426,8 @@ async def test_an_older_error_card_can_no_longer_retry(
     async with open_window(services, qtbot, ollama.url) as window:
         ollama.script(Reply.http_error(500, "GPU en feu"), Reply.text("Deuxième réponse"))
         await send_and_wait(window, "Première question")
-        assert window.current is not None
-        card = window.current.view.items()[-1]
+        assert window.sessions.current is not None
+        card = window.sessions.current.view.items()[-1]
         assert isinstance(card, ErrorCard)
         assert card.retry_button is not None
         assert card.retry_button.isEnabled()
@@ -376,7 +444,7 @@ async def test_a_host_change_lets_the_running_turn_finish(
             ollama.script(Reply.text(*[f"m{i} " for i in range(40)], token_delay=0.02))
             window.composer.set_text("Une longue réponse")
             window.composer.submit()
-            session = window.current
+            session = window.sessions.current
             assert session is not None
             await wait_until(lambda: "m2" in streamed(session))
             window.runtime.set_host(other.url)  # what Réglages › Enregistrer does
@@ -406,7 +474,7 @@ async def test_the_model_chosen_in_the_header_is_saved_and_used(
         # the quick prompt's agent reads the same place
         from loki_desktop.ui.quick_prompt import QuickPrompt
 
-        quick = QuickPrompt(window.runtime, window.renderer)
+        quick = QuickPrompt(window.runtime, window.rendering.renderer)
         qtbot.addWidget(quick)
         quick.ask("Vite")
         await wait_until(lambda: not quick.runner.busy)

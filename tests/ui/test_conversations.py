@@ -63,10 +63,10 @@ async def test_list_search_rename_delete_and_new(
         listing.select(None)
         item = listing.list.item(listing.ids().index(ids["Voyage"]))
         listing.list.setCurrentItem(item)
-        assert window.current is not None
-        assert window.current.id == ids["Voyage"]
+        assert window.sessions.current is not None
+        assert window.sessions.current.id == ids["Voyage"]
         assert window.title.full_text == "Voyage"
-        assert isinstance(window.current.view.items()[0], UserMessage)
+        assert isinstance(window.sessions.current.view.items()[0], UserMessage)
 
         # rename in place: F2 (or double-click), type, Enter
         listing.start_rename(ids["Voyage"])
@@ -86,14 +86,14 @@ async def test_list_search_rename_delete_and_new(
         delete.click()
         await wait_until(lambda: ids["Voyage"] not in listing.ids())
         assert not window.runtime.store.exists(ids["Voyage"])
-        assert window.current is None  # it was open: back to a new conversation
+        assert window.sessions.current is None  # it was open: back to a new conversation
         assert window.stack.currentWidget() is window.welcome
 
         # new conversation: the welcome page and an empty composer
         listing.list.setCurrentRow(0)
-        assert window.current is not None
+        assert window.sessions.current is not None
         listing.new_button.click()
-        assert window.current is None
+        assert window.sessions.current is None
         assert window.title.full_text == "Nouvelle conversation"
         assert QApplication.focusWidget() in (window.composer.input, None)
 
@@ -107,8 +107,8 @@ async def test_a_thousand_messages_open_lazily(
     settings.ui["conversation"] = ids["Long"]
     services.settings.save(settings)
     async with open_window(services, qtbot, ollama.url) as window:
-        assert window.current is not None
-        view = window.current.view
+        assert window.sessions.current is not None
+        view = window.sessions.current.view
         items = view.items()
         assert len(items) == PAGE_SIZE  # only the latest page is built
         last = items[-1]
@@ -216,23 +216,23 @@ async def test_up_and_down_keep_moving_in_the_list_and_typing_goes_to_the_compos
 
         first_row = listing.visualItemRect(listing.item(0)).center()
         qtbot.mouseClick(listing.viewport(), Qt.MouseButton.LeftButton, pos=first_row)
-        first = window.current
+        first = window.sessions.current
         assert first is not None
         assert first.id == order[0]
         assert listing.hasFocus()  # opening did not take the keyboard away
 
         qtbot.keyClick(listing, Qt.Key.Key_Down)
-        assert window.current is not None
-        assert window.current.id == order[1]
+        assert window.sessions.current is not None
+        assert window.sessions.current.id == order[1]
         qtbot.keyClick(listing, Qt.Key.Key_Up)
-        assert window.current.id == order[0]
+        assert window.sessions.current.id == order[0]
         assert listing.hasFocus()
 
         # typing goes to the composer (the list's type-to-find is not what people expect)
         qtbot.keyClicks(listing, "Salut")
         assert window.composer.text() == "Salut"
         assert window.composer.input.hasFocus()
-        assert window.current.id == order[0]
+        assert window.sessions.current.id == order[0]
 
 
 async def test_switching_conversations_gives_freed_memory_back_once_quiet(
@@ -242,16 +242,16 @@ async def test_switching_conversations_gives_freed_memory_back_once_quiet(
     (ui.memory_return): a burst of switches asks once, after the window went quiet."""
     ids = seed(services, {f"Conversation {n}": ["question", "réponse"] for n in range(3)})
     async with open_window(services, qtbot, ollama.url) as window:
-        memory = window.memory_return
+        memory = window.sessions.memory_return
         if not memory.available:  # not glibc: nothing to give back, nothing scheduled
-            window.open_conversation(ids["Conversation 0"])
-            window.open_conversation(ids["Conversation 1"])
+            window.sessions.open_conversation(ids["Conversation 0"])
+            window.sessions.open_conversation(ids["Conversation 1"])
             assert not memory.pending
             assert memory.runs == 0
             return
         runs_before = memory.runs
         for title in ("Conversation 0", "Conversation 1", "Conversation 2"):
-            window.open_conversation(ids[title])
+            window.sessions.open_conversation(ids[title])
         assert memory.pending  # two views were dropped: a trim waits for quiet
         await wait_until(lambda: not memory.pending)
         assert memory.runs == runs_before + 1  # one trim for the whole burst
@@ -265,22 +265,23 @@ async def test_the_view_left_is_deleted_before_the_next_one_is_built(
     mark does not climb with each larger conversation opened (the soak bench)."""
     ids = seed(services, {f"Conversation {n}": ["question", "réponse"] * 3 for n in range(2)})
     async with open_window(services, qtbot, ollama.url) as window:
-        window.open_conversation(ids["Conversation 0"])
-        old = window.current
+        sessions = window.sessions
+        sessions.open_conversation(ids["Conversation 0"])
+        old = sessions.current
         assert old is not None
         # when the old view goes, is the next conversation's session built already?
         next_built: list[bool] = []
         old.view.destroyed.connect(
-            lambda: next_built.append(ids["Conversation 1"] in window.sessions)
+            lambda: next_built.append(ids["Conversation 1"] in sessions.by_id)
         )
-        window.open_conversation(ids["Conversation 1"])
+        sessions.open_conversation(ids["Conversation 1"])
         assert next_built == [False]  # gone first, and before the event loop turned
         assert not shiboken6.isValid(old)
-        assert window.current is not None
-        assert window.current.id == ids["Conversation 1"]
-        assert len(window.current.view.items()) == 6
+        assert sessions.current is not None
+        assert sessions.current.id == ids["Conversation 1"]
+        assert len(sessions.current.view.items()) == 6
         # and back: the other view went the same way, the first one opens whole again
-        view_1 = window.current.view
-        window.open_conversation(ids["Conversation 0"])
+        view_1 = sessions.current.view
+        sessions.open_conversation(ids["Conversation 0"])
         assert not shiboken6.isValid(view_1)
-        assert len(window.current.view.items()) == 6
+        assert len(sessions.current.view.items()) == 6

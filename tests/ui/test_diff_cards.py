@@ -184,22 +184,24 @@ def review_on(services: Services) -> None:
 
 
 def cards(window: MainWindow) -> list[ToolCard]:
-    assert window.current is not None
-    return [i for i in window.current.view.items() if isinstance(i, ToolCard)]
+    assert window.sessions.current is not None
+    return [i for i in window.sessions.current.view.items() if isinstance(i, ToolCard)]
 
 
 async def ask(window: MainWindow, text: str) -> WriteApprovalDialog:
     window.composer.set_text(text)
     window.composer.submit()
-    assert window.current is not None
-    approver = window.current.approver
+    assert window.sessions.current is not None
+    approver = window.sessions.current.approver
     await wait_until(lambda: approver.dialog is not None and approver.dialog.isVisible())
     assert isinstance(approver.dialog, WriteApprovalDialog)
     return approver.dialog
 
 
 async def finished(window: MainWindow) -> None:
-    await wait_until(lambda: window.current is not None and not window.current.runner.busy)
+    await wait_until(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+    )
 
 
 async def test_review_waits_refuses_then_always_and_the_diff_survives_reopening(
@@ -221,8 +223,8 @@ async def test_review_waits_refuses_then_always_and_the_diff_survives_reopening(
         dialog = await ask(window, "Mets SECOND en majuscules")
         assert dialog.change_view.diff_text is not None
         assert "-second\n+SECOND" in dialog.change_view.shown_text()
-        assert window.current is not None
-        assert window.current.runner.busy  # the turn waits for the answer
+        assert window.sessions.current is not None
+        assert window.sessions.current.runner.busy  # the turn waits for the answer
         dialog.deny_button.click()
         await finished(window)
         assert target.read_text() == "first\nsecond\n"
@@ -242,14 +244,14 @@ async def test_review_waits_refuses_then_always_and_the_diff_survives_reopening(
         window.composer.submit()
         await finished(window)
         assert (workspace / "new.py").read_text() == "x = 1\n"
-        assert window.current.approver.dialog is None
-        conversation = window.current.id
+        assert window.sessions.current.approver.dialog is None
+        conversation = window.sessions.current.id
         edit_card = cards(window)[-2]
         assert edit_card.change_view is not None
         live_text = edit_card.change_view.shown_text()
 
     async with open_window(services, qtbot, ollama.url) as window:
-        window.open_conversation(conversation)
+        window.sessions.open_conversation(conversation)
         reopened = cards(window)
         assert [c.name for c in reopened] == ["write_file", "edit_file", "write_file"]
         assert reopened[0].change_view is None  # the refused one changed nothing
@@ -272,10 +274,10 @@ async def test_stop_while_asking_to_write_closes_the_dialog_and_writes_nothing(
         window.workspace_picker.choose(str(workspace))
         dialog = await ask(window, "Crée jamais.txt")
         assert "x" in dialog.change_view.shown_text()
-        window.stop_current()
+        window.sessions.stop_current()
         await finished(window)
-        assert window.current is not None
-        assert window.current.approver.dialog is None
+        assert window.sessions.current is not None
+        assert window.sessions.current.approver.dialog is None
         assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted)
         assert not (workspace / "jamais.txt").exists()
         assert cards(window)[-1].state == "cut"
@@ -285,7 +287,7 @@ async def test_the_review_setting_is_in_reglages_off_by_default(
     ollama: FakeOllama, services: Services, qtbot: Any
 ) -> None:
     async with open_window(services, qtbot, ollama.url) as window:
-        dialog = window.open_settings()
+        dialog = window.settings_opener.open()
         dialog.show_page("intelligence")
         box = dialog.intelligence.review_writes
         assert box.text() == "Demander avant d'écrire"
@@ -295,7 +297,7 @@ async def test_the_review_setting_is_in_reglages_off_by_default(
         await dialog.tasks.cancel_all()
         assert services.settings.load().review_writes
         assert window.runtime.settings.review_writes
-        again = window.open_settings()
+        again = window.settings_opener.open()
         assert again.intelligence.review_writes.isChecked()
         again.reject()
         await again.mcp.tasks.cancel_all()

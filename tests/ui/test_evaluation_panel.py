@@ -22,7 +22,7 @@ async def test_evaluate_this_model_runs_and_keeps_the_results(
         hello = Reply.tool("write_file", {"path": "hello.txt", "content": "Bonjour le monde\n"})
         server.script(hello, Reply.text("Fait."), hello, Reply.text("Fait."))
         async with open_window(services, qtbot, server.url) as window:
-            dialog = window.open_settings()
+            dialog = window.settings_opener.open()
             dialog.show_page("intelligence")
             panel = dialog.intelligence.evaluation
             assert panel.last.text() == "Pas encore d'évaluation."
@@ -42,7 +42,7 @@ async def test_evaluate_this_model_runs_and_keeps_the_results(
 async def test_evaluation_can_be_stopped(services: Services, qtbot: Any) -> None:
     with FakeOllama(default=Reply.text("lent", token_delay=0.5)) as server:
         async with open_window(services, qtbot, server.url) as window:
-            dialog = window.open_settings()
+            dialog = window.settings_opener.open()
             panel = dialog.intelligence.evaluation
             qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
             assert panel.running

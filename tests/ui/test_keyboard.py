@@ -104,15 +104,19 @@ async def test_shortcuts_and_the_whole_flow_without_a_mouse(
         assert window.composer.input.hasFocus()
         qtbot.keyClicks(window.composer.input, "Bonjour")
         qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-        await wait_until(lambda: window.current is not None and not window.current.runner.busy)
-        first = window.current
+        await wait_until(
+            lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+        )
+        first = window.sessions.current
         assert first is not None
         # a new conversation, a message, then back to the first one through the search
         qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
-        assert window.current is None
+        assert window.sessions.current is None
         qtbot.keyClicks(window.composer.input, "Autre chose")
         qtbot.keyClick(window.composer.input, Qt.Key.Key_Return)
-        await wait_until(lambda: window.current is not None and not window.current.runner.busy)
+        await wait_until(
+            lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+        )
         qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
         assert window.conversations.search.hasFocus()
         qtbot.keyClicks(window.conversations.search, "Bonjour")
@@ -120,7 +124,9 @@ async def test_shortcuts_and_the_whole_flow_without_a_mouse(
         qtbot.keyClick(window.conversations.search, Qt.Key.Key_Tab)
         assert window.conversations.list.hasFocus()
         qtbot.keyClick(window.conversations.list, Qt.Key.Key_Down)
-        await wait_until(lambda: window.current is not None and window.current.id == first.id)
+        await wait_until(
+            lambda: window.sessions.current is not None and window.sessions.current.id == first.id
+        )
         # Ctrl+, opens the settings; Escape closes them
         qtbot.keyClick(window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
         dialog = await_dialog()
@@ -142,9 +148,13 @@ async def test_typing_anywhere_in_the_chat_goes_to_the_composer(
         ollama.script(Reply.text("Une réponse à copier."))
         window.composer.set_text("Salut")
         window.composer.submit()
-        await wait_until(lambda: window.current is not None and not window.current.runner.busy)
-        assert window.current is not None
-        answer = next(i for i in window.current.view.items() if isinstance(i, AssistantMessage))
+        await wait_until(
+            lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+        )
+        assert window.sessions.current is not None
+        answer = next(
+            i for i in window.sessions.current.view.items() if isinstance(i, AssistantMessage)
+        )
         answer.copy_button.setFocus()
         type_text(qtbot, "et ensuite")
         assert window.composer.text() == "et ensuite"
@@ -183,8 +193,8 @@ async def test_the_approval_dialog_defaults_to_refuse_and_looks_it(
         ollama.script(Reply.tool("run_shell", {"command": "touch x.txt"}), Reply.text("Bon."))
         window.composer.set_text("Crée x.txt")
         window.composer.submit()
-        assert window.current is not None
-        approver = window.current.approver
+        assert window.sessions.current is not None
+        approver = window.sessions.current.approver
         await wait_until(lambda: approver.dialog is not None and approver.dialog.isVisible())
         dialog = approver.dialog
         assert dialog is not None
@@ -201,10 +211,10 @@ async def test_the_approval_dialog_defaults_to_refuse_and_looks_it(
         accent = theme.palette.accent.lower()
         assert deny.pixelColor(6, deny.height() // 2).name() == accent
         assert allow.pixelColor(6, allow.height() // 2).name() != accent
-        card = [i for i in window.current.view.items() if isinstance(i, ToolCard)][-1]
+        card = [i for i in window.sessions.current.view.items() if isinstance(i, ToolCard)][-1]
         assert card.chip.text() == "EN ATTENTE"
         qtbot.keyClick(dialog, Qt.Key.Key_Return)  # Enter refuses
-        await wait_until(lambda: not window.current.runner.busy)
+        await wait_until(lambda: not window.sessions.current.runner.busy)
         assert not (workspace / "x.txt").exists()
         assert card.chip.text() == "REFUSÉ"
         assert card.chip.property("state") == "refused"
@@ -217,7 +227,7 @@ async def test_every_control_of_the_settings_shows_its_focus(
 ) -> None:
     async with open_window(services, qtbot, ollama.url, theme=theme) as window:
         Theme(theme).apply(QApplication.instance())  # type: ignore[arg-type]
-        dialog = window.open_settings()
+        dialog = window.settings_opener.open()
         try:
             dialog.activateWindow()
             await wait_until(dialog.isActiveWindow)

@@ -113,7 +113,7 @@ def test_the_detector(text: str, language: str, wrong: list[str]) -> None:
 
 async def _cards(window: MainWindow, root: Path) -> ChatView:
     """A chat with every kind of card, their texts made by the core as a turn makes them."""
-    view = ChatView(window.renderer)
+    view = ChatView(window.rendering.renderer)
     view.add_user_message("demo")
     view.add_skill_badge("Python")
     tools = NativeTools(Workspace(root), FixedApprover(False))
@@ -145,7 +145,7 @@ async def _cards(window: MainWindow, root: Path) -> ChatView:
 async def _everything(window: MainWindow, qtbot: Any, root: Path) -> list[QWidget]:
     """The window, each settings page, the dialogs and the cards, open at once."""
     widgets: list[QWidget] = [window]
-    settings = window.open_settings()
+    settings = window.settings_opener.open()
     qtbot.addWidget(settings)
     for row in range(settings.nav.count()):
         settings.nav.setCurrentRow(row)
@@ -154,10 +154,10 @@ async def _everything(window: MainWindow, qtbot: Any, root: Path) -> list[QWidge
     qtbot.addWidget(approval)
     widgets.append(approval)
     change = compute_change("stats.py", b"x = 1\n", b"x = 2\ny = 3\n")
-    write_approval = WriteApprovalDialog(change, root, window.renderer)
+    write_approval = WriteApprovalDialog(change, root, window.rendering.renderer)
     qtbot.addWidget(write_approval)
     widgets.append(write_approval)
-    quick = QuickPrompt(window.runtime, window.renderer)
+    quick = QuickPrompt(window.runtime, window.rendering.renderer)
     qtbot.addWidget(quick)
     widgets.append(quick)
     widgets.append(await _cards(window, root))
@@ -195,7 +195,7 @@ async def test_the_language_setting_is_saved_for_the_next_start(
 ) -> None:
     monkeypatch.setenv("LANG", "en_US.UTF-8")  # the system is English: Automatique says so
     async with open_window(services, qtbot, offline_host) as window:
-        dialog = window.open_settings()
+        dialog = window.settings_opener.open()
         choice = dialog.general.language
         assert [choice.itemData(i) for i in range(choice.count())] == ["auto", "fr", "en"]
         assert choice.itemText(0) == "Automatique (English)"

@@ -37,7 +37,9 @@ def live_handles() -> int:
 async def send_and_wait(window: MainWindow, text: str) -> None:
     window.composer.set_text(text)
     window.composer.submit()
-    await wait_until(lambda: window.current is not None and not window.current.runner.busy, 30)
+    await wait_until(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy, 30
+    )
 
 
 async def test_a_long_answer_leaves_no_timer_per_chunk(
@@ -52,8 +54,8 @@ async def test_a_long_answer_leaves_no_timer_per_chunk(
         # a pause between lines, as a model streams: each line is a socket read of its own
         ollama.script(Reply.text(*[f"mot{i} " for i in range(CHUNKS)], token_delay=0.003))
         await send_and_wait(window, "Raconte une longue histoire")
-        assert window.current is not None
-        assert "mot299" in window.current.view.items()[-1].markdown()  # type: ignore[attr-defined]
+        assert window.sessions.current is not None
+        assert "mot299" in window.sessions.current.view.items()[-1].markdown()  # type: ignore[attr-defined]
 
         # a constant few (the view's throttled repaints, this test's own waits), not ~CHUNKS
         assert live_handles() - before < 30

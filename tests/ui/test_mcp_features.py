@@ -51,7 +51,9 @@ async def connected(window: MainWindow) -> None:
 
 
 async def finished(window: MainWindow) -> None:
-    await wait_until(lambda: window.current is not None and not window.current.runner.busy)
+    await wait_until(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+    )
 
 
 async def dialog_of(window: MainWindow, kind: type) -> Any:
@@ -71,7 +73,7 @@ async def test_a_server_form_becomes_a_dialog_that_checks_required_fields(
     ollama.script(Reply.tool("mcp_feat_register", {}), Reply.text("Merci."))
     async with open_window(services, qtbot, ollama.url) as window:
         await connected(window)
-        window.send("Inscris-moi")
+        window.sessions.send("Inscris-moi")
         dialog: ElicitationDialog = await dialog_of(window, ElicitationDialog)
         assert "« Features » vous demande des informations" in dialog.windowTitle()
         name, age, colour = (dialog.inputs[k] for k in ("name", "age", "colour"))
@@ -115,7 +117,7 @@ async def test_declining_a_form_and_a_url_request(
     )
     async with open_window(services, qtbot, ollama.url) as window:
         await connected(window)
-        window.send("Inscris-moi puis ouvre la page")
+        window.sessions.send("Inscris-moi puis ouvre la page")
         form = await dialog_of(window, ElicitationDialog)
         form.decline_button.click()
         page: UrlDialog = await dialog_of(window, UrlDialog)
@@ -140,7 +142,7 @@ async def test_sampling_is_approved_answered_by_the_local_model_and_shown_as_a_c
     )
     async with open_window(services, qtbot, ollama.url) as window:
         await connected(window)
-        window.send("Résume via le serveur")
+        window.sessions.send("Résume via le serveur")
         dialog: SamplingDialog = await dialog_of(window, SamplingDialog)
         assert "Summarize: une longue histoire" in dialog.prompt_view.toPlainText()
         dialog.always.setChecked(True)
@@ -148,8 +150,8 @@ async def test_sampling_is_approved_answered_by_the_local_model_and_shown_as_a_c
         await finished(window)
         card = window.mcp_host.last_card
         assert isinstance(card, SamplingCard)
-        assert window.current is not None
-        assert card in window.current.view.items()
+        assert window.sessions.current is not None
+        assert card in window.sessions.current.view.items()
         assert card.answer.text() == "Une histoire, en bref."
         assert "« Features » a demandé une réponse à qwen2.5-coder:7b" in card.title.text()
         assert "Summarize: une longue histoire" in card.prompt.text()
@@ -168,7 +170,7 @@ async def test_a_server_set_to_never_is_refused_without_asking(
     ollama.script(Reply.tool("mcp_feat_summarize", {"text": "x"}), Reply.text("Tant pis."))
     async with open_window(services, qtbot, ollama.url) as window:
         await connected(window)
-        window.send("Résume via le serveur")
+        window.sessions.send("Résume via le serveur")
         await finished(window)
         card = window.mcp_host.last_card
         assert card is not None
@@ -190,7 +192,7 @@ async def test_roots_follow_the_workspace(
     async with open_window(services, qtbot, ollama.url) as window:
         await connected(window)
         window.workspace_picker.choose(str(first))
-        window.send("Quelles racines ?")
+        window.sessions.send("Quelles racines ?")
         await finished(window)
         assert json.loads(tool_output(ollama)) == [first.resolve().as_uri()]
         window.workspace_picker.choose(str(second))
@@ -261,7 +263,7 @@ async def test_the_sampling_policy_is_chosen_on_the_servers_card(
     with_features(services, tmp_path / "log")
     async with open_window(services, qtbot, ollama.url) as window:
         await connected(window)
-        dialog = window.open_settings()
+        dialog = window.settings_opener.open()
         combo = dialog.mcp.cards["feat"].sampling_combo
         assert combo is not None
         assert combo.currentData() == "ask"  # the default

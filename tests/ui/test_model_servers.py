@@ -22,7 +22,7 @@ async def test_add_an_openai_server_with_a_key_then_pick_its_model(
 ) -> None:
     with FakeOpenAI(models=(VLLM_MODEL,), api_key="sk-labo") as vllm:
         async with open_window(services, qtbot, ollama.url) as window:
-            dialog = window.open_settings()
+            dialog = window.settings_opener.open()
             editor = dialog.general.servers
             assert editor.list.count() == 1  # the single Ollama host, migrated
             assert editor.host.text() == ollama.url
@@ -50,7 +50,7 @@ async def test_add_an_openai_server_with_a_key_then_pick_its_model(
             assert window.runtime.host == vllm.url
 
             # the picker lists both servers' models under their names
-            window.check_backend()
+            window.server_status.check()
             picker = window.model_picker
             await wait_until(
                 lambda: picker.models_of("Ollama") == ["qwen2.5-coder:7b", "llama3.1:8b"]
@@ -74,7 +74,7 @@ async def test_a_bad_address_is_refused_before_saving(
     ollama: FakeOllama, services: Services, qtbot: Any
 ) -> None:
     async with open_window(services, qtbot, ollama.url) as window:
-        dialog = window.open_settings()
+        dialog = window.settings_opener.open()
         editor = dialog.general.servers
         editor.add_button.click()
         editor.host.setText("pas une adresse")

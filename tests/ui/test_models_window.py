@@ -65,7 +65,10 @@ async def send(window: MainWindow, text: str) -> None:
 
 
 async def idle(window: MainWindow, within: float = 20.0) -> None:
-    await wait_until(lambda: window.current is not None and not window.current.runner.busy, within)
+    await wait_until(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy,
+        within,
+    )
 
 
 async def test_the_picker_marks_what_each_model_can_do_and_hides_embedding_models(
@@ -97,7 +100,7 @@ async def test_reasoning_shows_live_then_folds_and_comes_back_from_history(
         pieces = [f"Étape {n} du raisonnement. " for n in range(12)]
         models.script(Reply.thinks(pieces, "La réponse ", "est 391.", token_delay=0.1))
         await send(window, "Combien font 17 × 23 ?")
-        session = window.current
+        session = window.sessions.current
         assert session is not None
 
         # the block is there with the first chunk, long before the answer
@@ -125,10 +128,10 @@ async def test_reasoning_shows_live_then_folds_and_comes_back_from_history(
 
         # reopened from history: folded, same text, a duration
         conversation = session.id
-        window.new_conversation()
-        window.open_conversation(conversation)
-        assert window.current is not None
-        stored = [i for i in window.current.view.items() if isinstance(i, ThinkingBlock)]
+        window.sessions.new_conversation()
+        window.sessions.open_conversation(conversation)
+        assert window.sessions.current is not None
+        stored = [i for i in window.sessions.current.view.items() if isinstance(i, ThinkingBlock)]
         assert len(stored) == 1
         assert not stored[0].is_open
         assert stored[0].text() == "".join(pieces)
@@ -142,7 +145,7 @@ async def test_the_reflexion_setting_reaches_the_chat_request(
     async with open_window(services, qtbot, models.url) as window:
         await wait_until(lambda: window.model_picker.count() == 5)
         choose(window, LEVELS)
-        dialog = window.open_settings()
+        dialog = window.settings_opener.open()
         behaviour = dialog.general.behaviour
         offered = [behaviour.think.itemData(i) for i in range(behaviour.think.count())]
         assert offered == ["auto", "off", "on", "low", "medium", "high"]
@@ -159,7 +162,7 @@ async def test_the_reflexion_setting_reaches_the_chat_request(
 
         # Désactivée, for a model without levels
         choose(window, THINKER)
-        dialog = window.open_settings()
+        dialog = window.settings_opener.open()
         behaviour = dialog.general.behaviour
         assert behaviour.model == THINKER
         offered = [behaviour.think.itemData(i) for i in range(behaviour.think.count())]
@@ -182,7 +185,7 @@ async def test_the_tool_mode_of_a_model_is_saved_and_used(
     async with open_window(services, qtbot, models.url) as window:
         await wait_until(lambda: window.model_picker.count() == 5)
         choose(window, PLAIN)
-        dialog = window.open_settings()
+        dialog = window.settings_opener.open()
         tools = dialog.general.behaviour.tools
         assert tools.isEnabled()
         tools.setCurrentIndex(tools.findData("prompted"))
@@ -224,16 +227,16 @@ async def test_an_attached_image_reaches_the_chat_request_as_base64(
         assert window.composer.attachments.images == []
 
         # the sent message shows them, and so does the conversation reopened
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         user = session.view.items()[0]
         assert isinstance(user, UserMessage)
         assert user.thumbnails is not None
         assert len(user.thumbnails.thumbnails()) == 2
-        window.new_conversation()
-        window.open_conversation(session.id)
-        assert window.current is not None
-        reopened = window.current.view.items()[0]
+        window.sessions.new_conversation()
+        window.sessions.open_conversation(session.id)
+        assert window.sessions.current is not None
+        reopened = window.sessions.current.view.items()[0]
         assert isinstance(reopened, UserMessage)
         assert reopened.thumbnails is not None
         thumbs = reopened.thumbnails.thumbnails()
@@ -275,7 +278,7 @@ async def test_an_empty_answer_is_said_with_a_retry(
         models.script(Reply.text(), Reply.text("Me voilà."))
         await send(window, "Allô ?")
         await idle(window)
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         cards = [i for i in session.view.items() if isinstance(i, ErrorCard)]
         assert len(cards) == 1
@@ -301,7 +304,7 @@ async def test_a_tools_screenshot_shows_on_its_card(
         )
         await send(window, "Fais une capture")
         await idle(window, 60)
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         cards = [i for i in session.view.items() if isinstance(i, ToolCard)]
         assert cards, [type(i).__name__ for i in session.view.items()]

@@ -66,9 +66,11 @@ async def test_ask_loki_to_fix_sends_the_problems(
         await wait_until(lambda: panel.count() == 1, within=20)
         assert panel.fix_button.isEnabled()
         panel.fix_button.click()
-        await wait_until(lambda: window.current is not None and not window.current.runner.busy)
-        assert window.current is not None
-        sent = window.current.view.items()[0]
+        await wait_until(
+            lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+        )
+        assert window.sessions.current is not None
+        sent = window.sessions.current.view.items()[0]
         assert isinstance(sent, UserMessage)
         assert "calc.py:2:" in sent.text
         assert "valeurs" in sent.text

@@ -25,7 +25,7 @@ from tests.ui.helpers import open_window, wait_until
 
 def open_dialog(window: MainWindow, qtbot: Any) -> SettingsDialog:
     """The dialog the window opens (a child of the window: it goes with it)."""
-    return window.open_settings()
+    return window.settings_opener.open()
 
 
 async def close(dialog: SettingsDialog) -> None:

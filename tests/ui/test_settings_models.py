@@ -29,7 +29,7 @@ async def models_page(
     """Réglages → Modèles over the scripted server's two models, listed; closed after."""
     with FakeOllama() as server:
         async with open_window(services, qtbot, server.url) as window:
-            dialog = window.open_settings()
+            dialog = window.settings_opener.open()
             dialog.show_page("models")
             await wait_until(lambda: len(dialog.models.names) == 2, what="the models are listed")
             try:

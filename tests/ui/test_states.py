@@ -24,12 +24,16 @@ from tests.ui.helpers import open_window, wait_until
 async def send_and_wait(window: MainWindow, text: str) -> None:
     window.composer.set_text(text)
     window.composer.submit()
-    await wait_until(lambda: window.current is not None and not window.current.runner.busy)
+    await wait_until(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy
+    )
 
 
 def chips(window: MainWindow) -> list[str]:
-    assert window.current is not None
-    return [chip.text() for chip in window.current.view.findChildren(Chip) if chip.isVisible()]
+    assert window.sessions.current is not None
+    return [
+        chip.text() for chip in window.sessions.current.view.findChildren(Chip) if chip.isVisible()
+    ]
 
 
 async def test_offline_is_said_once_then_connected_and_the_retried_card_goes(
@@ -40,7 +44,7 @@ async def test_offline_is_said_once_then_connected_and_the_retried_card_goes(
         assert isinstance(banner, Banner)
         await wait_until(lambda: banner.server_down)
         await send_and_wait(window, "Bonjour")
-        view = window.current.view  # type: ignore[union-attr]
+        view = window.sessions.current.view  # type: ignore[union-attr]
         card = view.last_error()
         assert card is not None
         await wait_until(lambda: card.offline, what="the card leaves the error to the banner")
@@ -62,7 +66,7 @@ async def test_offline_is_said_once_then_connected_and_the_retried_card_goes(
             await wait_until(lambda: not banner.isVisible(), what="'connecté' goes by itself")
 
             card.retry_button.click()
-            await wait_until(lambda: not window.current.runner.busy)  # type: ignore[union-attr]
+            await wait_until(lambda: not window.sessions.current.runner.busy)  # type: ignore[union-attr]
             await wait_until(lambda: card not in view.items(), what="the answered card goes")
             assert not any(isinstance(item, ErrorCard) for item in view.items())
             answers = [i for i in view.items() if isinstance(i, AssistantMessage)]
@@ -76,7 +80,7 @@ async def test_an_offline_card_left_behind_says_so_without_a_dead_button(
 ) -> None:
     async with open_window(services, qtbot, offline_host) as window:
         await send_and_wait(window, "Premier")
-        view = window.current.view  # type: ignore[union-attr]
+        view = window.sessions.current.view  # type: ignore[union-attr]
         card = view.last_error()
         assert card is not None
         await wait_until(lambda: card.offline)
@@ -96,10 +100,10 @@ async def test_a_server_error_keeps_its_error_card(
     async with open_window(services, qtbot, ollama.url) as window:
         ollama.script(Reply.http_error(500, "GPU en feu"))
         await send_and_wait(window, "Bonjour")
-        card = window.current.view.last_error()  # type: ignore[union-attr]
+        card = window.sessions.current.view.last_error()  # type: ignore[union-attr]
         assert card is not None
         # the server answered (with an error): nothing for the banner, the card says it
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         await wait_until(lambda: session.after_failure is not None and session.after_failure.done())
         assert not window.banner.isVisible()
@@ -117,7 +121,7 @@ async def test_the_streaming_line_and_the_jump_to_latest_button(
         ollama.script(Reply.text(*words, token_delay=0.01))
         window.composer.set_text("Raconte longuement")
         window.composer.submit()
-        session = window.current
+        session = window.sessions.current
         assert session is not None
         await wait_until(lambda: status.isVisible())
         assert status.text.text().startswith("Loki répond…")
@@ -144,7 +148,7 @@ async def test_one_turn_has_one_loki_header_and_copies_whole(
         )
         await send_and_wait(window, "Que contient le dossier ?")
         for view_items in (
-            window.current.view.items(),  # type: ignore[union-attr]
+            window.sessions.current.view.items(),  # type: ignore[union-attr]
             await reopened(window),
         ):
             answers = [i for i in view_items if isinstance(i, AssistantMessage)]
@@ -158,12 +162,12 @@ async def test_one_turn_has_one_loki_header_and_copies_whole(
 
 
 async def reopened(window: MainWindow) -> list[Any]:
-    assert window.current is not None
-    conversation = window.current.id
-    window.new_conversation()
-    window.open_conversation(conversation)
-    assert window.current is not None
-    return window.current.view.items()
+    assert window.sessions.current is not None
+    conversation = window.sessions.current.id
+    window.sessions.new_conversation()
+    window.sessions.open_conversation(conversation)
+    assert window.sessions.current is not None
+    return window.sessions.current.view.items()
 
 
 async def test_a_refused_command_still_says_refuse_after_a_restart(
@@ -174,10 +178,10 @@ async def test_a_refused_command_still_says_refuse_after_a_restart(
         ollama.script(Reply.tool("run_shell", {"command": "touch y.txt"}), Reply.text("Soit."))
         window.composer.set_text("Crée y.txt")
         window.composer.submit()
-        approver = window.current.approver  # type: ignore[union-attr]
+        approver = window.sessions.current.approver  # type: ignore[union-attr]
         await wait_until(lambda: approver.dialog is not None)
         approver.dialog.deny_button.click()  # type: ignore[union-attr]
-        await wait_until(lambda: not window.current.runner.busy)  # type: ignore[union-attr]
+        await wait_until(lambda: not window.sessions.current.runner.busy)  # type: ignore[union-attr]
         items = await reopened(window)
         card = next(i for i in items if isinstance(i, ToolCard))
         assert card.chip.text() == "REFUSÉ"
@@ -207,7 +211,7 @@ async def test_the_host_field_shows_the_host_loki_uses(
     monkeypatch.setenv("OLLAMA_HOST", offline_host)
     async with open_window(services, qtbot) as window:
         assert window.runtime.host == offline_host
-        dialog = window.open_settings()
+        dialog = window.settings_opener.open()
         try:
             assert dialog.general.host.text() == ""
             assert dialog.general.host.placeholderText() == offline_host

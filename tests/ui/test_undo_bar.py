@@ -26,8 +26,8 @@ def with_workspace(services: Services, workspace: Path) -> None:
 
 
 def bars(window: MainWindow) -> list[UndoBar]:
-    assert window.current is not None
-    return [item for item in window.current.view.items() if isinstance(item, UndoBar)]
+    assert window.sessions.current is not None
+    return [item for item in window.sessions.current.view.items() if isinstance(item, UndoBar)]
 
 
 async def a_turn_that_writes(window: MainWindow, ollama: FakeOllama) -> UndoBar:
@@ -40,15 +40,18 @@ async def a_turn_that_writes(window: MainWindow, ollama: FakeOllama) -> UndoBar:
     )
     window.composer.set_text("Écris")
     window.composer.submit()
-    await wait_until(lambda: window.current is not None and bars(window), what="no undo bar")
+    await wait_until(
+        lambda: window.sessions.current is not None and bars(window), what="no undo bar"
+    )
     (bar,) = bars(window)
-    assert window.current is not None
-    assert window.current.view.items()[-1] is bar  # at the end of the turn, after the answer
+    assert window.sessions.current is not None
+    # at the end of the turn, after the answer
+    assert window.sessions.current.view.items()[-1] is bar
     return bar
 
 
 async def answer(window: MainWindow, text: str) -> None:
-    session = window.current
+    session = window.sessions.current
     assert session is not None
     await wait_until(lambda: session.undo.dialog is not None, what="no question asked")
     box = session.undo.dialog
@@ -78,11 +81,9 @@ async def test_undo_restores_the_turn_and_redo_puts_it_back(
         await wait_until(lambda: bar.direction == "undo", what=bar.status.text())
         assert (workspace / "a.txt").read_text() == "nouveau\n"
         assert (workspace / "b.txt").read_text() == "créé\n"
-        session_id = window.current.id if window.current else ""
+        session_id = window.sessions.current.id if window.sessions.current else ""
     history = History(loki_home / "history.db")
-    notes = [
-        m.extra["undo"]["direction"] for m in history.messages(session_id) if "undo" in m.extra
-    ]
+    notes = [m.meta.undo.direction for m in history.messages(session_id) if m.meta.undo is not None]
     history.close()
     assert notes == ["undo", "redo"]
 
@@ -106,10 +107,10 @@ async def test_a_file_changed_since_is_asked_for_and_the_bar_comes_back_on_reope
         await answer(window, "Écraser")
         await wait_until(lambda: bar.direction == "redo", what=bar.status.text())
         assert (workspace / "a.txt").read_text() == "ancien\n"
-        conversation = window.current.id if window.current else ""
+        conversation = window.sessions.current.id if window.sessions.current else ""
 
     async with open_window(services, qtbot, ollama.url) as window:  # a restart
-        window.open_conversation(conversation)
+        window.sessions.open_conversation(conversation)
         (again,) = bars(window)
         assert again.direction == "redo"
 
@@ -136,12 +137,12 @@ async def test_deleting_the_conversation_deletes_its_checkpoints(
     with_workspace(services, workspace)
     async with open_window(services, qtbot, ollama.url) as window:
         await a_turn_that_writes(window, ollama)
-        assert window.current is not None
-        conversation = window.current.id
+        assert window.sessions.current is not None
+        conversation = window.sessions.current.id
         points = window.runtime.checkpoints
         assert points is not None
         assert points.turns(conversation)
-        window.delete_conversation(conversation)
+        window.sessions.delete_conversation(conversation)
         await wait_until(lambda: not points.turns(conversation))
     blobs = [p for p in (loki_home / "checkpoints" / "blobs").rglob("*") if p.is_file()]
     assert blobs == []
@@ -156,11 +157,11 @@ async def test_a_reopened_conversation_shows_the_undo_as_a_note(
         bar = await a_turn_that_writes(window, ollama)
         bar.button.click()
         await wait_until(lambda: bar.direction == "redo", what=bar.status.text())
-        conversation = window.current.id if window.current else ""
+        conversation = window.sessions.current.id if window.sessions.current else ""
     async with open_window(services, qtbot, ollama.url) as window:
-        window.open_conversation(conversation)
-        assert window.current is not None
-        (note,) = [i for i in window.current.view.items() if isinstance(i, HarnessNote)]
+        window.sessions.open_conversation(conversation)
+        assert window.sessions.current is not None
+        (note,) = [i for i in window.sessions.current.view.items() if isinstance(i, HarnessNote)]
         assert note.text() == "Modifications du tour 1 annulées : a.txt, b.txt."
 
 
@@ -168,7 +169,7 @@ async def test_the_checkpoints_budget_is_a_setting_of_the_window(
     ollama: FakeOllama, qtbot: Any, services: Services
 ) -> None:
     async with open_window(services, qtbot, ollama.url) as window:
-        dialog = window.open_settings()  # a child of the window: it goes with it
+        dialog = window.settings_opener.open()  # a child of the window: it goes with it
         budget = dialog.general.checkpoints_budget
         assert budget.value() == 500
         assert (budget.minimum(), budget.maximum()) == (10, 100_000)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from loki_desktop.core.changes.undo import Decide, UndoPlan, UndoRefused, UndoReport, apply
+from loki_desktop.core.message_meta import MessageMeta, UndoNote
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.ports import CheckpointStore, ConversationStore
 
@@ -32,16 +31,8 @@ def note_message(undo: UndoPlan, report: UndoReport) -> ChatMessage | None:
     if left:
         lines.append("Left as they are now (changed since): " + ", ".join(left) + ".")
     lines.append("Read a file again before changing it.]")
-    extra: dict[str, Any] = {
-        "undo": {
-            "direction": undo.direction,
-            "turn": undo.turn,
-            "restored": restored,
-            "removed": removed,
-            "left": left,
-        }
-    }
-    return ChatMessage("user", "\n".join(lines), origin="harness", extra=extra)
+    note = UndoNote(undo.direction, undo.turn, tuple(restored), tuple(removed), tuple(left))
+    return ChatMessage("user", "\n".join(lines), origin="harness", meta=MessageMeta(undo=note))
 
 
 def remember(store: ConversationStore, undo: UndoPlan, report: UndoReport) -> bool:

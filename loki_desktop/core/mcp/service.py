@@ -178,16 +178,16 @@ class McpService:
     # --- editing -------------------------------------------------------------------------------
 
     def enable(self, server_id: str) -> None:
-        self._update(server_id, lambda config: replace(config, enabled=True))
+        self._change(server_id, lambda config: replace(config, enabled=True))
 
     def disable(self, server_id: str) -> None:
-        self._update(server_id, lambda config: replace(config, enabled=False))
+        self._change(server_id, lambda config: replace(config, enabled=False))
 
     def set_sampling(self, server_id: str, policy: SamplingPolicy) -> None:
         """Whether the server's sampling requests reach the person's model (no restart)."""
         if policy not in SAMPLING_POLICIES:
             raise McpConfigError(_("Réglage inconnu : « {policy} ».").format(policy=policy))
-        self._update(server_id, lambda config: replace(config, sampling=policy))
+        self._change(server_id, lambda config: replace(config, sampling=policy))
 
     def set_params(self, server_id: str, values: Mapping[str, str | None]) -> None:
         """Set (or with None/"" remove) parameters; secret ones go to the keyring only.
@@ -195,8 +195,7 @@ class McpService:
         A parameter is secret by its name or by its value (config.is_secret_param): the same
         name moves between the settings and the keyring as its value changes.
         """
-        settings = self.settings.load()
-        config = self._config(settings, server_id)
+        config = self._config(self.settings.load(), server_id)
         for name in values:
             check_param_name(name)
         params = dict(config.params)
@@ -223,8 +222,12 @@ class McpService:
                 if name not in config.secrets:
                     self._forget_secret(server_id, name)
             raise
-        updated = replace(config, params=params, secrets=tuple(secret_names))
-        self._save(settings, updated, restart=True)
+        # the keyring may have waited on an unlock prompt: the entry is changed as it is now
+        self._change(
+            server_id,
+            lambda now: replace(now, params=params, secrets=tuple(secret_names)),
+            restart=True,
+        )
 
     def add_stdio(
         self,
@@ -266,8 +269,7 @@ class McpService:
         """An HTTP server's OAuth settings (core.mcp.config.OAuthConfig); the client secret
         (or private key), when given, goes to the keyring. None clears both. Changing them
         signs out."""
-        settings = self.settings.load()
-        config = self._config(settings, server_id)
+        config = self._config(self.settings.load(), server_id)
         if config.kind != "http":
             raise McpConfigError(
                 _("OAuth ne concerne que les serveurs HTTP distants (« {id} »).").format(
@@ -278,7 +280,7 @@ class McpService:
         if oauth is None or client_secret is not None:
             vault.set_client_secret(client_secret if oauth is not None else None)
         vault.forget(keep_client=False)
-        self._save(settings, replace(config, oauth=oauth), restart=True)
+        self._change(server_id, lambda now: replace(now, oauth=oauth), restart=True)
 
     def signed_in(self, server_id: str) -> bool:
         """Whether OAuth tokens of this server are in the keyring (reads it: may block)."""
@@ -306,8 +308,7 @@ class McpService:
         self.manager.reload(self._servers(self.settings.load()), frozenset({server_id}))
 
     def remove(self, server_id: str) -> None:
-        settings = self.settings.load()
-        config = self._config(settings, server_id)
+        config = self._config(self.settings.load(), server_id)
         if config.kind == "catalogue":
             raise McpConfigError(
                 _("« {id} » fait partie du catalogue : désactivez-le plutôt.").format(id=server_id)
@@ -318,9 +319,11 @@ class McpService:
             vault = OAuthVault(self.secrets, server_id)
             vault.set_client_secret(None)
             vault.forget(keep_client=False)
-        settings.mcp_servers.pop(server_id, None)
-        self.settings.save(settings)
-        self._reload(self._servers(settings))
+
+        def drop(now: Settings) -> None:
+            now.mcp_servers.pop(server_id, None)
+
+        self._reload(self._servers(self.settings.update(drop)))
 
     def import_config(self, data: Any) -> ImportReport:
         """Add the servers of a Claude-Desktop-style object; secrets go to the keyring.
@@ -328,8 +331,7 @@ class McpService:
         A server whose secrets the keyring refuses (none usable) is left out and listed in
         `skipped`; the others, those holding no secret among them, are added.
         """
-        settings = self.settings.load()
-        taken = set(self._servers(settings)) | set(CATALOGUE_IDS)
+        taken = set(self._servers(self.settings.load())) | set(CATALOGUE_IDS)
         plan = plan_import(data, taken)
         report = ImportReport(skipped=list(plan.skipped))
         for imported in plan.servers:
@@ -346,12 +348,15 @@ class McpService:
                     )
                 )
                 continue
-            settings.mcp_servers[imported.config.id] = imported.config.to_json()
             report.added.append(imported.config)
             report.secrets_stored += len(imported.secrets)
         if report.added:
-            self.settings.save(settings)
-            self._reload(self._servers(settings))
+
+            def add(now: Settings) -> None:
+                for config in report.added:
+                    now.mcp_servers[config.id] = config.to_json()
+
+            self._reload(self._servers(self.settings.update(add)))
         return report
 
     def import_file(self, path: Path) -> ImportReport:
@@ -397,12 +402,10 @@ class McpService:
         """Connect once apart from the live sessions; a success records the server's cost."""
         result = await self.manager.test(self._config(self.settings.load(), server_id), limit_s)
         if result.ok:
-            settings = self.settings.load()  # re-read: the test took a while
-            config = self._config(settings, server_id)
             measured = (len(result.exposed), result.schema_tokens)
-            if config.measured != measured:
-                settings.mcp_servers[server_id] = replace(config, measured=measured).to_json()
-                self.settings.save(settings)
+            if self._config(self.settings.load(), server_id).measured != measured:
+                # the entry as it is now: the test took a while
+                self._change(server_id, lambda now: replace(now, measured=measured), reload=False)
         return result
 
     async def aclose(self) -> None:
@@ -441,14 +444,24 @@ class McpService:
             secrets_set=tuple(n for n in names if n in config.secrets),
         )
 
-    def _update(self, server_id: str, change: Any) -> None:
-        settings = self.settings.load()
-        self._save(settings, change(self._config(settings, server_id)))
+    def _change(
+        self,
+        server_id: str,
+        change: Callable[[ServerConfig], ServerConfig],
+        *,
+        restart: bool = False,
+        reload: bool = True,
+    ) -> None:
+        """Change one server's entry as the file holds it now (one read-modify-write of the
+        settings store: a writer elsewhere loses nothing), then update the live manager."""
 
-    def _save(self, settings: Settings, config: ServerConfig, *, restart: bool = False) -> None:
-        settings.mcp_servers[config.id] = config.to_json()
-        self.settings.save(settings)
-        self._reload(self._servers(settings), frozenset({config.id}) if restart else frozenset())
+        def write(now: Settings) -> None:
+            now.mcp_servers[server_id] = change(self._config(now, server_id)).to_json()
+
+        settings = self.settings.update(write)
+        if reload:
+            restarted = frozenset({server_id}) if restart else frozenset()
+            self._reload(self._servers(settings), restarted)
 
     def _reload(
         self, servers: dict[str, ServerConfig], restart: frozenset[str] = frozenset()
@@ -482,8 +495,12 @@ class McpService:
         secret |= lifted
         self._store_all(config.id, secret)
         config = replace(config, params=plain, secrets=tuple(secret))
-        settings = self.settings.load()
-        self._save(settings, config)
+        entry = config.to_json()
+
+        def write(now: Settings) -> None:
+            now.mcp_servers[config.id] = entry
+
+        self._reload(self._servers(self.settings.update(write)))
         return config
 
     def _store_all(self, server_id: str, values: Mapping[str, str]) -> None:

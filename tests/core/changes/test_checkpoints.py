@@ -77,7 +77,8 @@ async def test_a_turn_is_undone_byte_for_byte_and_redone(
     assert (note.role, note.origin) == ("user", "harness")
     assert "src/new.py" in note.content
     assert "a.py" in note.content
-    assert note.extra["undo"]["removed"] == ["src/new.py"]
+    assert note.meta.undo is not None
+    assert note.meta.undo.removed == ("src/new.py",)
 
     undone = pick_turn(points, session, None, "redo")
     report, _noted = apply_and_note(points, store, plan(undone, "redo"))

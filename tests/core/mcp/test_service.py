@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 
 import keyring
@@ -278,3 +279,41 @@ async def test_moved_secrets_reach_the_server_and_are_masked(
         assert header.output == "(unset)"  # put in the URL, not sent again as a header
     finally:
         await service.aclose()
+
+
+def test_an_edit_waiting_on_the_keyring_keeps_a_change_saved_meanwhile(
+    settings_path: Path,
+) -> None:
+    """The service's edit runs in a worker thread and may wait on an unlock prompt; the
+    window saving the language meanwhile is not undone when the edit is written."""
+    from loki_desktop.core.settings import Settings
+    from tests.fakes.memory_keyring import LockedKeyring
+
+    store = SettingsFile(settings_path)
+    store.save(Settings(language="fr"))
+    locked = LockedKeyring()
+    keyring.set_keyring(locked)
+    service = McpService(store, KeyringSecrets())
+    errors: list[BaseException] = []
+
+    def edit() -> None:
+        try:
+            service.set_params("searxng", {"AUTH_PASSWORD": "s3cret", "SEARXNG_URL": "http://x"})
+        except BaseException as exc:  # said by the assertion below
+            errors.append(exc)
+
+    worker = threading.Thread(target=edit)
+    worker.start()
+    assert locked.asked.wait(timeout=60)
+    # the window (its own owner of the same file) saves the language while the edit waits
+    SettingsFile(settings_path).update(lambda s: setattr(s, "language", "en"))
+    locked.unlock.set()
+    worker.join(timeout=60)
+    assert errors == []
+    saved = json.loads(settings_path.read_text())
+    assert saved["language"] == "en"
+    assert saved["mcp_servers"]["searxng"] == {
+        "enabled": False,
+        "params": {"SEARXNG_URL": "http://x"},
+        "secrets": ["AUTH_PASSWORD"],
+    }

@@ -57,10 +57,7 @@ async def test_the_skill_goes_right_after_the_system_prompt_for_this_turn_only(
     assert done.session is not None
     stored = store.messages(done.session)
     assert all(m.role != "system" for m in stored)
-    assert stored[0].extra["skill"] == {
-        "name": "debogage-systematique",
-        "title": "Débogage systématique",
-    }
+    assert stored[0].meta.skill == SkillUsed("debogage-systematique", "Débogage systématique")
 
 
 async def test_small_talk_gets_no_skill(

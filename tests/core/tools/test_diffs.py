@@ -241,7 +241,7 @@ async def test_a_turn_carries_the_change_to_its_event_and_the_history(
     session = events[-1].session
     assert session is not None
     (stored,) = [m for m in store.messages(session) if m.role == "tool"]
-    assert FileChange.from_dict(stored.extra["change"]) == result.change
+    assert stored.meta.change == result.change
 
 
 async def test_with_review_on_the_cli_approver_refuses_writes_unless_allowed(

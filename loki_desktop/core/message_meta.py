@@ -1,0 +1,154 @@
+"""What a stored message carries beside its content, typed; its one conversion to stored JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from loki_desktop.core.events import ChangedFile, CheckReport, Problem, SkillUsed, report_json
+from loki_desktop.core.file_change import FileChange
+
+
+@dataclass(frozen=True, slots=True)
+class UndoNote:
+    """What an undo or a redo moved (the harness note it left; core.changes.note)."""
+
+    direction: Literal["undo", "redo"]
+    turn: int | None  # None: a row that did not say
+    restored: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    left: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MessageMeta:
+    """What the window needs to show a reopened conversation again, never what the model
+    needs. Each field belongs to one kind of message:
+
+    - a user message: `skill`, the skill picked for it (its badge);
+    - a tool result: `ok` and `summary` (the card's head), `change` (a write's diff),
+      `check` (the static check of what it wrote), `shell_changes` (the files a command
+      changed);
+    - an assistant message: `text_call`, the form a call written as text had
+      (core.llm.textcalls; "" for a native call), and `prompted_tools`, whether tools were
+      described in the prompt (the notice about it is said once per conversation);
+    - a harness note: `undo`.
+    """
+
+    skill: SkillUsed | None = None
+    ok: bool = True
+    summary: str = ""
+    change: FileChange | None = None
+    check: CheckReport | None = None
+    shell_changes: tuple[ChangedFile, ...] = ()
+    text_call: str = ""
+    prompted_tools: bool = False
+    undo: UndoNote | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored shape (keys as older versions wrote them); only what is set, so an
+        empty dict for a message that carries nothing."""
+        data: dict[str, Any] = {}
+        if self.skill is not None:
+            data["skill"] = {"name": self.skill.name, "title": self.skill.title}
+        if not self.ok or self.summary:
+            data["ok"], data["summary"] = self.ok, self.summary
+        if self.change is not None:
+            data["change"] = self.change.as_dict()
+        if self.check is not None:
+            data["check"] = report_json(self.check)
+        if self.shell_changes:
+            data["shell_changes"] = [{"path": c.path, "kind": c.kind} for c in self.shell_changes]
+        if self.text_call:
+            data["text_call"] = self.text_call
+        if self.prompted_tools:
+            data["tools"] = "prompted"
+        if self.undo is not None:
+            data["undo"] = _undo_json(self.undo)
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> MessageMeta:
+        """What `to_json` wrote, from a row of any version: a missing key keeps its default,
+        an unknown key or a value of the wrong shape is passed over (never an exception)."""
+        if not isinstance(data, dict):
+            return cls()
+        summary = data.get("summary")
+        shell = data.get("shell_changes")
+        return cls(
+            skill=_skill(data.get("skill")),
+            ok=data.get("ok") is not False,
+            summary=summary if isinstance(summary, str) else "",
+            change=FileChange.from_dict(data.get("change")),
+            check=_check(data.get("check")),
+            shell_changes=tuple(
+                ChangedFile(_text(item.get("path")), _text(item.get("kind")))
+                for item in (shell if isinstance(shell, list) else [])
+                if isinstance(item, dict)
+            ),
+            text_call=_text(data.get("text_call")),
+            prompted_tools=data.get("tools") == "prompted",
+            undo=_undo(data.get("undo")),
+        )
+
+
+NO_META = MessageMeta()
+
+
+def _skill(data: object) -> SkillUsed | None:
+    if not isinstance(data, dict):
+        return None
+    name, title = _text(data.get("name")), _text(data.get("title"))
+    return SkillUsed(name, title) if name or title else None
+
+
+def _check(data: object) -> CheckReport | None:
+    if not isinstance(data, dict):
+        return None
+    listed = data.get("problems")
+    problems = tuple(
+        Problem(_number(p.get("line")), _number(p.get("col")), _text(p.get("message")))
+        for p in (listed if isinstance(listed, list) else [])
+        if isinstance(p, dict)
+    )
+    ok = data.get("ok")
+    skipped = data.get("skipped")
+    return CheckReport(
+        _text(data.get("path")),
+        ok if isinstance(ok, bool) else not problems,
+        problems,
+        skipped if isinstance(skipped, str) and skipped else None,
+    )
+
+
+def _undo_json(note: UndoNote) -> dict[str, Any]:
+    return {
+        "direction": note.direction,
+        "turn": note.turn,
+        "restored": list(note.restored),
+        "removed": list(note.removed),
+        "left": list(note.left),
+    }
+
+
+def _undo(data: object) -> UndoNote | None:
+    if not isinstance(data, dict):
+        return None
+    turn = data.get("turn")
+    return UndoNote(
+        "redo" if data.get("direction") == "redo" else "undo",
+        turn if isinstance(turn, int) and not isinstance(turn, bool) else None,
+        *(_texts(data.get(key)) for key in ("restored", "removed", "left")),
+    )
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def _number(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -1,0 +1,255 @@
+"""The open conversations: the one on screen, those finishing a turn off screen, and their turns."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QStackedWidget, QWidget
+
+from loki_desktop.core.i18n import _
+from loki_desktop.core.messages import ImageAttachment
+from loki_desktop.ui.approval import ShellApprover
+from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
+from loki_desktop.ui.conversations import ConversationList
+from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.memory_return import MemoryReturn, delete_now
+from loki_desktop.ui.qt_helpers import OwnedTasks
+from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.turns import TurnRunner
+from loki_desktop.ui.undo_bar import UndoBars
+
+
+class Session(QObject):
+    """One open conversation: its view, its turn runner and its shell approvals."""
+
+    def __init__(
+        self,
+        conversation_id: str,
+        runtime: Runtime,
+        renderer: Callable[[], MarkdownRenderer],
+        dialogs_parent: QWidget,
+        parent: QObject,
+    ) -> None:
+        super().__init__(parent)
+        self.id = conversation_id
+        self.view = ChatView(renderer())
+        self.approver = ShellApprover(dialogs_parent, renderer)
+        self.approver.on_ask = self.view.tool_waiting  # the card says EN ATTENTE meanwhile
+        self.approver.on_answer = self.view.tool_answered
+        self.after_failure: asyncio.Task[None] | None = None  # is the server gone? (turn_errors)
+        self.runner = TurnRunner(
+            self.view,
+            lambda: runtime.make_agent(self.approver),
+            runtime.running_turns,
+            self,
+        )
+        self.undo = UndoBars(
+            self.view, lambda: runtime.checkpoints, lambda: runtime.store, conversation_id
+        )
+        self.view.older_loaded.connect(self.undo.refresh)
+
+    def dispose(self) -> None:
+        self.view.deleteLater()
+        self.deleteLater()
+
+
+class Sessions(QObject):
+    """Opens, switches, deletes and sends in conversations. Only the one on screen and those
+    whose turn still runs are kept; the others are dropped (their memory given back)."""
+
+    shown = Signal(object)  # the Session now on screen, or None: the welcome page
+    busy_changed = Signal(object, bool)  # a session's turn started or ended
+    opened = Signal(object)  # a Session just built (its turns can be hooked)
+    # (text, images) not sent: another runner answers in that conversation; kept for later
+    send_refused = Signal(str, tuple)
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        conversations: ConversationList,
+        stack: QStackedWidget,
+        renderer: Callable[[], MarkdownRenderer],
+        tasks: OwnedTasks,
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self.runtime = runtime
+        self.conversations = conversations
+        self.stack = stack  # where the open conversations' views live
+        self.renderer = renderer
+        self.tasks = tasks
+        self.dialogs_parent = parent  # approvals are asked over it
+        self.memory_return = MemoryReturn(self)  # closed conversations' memory back to the system
+        self.by_id: dict[str, Session] = {}
+        self.current: Session | None = None
+
+    # --- on screen ------------------------------------------------------------------------
+
+    def new_conversation(self) -> None:
+        """The welcome page: the next message starts a conversation."""
+        self._leave_current()
+        self.current = None
+        self.conversations.select(None)
+        self.shown.emit(None)
+
+    def reopen(self, last: object) -> None:
+        """At start: the conversation open when the window last closed, if it still exists."""
+        self.conversations.refresh()
+        if isinstance(last, str) and self.runtime.store.exists(last):
+            self.open_conversation(last)
+        else:
+            self.new_conversation()
+
+    def open_conversation(self, conversation_id: str) -> None:
+        if self.current is not None and self.current.id == conversation_id:
+            return
+        left = self._leave_current()
+        if left is not None:  # deleted before the next view is built, which reuses its memory
+            self.current = None
+            delete_now(left.view, left)
+        session = self.by_id.get(conversation_id)
+        if session is None:
+            session = self._new_session(conversation_id)
+            store = self.runtime.store
+            session.view.open(lambda before: store.page(conversation_id, PAGE_SIZE, before))
+            session.undo.refresh()
+        self._show(session)
+
+    def reload_conversation(self, conversation_id: str) -> None:
+        """Another runner (the quick prompt) added to this conversation: show it as stored."""
+        self.conversations.refresh()
+        session = self.by_id.get(conversation_id)
+        if session is None or session.runner.busy:
+            return
+        if session is self.current:
+            self.current = None
+            self._drop(session)
+            self.open_conversation(conversation_id)
+        else:
+            self._drop(session)
+
+    def set_renderer(self, renderer: MarkdownRenderer) -> None:
+        """New colours: what is on screen is rendered again (unless a turn is streaming)."""
+        for session in self.by_id.values():
+            session.view.renderer = renderer
+        if self.current is not None:
+            self.reload_conversation(self.current.id)
+
+    def title_of(self, conversation_id: str) -> str:
+        title = self.conversations.title_of(conversation_id)
+        if title is not None:
+            return title
+        for info in self.runtime.store.list_conversations():  # hidden by the search
+            if info.id == conversation_id:
+                return info.title
+        return ""
+
+    def _new_session(self, conversation_id: str) -> Session:
+        session = Session(conversation_id, self.runtime, self.renderer, self.dialogs_parent, self)
+        session.view.retry_requested.connect(lambda: self.retry(session))
+        session.runner.busy_changed.connect(lambda busy: self.busy_changed.emit(session, busy))
+        session.runner.finished.connect(lambda _reason: self._on_finished(session))
+        self.opened.emit(session)
+        self.by_id[conversation_id] = session
+        self.stack.addWidget(session.view)
+        return session
+
+    def _show(self, session: Session) -> None:
+        self.current = session
+        self.conversations.select(session.id)
+        self.shown.emit(session)
+
+    def _leave_current(self) -> Session | None:
+        """Forget the view being left, unless its turn still runs (it finishes off screen);
+        the session dropped, if one was."""
+        session = self.current
+        if session is not None and not session.runner.busy:
+            self._drop(session)
+            return session
+        return None
+
+    def _drop(self, session: Session) -> None:
+        if self.by_id.get(session.id) is not session:
+            return  # dropped already (its turn ended off screen)
+        self.by_id.pop(session.id)
+        self.stack.removeWidget(session.view)
+        session.dispose()
+        self.memory_return.request()
+
+    # --- deleting ---------------------------------------------------------------------------
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        """Stop its turn, then delete it with its files' previous states."""
+        self.tasks.spawn(self._delete(conversation_id))
+
+    async def _delete(self, conversation_id: str) -> None:
+        session = self.by_id.get(conversation_id)
+        if session is not None:
+            session.runner.stop()
+            await session.runner.wait()
+            if self.current is session:
+                self.current = None
+                self.new_conversation()
+            self._drop(session)
+        self.runtime.store.delete(conversation_id)
+        if self.runtime.checkpoints is not None:  # the files' previous states go with it
+            self.runtime.checkpoints.delete_conversation(conversation_id)
+        self.conversations.refresh()
+
+    # --- turns ------------------------------------------------------------------------------
+
+    def send(self, text: str, images: tuple[ImageAttachment, ...] = ()) -> None:
+        """Send `text` (and `images`) in the current conversation (a new one from the welcome
+        page)."""
+        session = self.current
+        if session is None:
+            title = text or ", ".join(image.name for image in images) or _("Image")
+            conversation_id = self.runtime.new_conversation(title)
+            self.conversations.refresh(select=conversation_id)
+            session = self._new_session(conversation_id)
+            self._show(session)
+        if session.runner.busy:
+            return
+        if not session.runner.can_start(session.id):
+            self.send_refused.emit(text, images)
+            session.view.add_notice(
+                _(
+                    "La question rapide répond encore dans cette conversation : "
+                    "envoyez votre message quand elle aura fini."
+                )
+            )
+            return
+        session.view.add_user_message(text, images)
+        session.runner.send(text, session.id, images)
+
+    def send_new(self, text: str) -> None:
+        """Send in the current conversation, or a new one if a turn is running there."""
+        if self.current is not None and not self.current.runner.can_start(self.current.id):
+            self.new_conversation()
+        self.send(text)
+
+    def retry(self, session: Session) -> None:
+        if session.runner.can_start(session.id):
+            session.runner.retry(session.id)
+
+    def stop_current(self) -> None:
+        """Stop (Esc) the turn of the conversation on screen; others go on."""
+        if self.current is not None:
+            self.current.runner.stop()
+
+    async def stop_all(self) -> None:
+        """Stop every turn and wait for them (their partial answers are stored)."""
+        for session in list(self.by_id.values()):
+            session.runner.stop()
+        for session in list(self.by_id.values()):
+            await session.runner.wait()
+
+    def _on_finished(self, session: Session) -> None:
+        self.memory_return.request()  # a streamed answer leaves many freed small objects
+        session.undo.refresh()  # the turn that ended may have changed files
+        current = self.current.id if self.current else None
+        self.conversations.refresh(select=current)
+        if session is not self.current and not session.runner.busy:
+            self._drop(session)
