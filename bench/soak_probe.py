@@ -8,6 +8,8 @@ arenas. Environment knobs, to bisect the workload or test a hypothesis:
 
     SOAK_TURNS=100          turns in all (warm point: 10)
     SOAK_KINDS=court,long   only these kinds of turn (default: the soak's five)
+    SOAK_CONVERSATIONS=2    conversations the turns go round (the soak: 20)
+    SOAK_DISSECT=1          at the end, the C heap held by each kind of item of a reopened view
     SOAK_SAME=1             ten turns a conversation (a new one every ten), none reopened
     SOAK_NEW=1              every turn in a new conversation (none reopened)
     SOAK_OPEN_ONLY=1        after the first 20 turns, only reopen conversations (no new turn)
@@ -164,6 +166,8 @@ def _knobs() -> int:
         chat_view.PAGE_SIZE = main_window.PAGE_SIZE = int(os.environ["SOAK_PAGE"])  # type: ignore[misc]
     if "SOAK_KINDS" in os.environ:
         soak.KINDS = tuple(os.environ["SOAK_KINDS"].split(","))
+    if "SOAK_CONVERSATIONS" in os.environ:  # fewer: each grows faster
+        soak.CONVERSATIONS = int(os.environ["SOAK_CONVERSATIONS"])
     if os.environ.get("SOAK_SAME") == "1" or os.environ.get("SOAK_NEW") == "1":
         soak.CONVERSATIONS = 1_000_000  # no conversation is reopened
     return int(os.environ.get("SOAK_TURNS", soak.TURNS))
@@ -225,6 +229,8 @@ async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
             samples[-1]["view"] = on_screen - samples[-1]["in_use"]
     if os.environ.get("SOAK_BIG") == "1":
         _big_containers()
+    if os.environ.get("SOAK_DISSECT") == "1":
+        await _dissect(window, conversations[0])
     if os.environ.get("SOAK_EXIT_AT_END") == "1":
         print(json.dumps(samples), flush=True)
         os._exit(0)
@@ -232,6 +238,30 @@ async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
     await runtime.aclose()
     collector.stop()
     return samples
+
+
+async def _dissect(window: Any, conversation_id: str) -> None:
+    """Reopens a conversation, then deletes its view's items one kind at a time: the C heap
+    each kind held (stderr)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    window.sessions.new_conversation()
+    window.sessions.open_conversation(conversation_id)
+    await asyncio.sleep(0.05)
+    view = window.sessions.current.view
+    kinds: dict[str, list[Any]] = {}
+    for item in view.items():
+        kinds.setdefault(type(item).__name__, []).append(item)
+    for name, items in kinds.items():
+        before = _in_use_mb()
+        for item in items:
+            item.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        import gc
+
+        gc.collect()
+        held = before - _in_use_mb()
+        print(f"  view item {name}: {len(items)} hold {held:.2f} MB", file=sys.stderr)
 
 
 _TRACE: list[Any] = []
