@@ -2,8 +2,9 @@
 
 The login prints the authorization URL, opens the system browser on it (Python's
 `webbrowser`, which honours $BROWSER) and waits for the browser to come back to Loki's
-loopback listener; the tokens go to the keyring. Options set a pre-registered client or a
-machine account (client credentials) first.
+loopback listener; the tokens go to the keyring. Options set a pre-registered client, a
+machine account (client credentials) or an enterprise sign-in (SEP-990: the page that opens is
+the identity provider's) first.
 """
 
 from __future__ import annotations
@@ -36,6 +37,29 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--client-credentials",
         action="store_true",
         help=_("compte machine : identifiant + secret du client, sans navigateur"),
+    )
+    login.add_argument(
+        "--enterprise",
+        action="store_true",
+        help=_(
+            "connexion d'entreprise (SEP-990) : vous vous connectez à votre fournisseur "
+            "d'identité, qui ouvre le serveur ; avec --idp-issuer, --idp-client-id, "
+            "--client-id, --client-secret"
+        ),
+    )
+    login.add_argument("--idp-issuer", help=_("adresse (issuer) du fournisseur d'identité"))
+    login.add_argument("--idp-client-id", help=_("identifiant de Loki auprès du fournisseur"))
+    login.add_argument(
+        "--idp-client-secret",
+        action="store_true",
+        help=_("demande le secret de Loki auprès du fournisseur, s'il en veut un (trousseau)"),
+    )
+    login.add_argument(
+        "--issuer",
+        help=_(
+            "serveur d'autorisation du serveur MCP (par défaut : celui qu'il annonce, "
+            "affiché puis gardé dans les réglages)"
+        ),
     )
     login.add_argument(
         "--no-browser", action="store_true", help=_("affiche l'adresse sans ouvrir le navigateur")
@@ -88,21 +112,70 @@ def logout(args: argparse.Namespace, service: McpService) -> int:
 
 def _configure(args: argparse.Namespace, service: McpService) -> None:
     """Options given: save them (settings + keyring) before signing in."""
-    if not (args.client_id or args.client_secret or args.scope or args.client_credentials):
+    enterprise = (
+        args.enterprise
+        or args.idp_issuer
+        or args.idp_client_id
+        or args.issuer
+        or args.idp_client_secret
+    )
+    if not (
+        args.client_id or args.client_secret or args.scope or args.client_credentials or enterprise
+    ):
         return
     from dataclasses import replace
 
     from loki_desktop.cli.mcp import _ask_value
     from loki_desktop.core.mcp.config import OAuthConfig
 
-    current = service.server(args.id).config.oauth or OAuthConfig()
+    server = service.server(args.id).config
+    current = server.oauth or OAuthConfig()
+    grant = current.grant
+    if args.client_credentials:
+        grant = "client_credentials"
+    elif enterprise:
+        grant = "enterprise"
     oauth = replace(
         current,
         client_id=args.client_id or current.client_id,
         scope=args.scope if args.scope is not None else current.scope,
-        grant="client_credentials" if args.client_credentials else current.grant,
+        grant=grant,
+        idp_issuer=args.idp_issuer or current.idp_issuer,
+        idp_client_id=args.idp_client_id or current.idp_client_id,
+        issuer=args.issuer or current.issuer,
     )
+    if oauth.grant == "enterprise" and not oauth.issuer and server.url:
+        oauth = replace(oauth, issuer=_announced_issuer(server.url))
+    OAuthConfig.parse(oauth.to_json())  # the checks of the settings file, said before saving
     secret = _ask_value("client_secret") if args.client_secret else None
-    if secret is None and current == oauth:
+    idp_secret = _ask_value("idp_client_secret") if args.idp_client_secret else None
+    if secret is None and idp_secret is None and current == oauth:
         return
-    service.set_oauth(args.id, oauth, client_secret=secret)
+    service.set_oauth(args.id, oauth, client_secret=secret, idp_secret=idp_secret)
+
+
+def _announced_issuer(url: str) -> str:
+    """The authorization server the MCP server names, shown to the person, then kept: it is
+    never asked again at connection time (SEP-990)."""
+    import httpx
+
+    from loki_desktop.core.mcp.config import McpConfigError
+    from loki_desktop.core.mcp.enterprise import authorization_server_of
+    from loki_desktop.core.mcp.oauth import SignInFailed
+
+    try:
+        issuer = asyncio.run(authorization_server_of(url))
+    except (SignInFailed, httpx.HTTPError, ValueError) as exc:
+        raise McpConfigError(
+            _("Serveur d'autorisation introuvable ({error}) : donnez-le avec --issuer.").format(
+                error=str(exc) or type(exc).__name__
+            )
+        ) from None
+    print(
+        _(
+            "Serveur d'autorisation annoncé par le serveur : {issuer} (gardé dans les réglages ; "
+            "--issuer pour en choisir un autre)"
+        ).format(issuer=issuer),
+        flush=True,
+    )
+    return issuer

@@ -1,4 +1,5 @@
-"""The OAuth row of an HTTP server's card: its sign-in state, *Se connecter*, *Se déconnecter*.
+"""The OAuth row of an HTTP server's card: its sign-in state, *Se connecter*, *Se déconnecter*,
+*Connexion d'entreprise…* (which shows the form of ui.mcp_enterprise).
 
 The authorization page opens in the system browser (QDesktopServices); the service waits for
 the browser to come back to its loopback listener, keeps the tokens in the keyring and
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.status import ServerStatus
+from loki_desktop.ui.mcp_enterprise import EnterpriseForm
 from loki_desktop.ui.qt_helpers import button, label, set_state
 
 if TYPE_CHECKING:
@@ -48,6 +50,17 @@ class SignInRow(QWidget):
         self.sign_out_button = button(_("Se déconnecter"))
         self.sign_out_button.clicked.connect(self.sign_out)
         row.addWidget(self.sign_out_button)
+        oauth = card.view.config.oauth
+        self.enterprise = oauth is not None and oauth.grant == "enterprise"
+        if self.enterprise:
+            self.sign_in_button.setToolTip(
+                _("Ouvre la page de connexion de votre fournisseur d'identité (entreprise).")
+            )
+        self.form = EnterpriseForm(card)  # the card puts it under this row
+        self.enterprise_button = button(_("Connexion d'entreprise…"))
+        self.enterprise_button.setCheckable(True)
+        self.enterprise_button.toggled.connect(self.form.setVisible)
+        row.addWidget(self.enterprise_button)
         self.signed_in = False
         self.waiting = False
         self._show()
@@ -70,6 +83,11 @@ class SignInRow(QWidget):
     def _show(self, status: ServerStatus | None = None) -> None:
         if self.waiting:
             text = _("Connexion en cours : terminez-la dans votre navigateur…")
+        elif self.signed_in and self.enterprise:
+            text = _(
+                "Connecté par votre fournisseur d'identité (connexion d'entreprise ; "
+                "jetons dans le trousseau système)."
+            )
         elif self.signed_in:
             text = _("Connecté avec OAuth (jetons dans le trousseau système).")
         elif status is not None and status.state == "signin":

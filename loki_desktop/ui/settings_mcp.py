@@ -119,6 +119,7 @@ class ServerCard(QFrame):
         if view.config.kind == "http":
             self.sign_in_row = SignInRow(self)
             layout.addWidget(self.sign_in_row)
+            layout.addWidget(self.sign_in_row.form)
             self.sign_in_row.refresh()
 
         actions = QHBoxLayout()

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import keyring
 
+from loki_desktop.core.mcp import enterprise
 from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.config import OAuthConfig
 from loki_desktop.core.mcp.connection import Connection
@@ -33,6 +34,7 @@ from loki_desktop.core.mcp.host import (
     SamplingRequest,
 )
 from loki_desktop.core.mcp.launch import build_launch
+from loki_desktop.core.mcp.oauth_vault import OAuthVault
 from loki_desktop.core.mcp.service import McpService
 from loki_desktop.persistence.secrets import KeyringSecrets
 from loki_desktop.persistence.settings_file import SettingsFile
@@ -74,10 +76,24 @@ class AcceptingPerson:
         pass
 
 
-def oauth_settings(scenario: str, context: dict[str, Any]) -> tuple[OAuthConfig | None, str]:
+async def oauth_settings(
+    scenario: str, url: str, context: dict[str, Any]
+) -> tuple[OAuthConfig | None, str]:
     """The OAuth settings a person would type for this server, and the client secret (or
     private key) for the keyring."""
     client_id = str(context.get("client_id", ""))
+    if "idp_issuer" in context:
+        # an enterprise sign-in, set up as `mcp login --enterprise` does: the authorization
+        # server is the one the server names, proposed once and then kept in the settings
+        issuer = await enterprise.authorization_server_of(url)
+        config = OAuthConfig(
+            client_id=client_id,
+            grant="enterprise",
+            issuer=issuer,
+            idp_issuer=str(context["idp_issuer"]),
+            idp_client_id=str(context["idp_client_id"]),
+        )
+        return config, str(context.get("client_secret") or "")
     if scenario.startswith("auth/client-credentials"):
         secret = context.get("private_key_pem") or context.get("client_secret") or ""
         return OAuthConfig(client_id=client_id, grant="client_credentials"), str(secret)
@@ -94,9 +110,14 @@ async def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> i
     secrets = KeyringSecrets()
     service = McpService(SettingsFile(home / "settings.json"), secrets)
     service.add_http(SERVER_ID, url, enabled=True)
-    oauth, secret = oauth_settings(scenario, context)
+    oauth, secret = await oauth_settings(scenario, url, context)
     if oauth is not None:
         service.set_oauth(SERVER_ID, oauth, client_secret=secret or None)
+    if context.get("idp_id_token"):
+        # The person's sign-in at their identity provider, as Loki keeps it once done: the
+        # suite's IdP has no sign-in page, it hands the client an ID token instead.
+        vault = OAuthVault(secrets, SERVER_ID)
+        enterprise.remember_id_token(vault, str(context["idp_id_token"]))
     config = service.server(SERVER_ID).config
     launch = build_launch(config, secrets)
     client = ClientSide()

@@ -80,3 +80,67 @@ def test_login_through_the_browser_then_logout(
     assert logout.returncode == 0, logout.stderr
     assert "access_token" not in keyring_file.read_text()
     assert loki(loki_home, "mcp", "test", "remote", env=env).returncode == 1
+
+
+def test_enterprise_login_signs_in_at_the_identity_provider(
+    loki_home: Path, tmp_path: Path
+) -> None:
+    """`mcp login ID --enterprise`: the authorization server the MCP server names is shown and
+    kept, the page that opens is the identity provider's, the client secret (typed on stdin)
+    and the sign-in go to the keyring (tests/fakes/mcp_servers/enterprise_server.py)."""
+    from tests.fakes.mcp_servers.enterprise_server import AS_CLIENT, AS_SECRET, IDP_CLIENT
+    from tests.fakes.oauth_process import EnterpriseServers
+
+    servers = EnterpriseServers()
+    keyring_file = tmp_path / "keyring.json"
+    env = {
+        "PYTHON_KEYRING_BACKEND": FILE_KEYRING,
+        "LOKI_TEST_KEYRING_FILE": str(keyring_file),
+        "BROWSER": "true",
+    }
+    try:
+        added = loki(loki_home, "mcp", "add", "corp", "--url", servers.url, "--enable", env=env)
+        assert added.returncode == 0, added.stderr
+        login = subprocess.Popen(
+            [PYTHON, "-m", "loki_desktop", "mcp", "login", "corp", "--enterprise",
+             "--idp-issuer", servers.idp, "--idp-client-id", IDP_CLIENT,
+             "--client-id", AS_CLIENT, "--client-secret"],
+            env=cli_env(loki_home, **env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        try:
+            assert login.stdin is not None
+            assert login.stdout is not None
+            login.stdin.write(AS_SECRET + "\n")
+            login.stdin.close()
+            login.stdin = None  # read: communicate() below must not flush it
+            announced = login.stdout.readline()
+            assert servers.auth_server in announced, announced
+            line = login.stdout.readline()
+            url = line.split(" : ", 1)[1].strip()
+            assert url.startswith(f"{servers.idp}/authorize?"), line
+            with httpx.Client(follow_redirects=True, trust_env=False) as browser:
+                assert "Connexion réussie" in browser.get(url).text
+            out, err = login.communicate(timeout=120)
+        finally:
+            if login.poll() is None:
+                login.kill()
+                login.communicate()
+        assert login.returncode == 0, err
+        assert "✓ Connecté à corp" in out
+        settings = json.loads((loki_home / "settings.json").read_text())
+        oauth = settings["mcp_servers"]["corp"]["oauth"]
+        assert oauth["grant"] == "enterprise"
+        assert oauth["issuer"] == servers.auth_server
+        keyring = json.loads(keyring_file.read_text())
+        assert keyring["loki-desktop/mcp/corp/oauth-secret"] == AS_SECRET
+        assert "id_token" in keyring["loki-desktop/mcp/corp/oauth"]
+        assert files_containing(loki_home, AS_SECRET) == []
+        tested = loki(loki_home, "mcp", "test", "corp", env=env)
+        assert tested.returncode == 0, tested.stderr
+        assert "whoami" in tested.stdout
+    finally:
+        servers.close()

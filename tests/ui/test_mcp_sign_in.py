@@ -97,3 +97,69 @@ async def test_sign_in_from_the_card(
             await close(dialog)
     finally:
         server.close()
+
+
+async def test_enterprise_sign_in_set_up_and_done_from_the_card(
+    services: Services,
+    qtbot: Any,
+    ollama: FakeOllama,
+    memory_keyring: MemoryKeyring,
+    browser: BrowserStandIn,
+    tmp_path: Path,
+) -> None:
+    """*Connexion d'entreprise…*: the form takes what the administrator gave, proposes the
+    authorization server the MCP server announces, keeps the secret in the keyring; then
+    *Se connecter* opens the identity provider's page (tests/fakes/mcp_servers/
+    enterprise_server.py), and the card says who signed in."""
+    from tests.fakes.mcp_servers.enterprise_server import AS_CLIENT, AS_SECRET, IDP_CLIENT
+    from tests.fakes.oauth_process import EnterpriseServers
+
+    servers = EnterpriseServers()
+    corp = {"enabled": True, "label": "Outils maison", "url": servers.url}
+    (services.data_home / "settings.json").write_text(
+        json.dumps({"mcp_servers": {"corp": corp}}), encoding="utf-8"
+    )
+    try:
+        async with open_window(services, qtbot, ollama.url) as window:
+            dialog = open_dialog(window, qtbot)
+            dialog.show_page("mcp")
+            dialog.resize(900, 900)
+            row = dialog.mcp.cards["corp"].sign_in_row
+            assert row is not None
+            assert not row.form.isVisibleTo(row.card)
+            row.enterprise_button.click()
+            form = row.form
+            assert form.isVisibleTo(row.card)
+            form.idp_issuer.setText(servers.idp)
+            form.idp_client_id.setText(IDP_CLIENT)
+            form.client_id.setText(AS_CLIENT)
+            form.client_secret.setText(AS_SECRET)
+            form.propose_button.click()
+            await wait_until(lambda: form.issuer.text() == servers.auth_server, within=30)
+            dialog.grab().save(str(tmp_path / "mcp-enterprise-form.png"))
+            form.save_button.click()
+            await wait_until(
+                lambda: "enregistrée" in dialog.mcp.cards["corp"].result.text(), within=30
+            )
+            assert memory_keyring.values[("loki-desktop", "mcp/corp/oauth-secret")] == AS_SECRET
+            saved = json.loads((services.data_home / "settings.json").read_text())
+            assert saved["mcp_servers"]["corp"]["oauth"]["issuer"] == servers.auth_server
+            assert AS_SECRET not in json.dumps(saved)
+
+            card = dialog.mcp.cards["corp"]  # rebuilt with the new settings
+            row = card.sign_in_row
+            assert row is not None
+            assert row.enterprise
+            row.sign_in_button.click()
+            await wait_until(lambda: browser.opened, within=30, what="the browser opened")
+            assert browser.opened[0].startswith(f"{servers.idp}/authorize?")
+            async with httpx.AsyncClient(follow_redirects=True, trust_env=False) as http:
+                page = await http.get(browser.opened[0])
+            assert "Connexion réussie" in page.text
+            await wait_until(lambda: row.signed_in, within=30, what="signed in")
+            assert "fournisseur d'identité" in row.state.text()
+            assert "Connecté. Outils : whoami." in card.result.text()
+            dialog.grab().save(str(tmp_path / "mcp-enterprise-signed-in.png"))
+            await close(dialog)
+    finally:
+        servers.close()

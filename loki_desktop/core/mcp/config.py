@@ -11,7 +11,7 @@ One entry of `Settings.mcp_servers` (plain JSON, keyed by server id):
      "expose": ["tool_a", "tool_b"],                      # optional: the tools the model sees
      "sampling": "ask",                                   # optional: always | ask | never
      "oauth": {"client_id": "abc", "scope": "read write", # optional, HTTP servers: OAuth 2.1
-               "grant": "authorization_code"}}            # (or "client_credentials")
+               "grant": "authorization_code"}}            # (or "client_credentials", "enterprise")
 
 For a catalogue server, `params` fill its declared parameters (extra names become environment
 variables). For a custom stdio server they are environment variables, for an HTTP server
@@ -25,6 +25,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.host import DEFAULT_SAMPLING, SAMPLING_POLICIES, SamplingPolicy
@@ -34,8 +35,8 @@ from loki_desktop.core.mcp.secret_values import (  # re-exported: one rule for n
 )
 
 ServerKind = Literal["catalogue", "stdio", "http"]
-OAuthGrant = Literal["authorization_code", "client_credentials"]
-OAUTH_GRANTS: tuple[OAuthGrant, ...] = ("authorization_code", "client_credentials")
+OAuthGrant = Literal["authorization_code", "client_credentials", "enterprise"]
+OAUTH_GRANTS: tuple[OAuthGrant, ...] = ("authorization_code", "client_credentials", "enterprise")
 
 # No underscore: a model-facing tool name `mcp_<server>_<tool>` splits back at the first "_"
 # after "mcp_", whatever the tool name holds.
@@ -97,12 +98,20 @@ class OAuthConfig:
     `grant`: "client_credentials" for a machine account (client id + secret, no browser).
     `client_metadata_url`: an HTTPS client metadata document (CIMD) that an organisation
     hosts for Loki; used as the client id by the servers that accept one.
+    `grant` "enterprise" (enterprise-managed authorization, SEP-990): the person signs in to
+    their organisation's identity provider (`idp_issuer`, where Loki is the client
+    `idp_client_id`), whose ID token is exchanged there for an identity assertion grant, which
+    the server's authorization server (`issuer`, where Loki is `client_id` + secret) takes
+    for an access token (core.mcp.enterprise).
     """
 
     client_id: str = ""
     scope: str = ""
     grant: OAuthGrant = "authorization_code"
     client_metadata_url: str = ""
+    issuer: str = ""
+    idp_issuer: str = ""
+    idp_client_id: str = ""
 
     def to_json(self) -> dict[str, str]:
         data = {
@@ -110,6 +119,9 @@ class OAuthConfig:
             "scope": self.scope,
             "grant": self.grant,
             "client_metadata_url": self.client_metadata_url,
+            "issuer": self.issuer,
+            "idp_issuer": self.idp_issuer,
+            "idp_client_id": self.idp_client_id,
         }
         return {name: value for name, value in data.items() if value}
 
@@ -121,12 +133,51 @@ class OAuthConfig:
         grant = fields.get("grant", "authorization_code")
         if grant not in OAUTH_GRANTS:
             raise McpConfigError(
-                _("« oauth.grant » vaut authorization_code ou client_credentials.")
+                _("« oauth.grant » vaut authorization_code, client_credentials ou enterprise.")
             )
         metadata_url = fields.get("client_metadata_url", "")
         if metadata_url and not metadata_url.startswith("https://"):
             raise McpConfigError(_("« oauth.client_metadata_url » doit commencer par https://."))
-        return cls(fields.get("client_id", ""), fields.get("scope", ""), grant, metadata_url)
+        config = cls(
+            fields.get("client_id", ""),
+            fields.get("scope", ""),
+            grant,
+            metadata_url,
+            fields.get("issuer", ""),
+            fields.get("idp_issuer", ""),
+            fields.get("idp_client_id", ""),
+        )
+        if grant == "enterprise":
+            _check_enterprise(config)
+        return config
+
+
+def _check_enterprise(config: OAuthConfig) -> None:
+    """An enterprise sign-in needs both parties named: no discovery may pick them (SEP-990)."""
+    missing = [
+        name
+        for name in ("client_id", "issuer", "idp_issuer", "idp_client_id")
+        if not getattr(config, name)
+    ]
+    if missing:
+        raise McpConfigError(
+            _("Connexion d'entreprise : il manque {names} dans « oauth ».").format(
+                names=", ".join(missing)
+            )
+        )
+    for name in ("issuer", "idp_issuer"):
+        if not is_secure_origin(getattr(config, name)):
+            raise McpConfigError(
+                _("« oauth.{name} » doit commencer par https://.").format(name=name)
+            )
+
+
+def is_secure_origin(url: str) -> bool:
+    """HTTPS, or plain HTTP on this machine's loopback (OAuth 2.1 allows nothing else)."""
+    parts = urlsplit(url)
+    if parts.scheme == "https":
+        return bool(parts.hostname)
+    return parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost", "::1")
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""One MCP server's session, opened and closed by one owner task. With core.mcp.callbacks and
-core.mcp.oauth, the only modules importing `mcp`.
+"""One MCP server's session, opened and closed by one owner task. With core.mcp.callbacks,
+core.mcp.oauth and core.mcp.enterprise, the only modules importing `mcp`.
 
 The SDK's contexts (transport, session) are entered and exited in the same long-lived task:
 closing them from another task breaks anyio's cancel scopes. Timeouts sit on requests only
@@ -48,7 +48,7 @@ from mcp.types import (
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.loopback import direct_mounts
-from loki_desktop.core.mcp import oauth
+from loki_desktop.core.mcp import enterprise, oauth
 from loki_desktop.core.mcp.callbacks import ListKind, SessionCallbacks
 from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.convert import (
@@ -242,7 +242,8 @@ class Connection:
             redirect = await oauth.loopback_for(self.launch.server_id, self.secrets)
             stack.push_async_callback(redirect.close)
             sign_in = oauth.BrowserSignIn(self.browser, redirect, oauth.SIGN_IN_TIMEOUT_S)
-        return await oauth.build_auth(
+        build = enterprise.build_auth if _enterprise(target) else oauth.build_auth
+        return await build(
             self.launch.server_id,
             target.url,
             target.oauth,
@@ -836,6 +837,10 @@ def _leaf(exc: BaseException) -> BaseException:
         meaningful = [e for e in exc.exceptions if not _only_cancelled(e)]
         exc = (meaningful or list(exc.exceptions))[0]
     return exc
+
+
+def _enterprise(target: HttpLaunch) -> bool:
+    return target.oauth is not None and target.oauth.grant == "enterprise"
 
 
 def _is_oauth_error(exc: BaseException) -> bool:

@@ -2,8 +2,12 @@
 
 Everything lives under the SecretStore port, never in a file:
     mcp/<id>/oauth            JSON: tokens, their expiry, the registered client, the
-                              authorization server's metadata (to refresh after a restart)
+                              authorization server's metadata (to refresh after a restart),
+                              "idp": the ID token and refresh token of an enterprise
+                              sign-in at the person's identity provider (core.mcp.enterprise)
     mcp/<id>/oauth-secret     the client secret (or private key) of a pre-registered client
+    mcp/<id>/idp-secret       Loki's client secret at an enterprise identity provider, when it
+                              wants one (core.mcp.enterprise)
 No `mcp` import here: the service and the CLI read and clear a sign-in without the SDK.
 Every call may block (an unlock prompt): on an event loop, call it in a thread.
 """
@@ -23,6 +27,10 @@ def session_key(server_id: str) -> str:
 
 def client_secret_key(server_id: str) -> str:
     return f"mcp/{server_id}/oauth-secret"
+
+
+def idp_secret_key(server_id: str) -> str:
+    return f"mcp/{server_id}/idp-secret"
 
 
 class OAuthVault:
@@ -53,18 +61,29 @@ class OAuthVault:
         self.secrets.set(session_key(self.server_id), json.dumps(data))
 
     def signed_in(self) -> bool:
-        """Whether tokens are stored (they may have expired: a refresh may still renew them)."""
-        return bool(self.load().get("tokens"))
+        """Whether tokens are stored (they may have expired: a refresh may still renew them),
+        or the person's sign-in at their identity provider (an enterprise sign-in)."""
+        data = self.load()
+        return bool(data.get("tokens") or data.get("idp"))
 
     def client_secret(self) -> str | None:
         return self.secrets.get(client_secret_key(self.server_id))
 
     def set_client_secret(self, value: str | None) -> None:
+        self._set(client_secret_key(self.server_id), value)
+
+    def idp_secret(self) -> str | None:
+        return self.secrets.get(idp_secret_key(self.server_id))
+
+    def set_idp_secret(self, value: str | None) -> None:
+        self._set(idp_secret_key(self.server_id), value)
+
+    def _set(self, key: str, value: str | None) -> None:
         if value:
-            self.secrets.set(client_secret_key(self.server_id), value)
+            self.secrets.set(key, value)
         else:
             with contextlib.suppress(Exception):
-                self.secrets.delete(client_secret_key(self.server_id))
+                self.secrets.delete(key)
 
     def forget(self, *, keep_client: bool = True) -> None:
         """Sign out: drop the tokens (and the dynamic registration unless `keep_client`)."""
@@ -73,6 +92,7 @@ class OAuthVault:
             return
         data.pop("tokens", None)
         data.pop("expires_at", None)
+        data.pop("idp", None)
         if not keep_client:
             data.pop("client", None)
         if data:

@@ -264,11 +264,17 @@ class McpService:
         return self._add(config, headers or {})
 
     def set_oauth(
-        self, server_id: str, oauth: OAuthConfig | None, *, client_secret: str | None = None
+        self,
+        server_id: str,
+        oauth: OAuthConfig | None,
+        *,
+        client_secret: str | None = None,
+        idp_secret: str | None = None,
     ) -> None:
         """An HTTP server's OAuth settings (core.mcp.config.OAuthConfig); the client secret
-        (or private key), when given, goes to the keyring. None clears both. Changing them
-        signs out."""
+        (or private key) and, for an enterprise sign-in, Loki's secret at the identity
+        provider, when given, go to the keyring. None clears them all. Changing them signs
+        out."""
         config = self._config(self.settings.load(), server_id)
         if config.kind != "http":
             raise McpConfigError(
@@ -279,6 +285,8 @@ class McpService:
         vault = OAuthVault(self.secrets, server_id)
         if oauth is None or client_secret is not None:
             vault.set_client_secret(client_secret if oauth is not None else None)
+        if oauth is None or idp_secret is not None:
+            vault.set_idp_secret(idp_secret if oauth is not None else None)
         vault.forget(keep_client=False)
         self._change(server_id, lambda now: replace(now, oauth=oauth), restart=True)
 
@@ -318,6 +326,7 @@ class McpService:
         with contextlib.suppress(Exception):
             vault = OAuthVault(self.secrets, server_id)
             vault.set_client_secret(None)
+            vault.set_idp_secret(None)
             vault.forget(keep_client=False)
 
         def drop(now: Settings) -> None:

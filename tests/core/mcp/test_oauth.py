@@ -209,3 +209,50 @@ async def reached(service: McpService, state: str) -> None:
             await asyncio.wait_for(seen.wait(), 30)
     finally:
         unsubscribe()
+
+
+async def test_a_2025_03_26_server_without_resource_metadata_is_signed_in_to(
+    tmp_path: Path, secrets: KeyringSecrets
+) -> None:
+    """That revision's layout: no protected resource metadata; the authorization server
+    metadata at the origin's well-known address (its issuer: the origin)."""
+    server = OAuthServer(legacy=True)
+    try:
+        service = _service(tmp_path, secrets, server.url)
+        try:
+            async with httpx.AsyncClient(trust_env=False) as http:
+                base = server.url.removesuffix("/mcp")
+                prm = await http.get(f"{base}/.well-known/oauth-protected-resource/mcp")
+                assert prm.status_code == 404  # the layout holds: nothing to discover there
+            result = await service.sign_in("remote", Browser())
+            assert result.ok, result.message
+            assert await service.manager.prepare() == []
+            assert (await service.manager.call("mcp_remote_whoami", {})).output == "signed in"
+        finally:
+            await service.aclose()
+    finally:
+        log = server.log()
+    assert log == ["REGISTER", "GRANT authorization_code"]
+
+
+async def test_legacy_metadata_naming_another_issuer_is_not_used(
+    tmp_path: Path, secrets: KeyringSecrets
+) -> None:
+    """RFC 8414 §3.3: metadata fetched at <origin>/.well-known/oauth-authorization-server must
+    name the issuer <origin>; naming <origin>/oauth, it is not used: no registration, no
+    page opened, nothing kept (the conformance suite 0.1.16's 2025-03-26 mock does this)."""
+    server = OAuthServer(legacy=True, claimed_issuer_path="/oauth")
+    browser = Browser()
+    try:
+        service = _service(tmp_path, secrets, server.url)
+        try:
+            result = await service.sign_in("remote", browser)
+        finally:
+            await service.aclose()
+    finally:
+        log = server.log()
+    assert not result.ok
+    assert "issuer mismatch" in result.message
+    assert browser.opened == []
+    assert log == []
+    assert not service.signed_in("remote")

@@ -1,6 +1,7 @@
 """An MCP server that is its own OAuth 2.1 authorization server (the SDK's server auth).
 
-    python tests/fakes/mcp_servers/oauth_server.py [--expires-in S]   # prints "PORT n"
+    python tests/fakes/mcp_servers/oauth_server.py [--expires-in S] [--legacy]
+                                                  [--claimed-issuer-path /P]   # prints "PORT n"
 
 Built on the MCP SDK's `OAuthAuthorizationServerProvider` the way its auth examples are:
 protected resource metadata, authorization server metadata, dynamic client registration,
@@ -8,7 +9,14 @@ PKCE authorization code, refresh tokens (rotated). The authorization page approv
 and redirects to the client's loopback URI: a test plays the browser by following it. Access
 tokens are announced with `expires_in` (--expires-in, default 3600 s) but accepted for an hour,
 so a client that refreshes on time is told apart from one that does not without any race.
-Each grant is printed on stdout ("GRANT authorization_code", "GRANT refresh_token").
+Each grant is printed on stdout ("GRANT authorization_code", "GRANT refresh_token"), each
+dynamic registration as "REGISTER".
+
+--legacy: the 2025-03-26 layout (that revision's authorization section): no protected resource
+metadata, the authorization server metadata at the origin's /.well-known/oauth-authorization-
+server. --claimed-issuer-path: that metadata names the issuer <origin>/P instead of the origin
+(as the 0.1.16 conformance suite's 2025-03-26 mock does; RFC 8414 section 3.3 says a client must
+then not use it).
 
 Step-up: once its `raise_the_bar` tool is called, every request needs the "admin" scope too;
 a token without it gets what the MCP authorization spec says a server sends then: HTTP 403
@@ -19,6 +27,7 @@ are registered with both scopes (RFC 7591 lets the server choose), so they may a
 from __future__ import annotations
 
 import argparse
+import json
 import secrets
 import socket
 import time
@@ -58,6 +67,7 @@ class Provider:
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         assert client_info.client_id is not None
         client_info.scope = f"{SCOPE} {ADMIN}"
+        print("REGISTER", flush=True)
         self.clients[client_info.client_id] = client_info
 
     async def authorize(
@@ -155,7 +165,32 @@ class StepUp:
         await self.app(scope, receive, send)
 
 
-def build(port: int, provider: Provider) -> MCPServer:
+class ClaimedIssuer:
+    """ASGI middleware: the authorization server metadata names `issuer`, not the origin."""
+
+    def __init__(self, app: Any, issuer: str) -> None:
+        self.app = app
+        self.issuer = issuer
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != "/.well-known/oauth-authorization-server":
+            await self.app(scope, receive, send)
+            return
+        parts: list[bytes] = []
+
+        async def keep(message: Any) -> None:
+            if message["type"] == "http.response.body":
+                parts.append(message.get("body", b""))
+
+        await self.app(scope, receive, keep)
+        metadata = json.loads(b"".join(parts)) | {"issuer": self.issuer}
+        body = json.dumps(metadata).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def build(port: int, provider: Provider, legacy: bool = False) -> MCPServer:
     base = f"http://127.0.0.1:{port}"
     server = MCPServer(
         "oauth-echo",
@@ -163,7 +198,7 @@ def build(port: int, provider: Provider) -> MCPServer:
         auth_server_provider=provider,
         auth=AuthSettings(
             issuer_url=base,
-            resource_server_url=f"{base}/mcp",
+            resource_server_url=None if legacy else f"{base}/mcp",
             client_registration_options=ClientRegistrationOptions(
                 enabled=True, valid_scopes=[SCOPE, ADMIN], default_scopes=[SCOPE]
             ),
@@ -188,12 +223,16 @@ def build(port: int, provider: Provider) -> MCPServer:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--expires-in", type=int, default=3600)
+    parser.add_argument("--legacy", action="store_true")
+    parser.add_argument("--claimed-issuer-path", default="")
     args = parser.parse_args()
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
     provider = Provider(args.expires_in)
-    app = build(port, provider).streamable_http_app(host="127.0.0.1")
+    app = build(port, provider, args.legacy).streamable_http_app(host="127.0.0.1")
+    if args.claimed_issuer_path:
+        app = ClaimedIssuer(app, f"http://127.0.0.1:{port}{args.claimed_issuer_path}")
     print(f"PORT {port}", flush=True)
     uvicorn.run(
         StepUp(app, provider, f"http://127.0.0.1:{port}"),
