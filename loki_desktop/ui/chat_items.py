@@ -191,7 +191,7 @@ class ToolCard(QFrame):
         self.cut_note = cut_note
         # built when first unfolded: a reopened write_file carries the whole file
         self.args_view: ArgumentsView | None = None
-        # built when first unfolded too: a text view costs ~100 KB of C heap even hidden,
+        # built when first unfolded too: a text view costs 50-130 KB of C heap even hidden,
         # and a reopened conversation builds every card of its page
         self.output_view: FoldedText | None = None
         self.args_button.toggled.connect(self._show_args)
