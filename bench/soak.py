@@ -319,7 +319,7 @@ def server_main() -> int:
     from tests.fakes.ollama_server import FakeOllama
 
     with FakeOllama() as server:
-        server.script(*[reply_for] * (TURNS * 5))
+        server.script(*[reply_for] * 10_000)  # enough for a long probe (bench/soak_probe.py)
         print(server.url, flush=True)
         signal.sigwait({signal.SIGTERM})
     return 0
