@@ -158,14 +158,15 @@ def _knobs() -> int:
     """Applies the SOAK_* settings that change the workload; the number of turns."""
     from PySide6.QtGui import QPixmapCache
 
-    from loki_desktop.ui import chat_view, main_window
+    from loki_desktop.ui import chat_view, sessions
 
     if "SOAK_PIXMAPS" in os.environ:
         QPixmapCache.setCacheLimit(int(os.environ["SOAK_PIXMAPS"]))
     if "SOAK_PAGE" in os.environ:  # messages built when a conversation is opened
-        chat_view.PAGE_SIZE = main_window.PAGE_SIZE = int(os.environ["SOAK_PAGE"])  # type: ignore[misc]
+        # sessions imported the name: both copies are set
+        chat_view.PAGE_SIZE = sessions.PAGE_SIZE = int(os.environ["SOAK_PAGE"])  # type: ignore[attr-defined]
     if "SOAK_KINDS" in os.environ:
-        soak.KINDS = tuple(os.environ["SOAK_KINDS"].split(","))
+        soak.KINDS = tuple(os.environ["SOAK_KINDS"].split(","))  # type: ignore[assignment]
     if "SOAK_CONVERSATIONS" in os.environ:  # fewer: each grows faster
         soak.CONVERSATIONS = int(os.environ["SOAK_CONVERSATIONS"])
     if os.environ.get("SOAK_SAME") == "1" or os.environ.get("SOAK_NEW") == "1":
@@ -200,6 +201,7 @@ def _record(turn: int, total: int, samples: list[dict[str, float]]) -> None:
 
 async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
     from loki_desktop.app import build_services
+    from loki_desktop.core.settings_changes import take_in
     from loki_desktop.ui.collector import MainThreadCollector
     from loki_desktop.ui.main_window import MainWindow
     from loki_desktop.ui.runtime import Runtime
@@ -209,7 +211,8 @@ async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
     turns = _knobs()
     (workspace / "ventes.csv").write_text(SALES_CSV)
     services = build_services()
-    services.settings.save(soak._settings(host, workspace))
+    wanted = soak._settings(host, workspace)
+    services.settings.update(lambda current: take_in(current, wanted))
     runtime = Runtime(services)
     window = MainWindow(runtime, Theme("light"))
     window.resize(1240, 820)
@@ -290,7 +293,7 @@ def _big_containers() -> None:
     """The largest live lists and dicts, and who holds them (stderr)."""
     import gc
 
-    found = [o for o in gc.get_objects() if isinstance(o, (list, dict, set)) and len(o) > 1000]
+    found: Any = [o for o in gc.get_objects() if isinstance(o, (list, dict, set)) and len(o) > 1000]
     found.sort(key=len, reverse=True)
     for obj in found[:8]:
         holders = [type(r).__name__ for r in gc.get_referrers(obj) if r is not found][:4]
