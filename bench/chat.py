@@ -166,6 +166,7 @@ async def _child() -> dict[str, Any]:
 
     from loki_desktop.app import build_services
     from loki_desktop.core.settings import Settings
+    from loki_desktop.core.settings_changes import take_in
     from loki_desktop.ui.collector import MainThreadCollector
     from loki_desktop.ui.main_window import MainWindow
     from loki_desktop.ui.markdown_view import MarkdownView
@@ -176,7 +177,8 @@ async def _child() -> dict[str, Any]:
 
     services = build_services()
     with FakeOllama() as ollama:
-        services.settings.save(Settings(host=ollama.url, model="qwen2.5-coder:7b"))
+        wanted = Settings(host=ollama.url, model="qwen2.5-coder:7b")
+        services.settings.update(lambda current: take_in(current, wanted))
         store = services.open_history()
         conversation = history_conversation(store, MESSAGES)
         store.close()

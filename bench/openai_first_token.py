@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from bench.figures import Figure, median_of
 from loki_desktop.cli.approval import FixedApprover
@@ -33,11 +34,14 @@ RUNS = 40
 PROMPT = "Mon script plante avec une TypeError à la ligne 12, peux-tu m'aider ?"
 REPLY = Reply.text("Bonjour", " !", " Voyons", " cela.")
 MESSAGES = [{"role": "user", "content": PROMPT}]
+# the same message, typed as the client's overloads want it (so `stream=True` picks the
+# overload that returns an AsyncStream)
+RAW_MESSAGES: list[ChatCompletionMessageParam] = [{"role": "user", "content": PROMPT}]
 
 
 async def raw_first_chunk(client: openai.AsyncOpenAI) -> float:
     start = time.perf_counter()
-    stream = await client.chat.completions.create(model=MODEL, messages=MESSAGES, stream=True)  # type: ignore[arg-type]
+    stream = await client.chat.completions.create(model=MODEL, messages=RAW_MESSAGES, stream=True)
     first = 0.0
     async for chunk in stream:
         if not first and chunk.choices and chunk.choices[0].delta.content:

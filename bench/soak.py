@@ -245,6 +245,7 @@ def _settings(host: str, workspace: Path) -> Any:
 
 async def _child(host: str, workspace: Path) -> dict[str, Any]:
     from loki_desktop.app import build_services
+    from loki_desktop.core.settings_changes import take_in
     from loki_desktop.ui.collector import MainThreadCollector
     from loki_desktop.ui.main_window import MainWindow
     from loki_desktop.ui.runtime import Runtime
@@ -253,7 +254,8 @@ async def _child(host: str, workspace: Path) -> dict[str, Any]:
 
     (workspace / "ventes.csv").write_text(SALES_CSV)
     services = build_services()
-    services.settings.save(_settings(host, workspace))
+    wanted = _settings(host, workspace)
+    services.settings.update(lambda current: take_in(current, wanted))
     runtime = Runtime(services)
     window = MainWindow(runtime, Theme("light"))
     window.resize(1240, 820)
@@ -317,7 +319,7 @@ def server_main() -> int:
     from tests.fakes.ollama_server import FakeOllama
 
     with FakeOllama() as server:
-        server.script(*[reply_for] * (TURNS * 5))
+        server.script(*[reply_for] * 10_000)  # enough for a long probe (bench/soak_probe.py)
         print(server.url, flush=True)
         signal.sigwait({signal.SIGTERM})
     return 0

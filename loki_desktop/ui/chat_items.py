@@ -191,10 +191,11 @@ class ToolCard(QFrame):
         self.cut_note = cut_note
         # built when first unfolded: a reopened write_file carries the whole file
         self.args_view: ArgumentsView | None = None
-        self.output_view = FoldedText("", "ToolOutput")
-        layout.addWidget(self.output_view)
+        # built when first unfolded too: a text view costs 50-130 KB of C heap even hidden,
+        # and a reopened conversation builds every card of its page
+        self.output_view: FoldedText | None = None
         self.args_button.toggled.connect(self._show_args)
-        self.result_button.toggled.connect(self.output_view.setVisible)
+        self.result_button.toggled.connect(self._show_output)
         self.thumbnails: ThumbnailRow | None = None
         self.change_view: ChangeView | None = None
         self.counts: QLabel | None = None
@@ -204,6 +205,13 @@ class ToolCard(QFrame):
             self.args_view = ArgumentsView(self.args, self.cut_note)
             self._layout.insertWidget(1, self.args_view)
         self.args_view.setVisible(shown)
+
+    def _show_output(self, shown: bool) -> None:
+        if self.output_view is None:
+            self.output_view = FoldedText(self.output, "ToolOutput")
+            # under the head and the arguments, above a diff or the files a command changed
+            self._layout.insertWidget(1 if self.args_view is None else 2, self.output_view)
+        self.output_view.setVisible(shown)
 
     def set_change(self, change: FileChange, renderer: MarkdownRenderer) -> None:
         """Show what a write or an edit changed: `+N −M` in the header, the diff below."""
@@ -239,7 +247,8 @@ class ToolCard(QFrame):
         if summary:
             self.detail.setText(summary)
             self.detail.setToolTip(summary)
-        self.output_view.set_text(output)
+        if self.output_view is not None:
+            self.output_view.set_text(output)
         self.result_button.setEnabled(bool(output))
         if images and self.thumbnails is None:
             # what the tool showed (a screenshot), visible without unfolding the result

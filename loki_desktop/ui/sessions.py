@@ -14,7 +14,7 @@ from loki_desktop.ui.approval import ShellApprover
 from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
 from loki_desktop.ui.conversations import ConversationList
 from loki_desktop.ui.markdown_render import MarkdownRenderer
-from loki_desktop.ui.memory_return import MemoryReturn
+from loki_desktop.ui.memory_return import MemoryReturn, delete_now
 from loki_desktop.ui.qt_helpers import OwnedTasks
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.turns import TurnRunner
@@ -105,7 +105,10 @@ class Sessions(QObject):
     def open_conversation(self, conversation_id: str) -> None:
         if self.current is not None and self.current.id == conversation_id:
             return
-        self._leave_current()
+        left = self._leave_current()
+        if left is not None:  # deleted before the next view is built, which reuses its memory
+            self.current = None
+            delete_now(left.view, left)
         session = self.by_id.get(conversation_id)
         if session is None:
             session = self._new_session(conversation_id)
@@ -158,11 +161,14 @@ class Sessions(QObject):
         self.conversations.select(session.id)
         self.shown.emit(session)
 
-    def _leave_current(self) -> None:
-        """Forget the view being left, unless its turn still runs (it finishes off screen)."""
+    def _leave_current(self) -> Session | None:
+        """Forget the view being left, unless its turn still runs (it finishes off screen);
+        the session dropped, if one was."""
         session = self.current
         if session is not None and not session.runner.busy:
             self._drop(session)
+            return session
+        return None
 
     def _drop(self, session: Session) -> None:
         if self.by_id.get(session.id) is not session:

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import PYTHON, REPO, cli_env
+from tests.conftest import PYTHON, cli_env
+from tests.e2e.cli_runner import quick_window
 from tests.fakes.mcp_servers import TAG_VARIABLE, processes_tagged, script
 from tests.fakes.ollama_server import FakeOllama, Reply
 
@@ -46,7 +47,8 @@ class Ask:
 
     def __init__(self, home: Path, ollama: FakeOllama, workspace: Path, *extra: str, tag: str):
         argv = [PYTHON, "-m", "loki_desktop", "ask", "Vas-y", "--json", "--host", ollama.url]
-        argv += ["--workspace", str(workspace), *extra]
+        # a loaded machine may start the MCP server past ask's default 10 s wait
+        argv += ["--workspace", str(workspace), "--mcp-wait", "120", *extra]
         # the tag marks ask's environment, hence what its shell commands start
         env = cli_env(home, **{TAG_VARIABLE: tag})
         self.process = subprocess.Popen(
@@ -183,15 +185,7 @@ def test_the_window_killed_during_a_busy_mcp_call_leaves_no_process(
     (loki_home / "settings.json").write_text(json.dumps(settings))
     marker = tmp_path / "busy"
     ollama.script(Reply.tool("mcp_helper_busy", {"marker": str(marker)}), Reply.text("?"))
-    env = cli_env(loki_home, QT_QPA_PLATFORM="offscreen")
-    env.pop("DISPLAY", None)
-    with subprocess.Popen(
-        [PYTHON, "-m", "loki_desktop", "--quick", "Vas-y"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    ) as window:
+    with quick_window(loki_home, "Vas-y") as window:
         try:
             assert _eventually(marker.exists), "the window never called the busy tool"
             assert len(processes_tagged(tag)) == 3  # supervisor, server, helper

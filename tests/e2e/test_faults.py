@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.settings import Settings
 from loki_desktop.persistence.history import History
 from tests.conftest import PYTHON, REPO, cli_env
-from tests.e2e.cli_runner import ask_json
+from tests.e2e.cli_runner import ask_args, ask_json, kill_9_when, quick_window
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 
@@ -32,38 +33,15 @@ def test_kill_9_mid_answer_leaves_a_valid_history_with_the_partial_answer(
     first = ask_json(ollama, workspace, loki_home)
     session = first.events[-1]["session"]
 
-    argv = [
-        PYTHON,
-        "-m",
-        "loki_desktop",
-        "ask",
-        "Raconte",
-        "--json",
-        "--session",
-        session,
-        "--host",
-        ollama.url,
-        "--workspace",
-        str(workspace),
-    ]
-    with subprocess.Popen(
-        argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=REPO,
-        env=cli_env(loki_home),
-    ) as child:
-        assert child.stdout is not None
-        seen = 0
-        for line in child.stdout:
-            if json.loads(line)["type"] == "token":
-                seen += 1
-                if seen == 10:
-                    break
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=10)
-    assert child.returncode == -signal.SIGKILL
+    seen = 0
+
+    def tenth_token(event: dict[str, Any]) -> bool:
+        nonlocal seen
+        seen += event["type"] == "token"
+        return seen == 10
+
+    args = ask_args(ollama, workspace, "Raconte", "--session", session)
+    kill_9_when(args, loki_home, tenth_token)
 
     db = sqlite3.connect(loki_home / "history.db")
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -216,8 +194,6 @@ def test_kill_9_of_the_window_mid_answer_keeps_the_partial_answer(
     stall = Reply.text(*words, token_delay=0.01, pause_after=20)
     ollama.script(stall)
     (loki_home / "settings.json").write_text(json.dumps({"host": ollama.url}))
-    env = cli_env(loki_home, QT_QPA_PLATFORM="offscreen")
-    env.pop("DISPLAY", None)
     db_path = loki_home / "history.db"
 
     def stored_answer() -> str:
@@ -232,13 +208,7 @@ def test_kill_9_of_the_window_mid_answer_keeps_the_partial_answer(
         finally:
             db.close()
 
-    with subprocess.Popen(
-        [PYTHON, "-m", "loki_desktop", "--quick", "Raconte une histoire"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    ) as window:
+    with quick_window(loki_home, "Raconte une histoire") as window:
         try:
             deadline = time.monotonic() + 60
             while stored_answer() != "".join(words[:20]):

@@ -13,7 +13,7 @@ import pytest
 
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.persistence.history import History
-from tests.e2e.cli_runner import CliRun, run_cli
+from tests.e2e.cli_runner import CliRun, ask_args, run_cli
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 ARGS = {"path": "rapport.md", "content": "# Rapport\n\nTout va bien.\n"}
@@ -33,17 +33,7 @@ def pieces(text: str, size: int = 5) -> list[str]:
 
 
 def ask(server: FakeOllama, workspace: Path, home: Path, prompt: str, *extra: str) -> CliRun:
-    return run_cli(
-        "ask",
-        prompt,
-        "--json",
-        "--host",
-        server.url,
-        "--workspace",
-        str(workspace),
-        *extra,
-        home=home,
-    )
+    return run_cli(*ask_args(server, workspace, prompt, *extra), home=home)
 
 
 def tokens(run: CliRun) -> str:

@@ -39,7 +39,7 @@ def ask(
         env=cli_env(home),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,  # the --mcp-wait above, the start and the turn, on a loaded machine
         input=stdin,
     )
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from loki_desktop.persistence.history import History
 from tests.conftest import PYTHON, REPO, cli_env
-from tests.e2e.cli_runner import ask_json, run_cli
+from tests.e2e.cli_runner import ask_args, ask_json, kill_9_when, run_cli
 from tests.fakes.http_proxy import RecordingProxy
 from tests.fakes.ollama_server import FakeOllama, Reply
 
@@ -50,20 +50,8 @@ def test_ask_runs_with_out_of_range_settings_and_names_them(
 
 
 def _ask_argv(server: FakeOllama, workspace: Path, prompt: str, *extra: str) -> list[str]:
-    return [
-        PYTHON,
-        "-m",
-        "loki_desktop",
-        "ask",
-        prompt,
-        "--json",
-        "--host",
-        server.url,
-        "--workspace",
-        str(workspace),
-        "--no-skills",
-        *extra,
-    ]
+    args = ask_args(server, workspace, prompt, "--no-skills", *extra)
+    return [PYTHON, "-m", "loki_desktop", *args]
 
 
 def _echo(body: dict[str, Any]) -> Reply:
@@ -183,21 +171,8 @@ def test_after_kill_9_during_a_tool_the_next_turn_sends_no_unanswered_call(
     ollama.script(Reply.text("Prêt."))
     session = ask_json(ollama, workspace, loki_home).events[-1]["session"]
     ollama.script(Reply.tool("run_shell", {"command": "sleep 5"}))
-    argv = _ask_argv(ollama, workspace, "Attends", "--session", session, "--allow-shell")
-    with subprocess.Popen(
-        argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=REPO,
-        env=cli_env(loki_home),
-    ) as child:
-        assert child.stdout is not None
-        for line in child.stdout:
-            if json.loads(line)["type"] == "tool_call":
-                break
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=10)
+    args = ask_args(ollama, workspace, "Attends", "--session", session, "--allow-shell")
+    kill_9_when(args, loki_home, lambda event: event["type"] == "tool_call")
     call_id = History(loki_home / "history.db").messages(session)[-1].tool_calls[0].id
 
     ollama.script(Reply.text("Reprenons."))

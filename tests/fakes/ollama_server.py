@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.http_fake import QuietServer, QuietServer6, ServedFake
+from tests.fakes.http_fake import QuietServer, QuietServer6, ServedFake, TrackedHandler
 from tests.fakes.ollama_pull import PullPlan, serve_delete, serve_pull
 
 DEFAULT_MODELS = ("qwen2.5-coder:7b", "llama3.1:8b")
@@ -202,25 +202,7 @@ class FakeOllama(ServedFake):
 
 
 def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        # Like Ollama (Go sets TCP_NODELAY): without it the first streamed line waits ~40 ms
-        # behind the headers for the client's delayed ACK.
-        disable_nagle_algorithm = True
-
-        def setup(self) -> None:
-            super().setup()
-            with fake._lock:
-                fake._connections.add(self.connection)
-
-        def finish(self) -> None:
-            with fake._lock:
-                fake._connections.discard(self.connection)
-            super().finish()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # keep test output clean
-
+    class Handler(TrackedHandler):
         # --- routing -------------------------------------------------------------
 
         def do_GET(self) -> None:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.http_fake import QuietServer, ServedFake
+from tests.fakes.http_fake import QuietServer, ServedFake, TrackedHandler
 
 DEFAULT_MODELS = ("Qwen/Qwen2.5-Coder-7B-Instruct",)
 
@@ -145,23 +145,7 @@ class FakeOpenAI(ServedFake):
 
 
 def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-
-        def setup(self) -> None:
-            super().setup()
-            with fake._lock:
-                fake._connections.add(self.connection)
-
-        def finish(self) -> None:
-            with fake._lock:
-                fake._connections.discard(self.connection)
-            super().finish()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
+    class Handler(TrackedHandler):
         def _record(self, body: Any) -> None:
             with fake._lock:
                 fake.requests.append(("", self.path, body, dict(self.headers.items())))

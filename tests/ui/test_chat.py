@@ -183,9 +183,16 @@ async def test_tool_calls_show_as_cards_keyed_by_call_id(
         assert first.args_view is not None
         assert first.args_view.isVisibleTo(first)
         assert '"path": "notes.txt"' in first.args_view.toPlainText()
-        assert not first.output_view.isVisibleTo(first)
+        assert first.output_view is None  # built when first unfolded
         first.result_button.click()
+        assert first.output_view is not None
         assert first.output_view.isVisibleTo(first)
+        assert "une note" in first.output_view.toPlainText()
+        layout = first.layout()
+        assert layout is not None
+        assert layout.indexOf(first.args_view) < layout.indexOf(first.output_view)
+        first.result_button.click()
+        assert not first.output_view.isVisibleTo(first)
 
 
 async def test_error_card_offers_a_retry_that_answers_again(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
 
@@ -254,3 +255,33 @@ async def test_switching_conversations_gives_freed_memory_back_once_quiet(
         assert memory.pending  # two views were dropped: a trim waits for quiet
         await wait_until(lambda: not memory.pending)
         assert memory.runs == runs_before + 1  # one trim for the whole burst
+
+
+async def test_the_view_left_is_deleted_before_the_next_one_is_built(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    """Switching, the old view goes at once (not at the next event-loop turn): the next
+    view is built in its freed memory instead of beside it, so the C heap's high-water
+    mark does not climb with each larger conversation opened (the soak bench)."""
+    ids = seed(services, {f"Conversation {n}": ["question", "réponse"] * 3 for n in range(2)})
+    async with open_window(services, qtbot, ollama.url) as window:
+        sessions = window.sessions
+        sessions.open_conversation(ids["Conversation 0"])
+        old = sessions.current
+        assert old is not None
+        # when the old view goes, is the next conversation's session built already?
+        next_built: list[bool] = []
+        old.view.destroyed.connect(
+            lambda: next_built.append(ids["Conversation 1"] in sessions.by_id)
+        )
+        sessions.open_conversation(ids["Conversation 1"])
+        assert next_built == [False]  # gone first, and before the event loop turned
+        assert not shiboken6.isValid(old)
+        assert sessions.current is not None
+        assert sessions.current.id == ids["Conversation 1"]
+        assert len(sessions.current.view.items()) == 6
+        # and back: the other view went the same way, the first one opens whole again
+        view_1 = sessions.current.view
+        sessions.open_conversation(ids["Conversation 0"])
+        assert not shiboken6.isValid(view_1)
+        assert len(sessions.current.view.items()) == 6

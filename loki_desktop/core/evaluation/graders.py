@@ -76,7 +76,7 @@ async def _tests_pass(workspace: Path, pattern: str) -> Verdict:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-I",  # isolated: no user site, no PYTHON* variables
-        "-B",  # no .pyc: a file rewritten within the same second is never judged stale
+        "-B",  # no __pycache__ left in the task's folder
         "-m",
         "unittest",
         "discover",

@@ -163,27 +163,29 @@ class Dir:
         return listed
 
 
+TEMP_ATTEMPTS = 8
+
+
 def write_atomically(
-    folder: Dir, name: str, data: bytes, mode: int, before_rename: Callable[[], None]
+    folder: Dir, name: str, data: bytes, mode: int, step: Callable[[str], None]
 ) -> None:
     """Write a temporary file in `folder`, then rename it over `name`, both in that folder.
 
     The temporary file is locked while it exists: a sweep of stale ones (debris.py) leaves
     a live write alone. A crash leaves the old content and, at worst, the temporary file.
+    `step` is called with "temp" once the temporary file exists (not locked yet), "rename"
+    before the rename: the jail's hook, where tests make things happen between two steps.
     """
-    tmp = temp_name(name)
-    fd = folder.open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd, tmp = _locked_temp(folder, name, step)
     try:
         try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
             os.fsync(fd)
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, mode)
-            before_rename()
+            step("rename")
             folder.rename(tmp, name)
         finally:
             os.close(fd)
@@ -191,3 +193,31 @@ def write_atomically(
         with contextlib.suppress(OSError):
             folder.unlink(tmp)
         raise
+
+
+def _locked_temp(folder: Dir, name: str, step: Callable[[str], None]) -> tuple[int, str]:
+    """A new temporary file for `name`, open and locked; returns its descriptor and name.
+
+    Between creating a file and locking it, a sweep (debris.py, maybe in another process)
+    cannot tell it from a stale one and may remove it: a write would then rename a name that
+    is gone (FileNotFoundError, seen as a flaky eval task under load). So once the lock is
+    held, the file must still be there under its name, else another one is made.
+    """
+    for _ in range(TEMP_ATTEMPTS):
+        tmp = temp_name(name)
+        fd = folder.open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            step("temp")
+            if fcntl is None:  # Windows: no sweep removes an open file there
+                return fd, tmp
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            mine, linked = os.fstat(fd), folder.lstat(tmp)
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                folder.unlink(tmp)
+            raise
+        if linked is not None and (linked.st_dev, linked.st_ino) == (mine.st_dev, mine.st_ino):
+            return fd, tmp  # held: a sweep now sees it locked and leaves it
+        os.close(fd)  # swept before we held it: its name is gone, nothing to clean
+    raise FileNotFoundError(errno.ENOENT, "temporary file removed before it could be locked", name)

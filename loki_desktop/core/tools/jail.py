@@ -318,7 +318,7 @@ class Workspace:
             self.observer.before_change(rel, lambda: self._current(entry, before), size)
         self.hook("write", rel)
         try:
-            write_atomically(entry.folder, name, data, mode, lambda: self.hook("rename", rel))
+            write_atomically(entry.folder, name, data, mode, lambda step: self.hook(step, rel))
         except OSError as exc:
             raise _named(exc, rel) from None
         if self.observer is not None:

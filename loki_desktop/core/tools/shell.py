@@ -21,6 +21,11 @@ OUTPUT_LIMIT_BYTES = 64_000
 EXIT_GRACE_S = 1.0
 # How often the shell's exit is looked at while the command runs.
 POLL_S = 0.05
+SHELL = "/bin/sh"  # what subprocess's shell=True runs on POSIX
+# The shell waits at this gate (a line on its stdin) until Loki has registered its process
+# group with the guard, then becomes the command's shell (exec: same process, same group)
+# with the same stdin as before. End of input (Loki gone): the command never runs.
+GATE = 'read -r _ || exit 125; exec "$0" -c "$1" < /dev/null'
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +42,7 @@ async def run_command(
     command: str, cwd: Path, time_limit_s: float = SHELL_TIMEOUT_S
 ) -> ShellResult:
     """Run `command` through the system shell; stdout and stderr are merged in order."""
-    process = await _start(command, cwd)
-    if sys.platform != "win32":
-        # what the command leaves running may outlive it, never Loki: the guard ends the
-        # group when Loki exits, however it exits (kill -9 included)
-        GUARD.hold(process.pid)
+    process = await start_shell(command, cwd)
     assert process.stdout is not None
     chunks: list[bytes] = []
     kept = 0
@@ -66,6 +67,7 @@ async def run_command(
     exited = asyncio.create_task(process.wait())
     timed_out = stopped_children = ended = False
     try:
+        hold_then_go(process)
         shell_gone_at: float | None = None
         while pending := {task for task in (reader, exited) if not task.done()}:
             now = loop.time()
@@ -95,23 +97,32 @@ async def run_command(
     )
 
 
-async def _start(command: str, cwd: Path) -> asyncio.subprocess.Process:
-    """Start the shell in a process group of its own.
+async def start_shell(command: str, cwd: Path) -> asyncio.subprocess.Process:
+    """Start the shell in a process group of its own, the command held at the gate (POSIX).
 
     A Stop (cancel) while asyncio still connects the pipes would run asyncio's own clean-up:
     kill the shell alone, then wait for the pipes its children still hold (a `sleep 120 &`:
     two minutes). Instead the start is let finish, and the whole group is killed."""
-    starting = asyncio.ensure_future(
-        asyncio.create_subprocess_shell(
+    pipes: dict[str, Any] = {
+        "cwd": cwd,
+        "stdout": asyncio.subprocess.PIPE,
+        "stderr": asyncio.subprocess.STDOUT,
+    }
+    if sys.platform == "win32":
+        spawn = asyncio.create_subprocess_shell(command, stdin=asyncio.subprocess.DEVNULL, **pipes)
+    else:
+        # its own process group, so a timeout kills the children it started too
+        spawn = asyncio.create_subprocess_exec(
+            SHELL,
+            "-c",
+            GATE,
+            SHELL,
             command,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            # its own process group, so a timeout kills the children it started too
-            start_new_session=sys.platform != "win32",
+            stdin=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            **pipes,
         )
-    )
+    starting = asyncio.ensure_future(spawn)
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:
@@ -119,6 +130,20 @@ async def _start(command: str, cwd: Path) -> asyncio.subprocess.Process:
         _kill_tree(process)
         await _reap(asyncio.ensure_future(process.wait()))
         raise
+
+
+def hold_then_go(process: asyncio.subprocess.Process) -> None:
+    """Register the group with the guard, then open the gate: the command runs only once
+    the guard knows its group. What it leaves running may outlive it, never Loki, however
+    Loki exits (kill -9 included); a Loki killed before this point closes the gate's pipe,
+    and the shell exits without running the command."""
+    if sys.platform == "win32":
+        return
+    GUARD.hold(process.pid)
+    assert process.stdin is not None
+    with contextlib.suppress(OSError):  # the shell is gone already (killed): nothing to run
+        process.stdin.write(b"go\n")
+        process.stdin.close()
 
 
 async def _reap(*tasks: asyncio.Task[Any]) -> None:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -14,7 +12,7 @@ import pytest
 
 from loki_desktop.core.mcp.config import ServerConfig
 from loki_desktop.persistence.secrets import KeyringSecrets
-from tests.fakes.mcp_servers import TAG_VARIABLE, script, zombie_children
+from tests.fakes.mcp_servers import TAG_VARIABLE, script, start_http, zombie_children
 
 PY = sys.executable
 
@@ -66,35 +64,14 @@ def http_echo() -> Iterator[str]:
 
 @contextlib.contextmanager
 def _http_server(name: str) -> Iterator[str]:
-    process = subprocess.Popen(
-        [PY, script(name), "--http", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    process, (port,) = start_http(name, "--http", "0")
     try:
-        assert process.stdout is not None
-        port = int(process.stdout.readline().split()[1])
-        url = f"http://127.0.0.1:{port}/mcp"
-        _wait_for_port(port)
-        yield url
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
         process.wait(timeout=10)
         if process.stdout is not None:
             process.stdout.close()
-
-
-def _wait_for_port(port: int) -> None:
-    import socket
-
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise TimeoutError(f"nothing listens on {port}")
 
 
 @pytest.fixture

@@ -43,7 +43,9 @@ async def live(http_echo: str) -> AsyncIterator[Live]:
             "narrow": stdio("narrow", "echo", expose=("echo", "not-a-tool")),
             "off": stdio("off", "echo", enabled=False),
         }
-        manager = McpManager(servers, secrets)
+        # healthy servers are the point here, not the first message's 10 s wait: a loaded
+        # machine may take longer to start three Python servers (two of them over stdio)
+        manager = McpManager(servers, secrets, connect_wait=120)
         events: list[ServerStatus] = []
         manager.subscribe(events.append)
         notices = await manager.prepare()

@@ -57,6 +57,29 @@ async def test_the_sweep_runs_once_when_the_workspace_is_first_used(workspace: P
     assert sweep_once(Workspace(workspace)) is None  # once per folder and process
 
 
+async def test_a_sweep_between_creating_and_locking_a_temporary_file_loses_no_write(
+    workspace: Path,
+) -> None:
+    """The eval oracle's flake under load: the sweep of a workspace just opened runs in its
+    own thread; caught between a write creating its temporary file and locking it, it took
+    the file for debris and removed it, and the write failed (the fix never landed)."""
+    (workspace / "somme.py").write_text("def somme_jusqua(n):\n    return sum(range(n))\n")
+    fixed = "def somme_jusqua(n):\n    return sum(range(n + 1))\n"
+    swept: list[str] = []
+
+    def sweep_at_creation(step: str, _rel: str) -> None:
+        if step == "temp" and not swept:
+            swept.extend(sweep(jail))
+
+    jail = Workspace(workspace, hook=sweep_at_creation)
+    box = Toolbox([NativeTools(jail, FixedApprover(False))])
+    outcome = await box.call("write_file", {"path": "somme.py", "content": fixed})
+    assert [name.startswith(".somme.py.") for name in swept] == [True]  # the race happened
+    assert outcome.ok, outcome.output
+    assert (workspace / "somme.py").read_text() == fixed
+    assert sorted(os.listdir(workspace)) == ["somme.py"]
+
+
 async def test_a_write_leaves_no_temporary_file_and_keeps_none_locked(workspace: Path) -> None:
     outcome = await _box(workspace).call("write_file", {"path": "a.txt", "content": "A"})
     assert outcome.ok

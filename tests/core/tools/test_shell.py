@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -67,12 +70,14 @@ def _group_alive(pgid: int) -> list[int]:
 
 
 async def _eventually(condition: Callable[[], bool]) -> bool:
-    """Whether `condition` holds within 10 s (a killed process takes a moment to be gone)."""
-    for _ in range(500):
-        if condition():
-            return True
+    """Whether `condition` holds within 60 s (a killed process takes a moment to be gone,
+    longer on a loaded machine)."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
         await asyncio.sleep(0.02)
-    return condition()
+    return True
 
 
 def _group_gone(pid_file: Path) -> Callable[[], bool]:
@@ -124,26 +129,66 @@ async def test_cancelling_a_command_kills_its_whole_group(workspace: Path) -> No
     assert await _eventually(_group_gone(pid_file))
 
 
+def _at_the_gate(pid: int) -> bool:
+    """The shell is blocked reading its stdin: waiting for Loki to open the gate."""
+    try:
+        return "pipe_read" in Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+
+
 async def test_a_stop_while_the_command_is_still_starting_kills_its_whole_group(
     workspace: Path,
 ) -> None:
-    # What a loaded machine does: the shell runs and starts its children before the loop
-    # has connected its pipes, and Stop lands then. asyncio's own clean-up kills the shell
-    # alone; its children must not outlive the turn.
+    # What a loaded machine does: the shell is spawned, the loop has not yet connected its
+    # pipes, and Stop lands then. The command waits at the gate until Loki has registered
+    # its group with the guard, so it has not run; asyncio's own clean-up would kill the
+    # shell alone and wait for the pipes: the whole group must go, and at once.
     before = set(_children())  # e.g. the shell guard, started by an earlier command
     task = asyncio.create_task(
-        run_command("echo $$ > shell.pid; sleep 120 & sleep 121; echo never", workspace)
+        run_command("echo ran > ran.txt; sleep 120 & sleep 121; echo never", workspace)
     )
-    deadline = time.monotonic() + 30
-    while not set(_children()) - before:  # one loop step at a time until the shell is spawned
+    deadline = time.monotonic() + 60
+    while not (spawned := set(_children()) - before):  # one loop step at a time
         assert time.monotonic() < deadline, "the shell was not spawned"
         await asyncio.sleep(0)
-    pid_file = workspace / "shell.pid"
-    # the loop held (a blocking wait, on purpose) until the shell and both sleeps run
-    while not (pid_file.exists() and len(_group_alive(int(pid_file.read_text() or 0))) == 3):
-        assert time.monotonic() < deadline, "the shell did not start its children"
+    # the loop held (a blocking wait, on purpose) until the shell waits at the gate
+    while not any(_at_the_gate(pid) for pid in spawned):
+        assert time.monotonic() < deadline, f"the shell never waited at the gate: {spawned}"
         time.sleep(0.01)  # noqa: ASYNC251 - blocking the loop is the point here
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await _eventually(_group_gone(pid_file))
+    assert await _eventually(lambda: not any(_group_alive(pid) for pid in spawned))
+    assert not (workspace / "ran.txt").exists()
+
+
+def test_a_loki_killed_before_it_registered_the_group_never_runs_the_command(
+    workspace: Path,
+) -> None:
+    """kill -9 between spawning the shell and telling the guard of its group (a window a
+    loaded machine widens): the guard cannot end a group it never heard of, so the command
+    must not have started; the gate's pipe closes with Loki and the shell exits."""
+    loki = (
+        "import asyncio, os, signal\n"
+        "from pathlib import Path\n"
+        "from loki_desktop.core.tools.shell import start_shell\n"
+        "async def main():\n"
+        "    shell = await start_shell('echo ran > ran.txt; sleep 120', Path('.'))\n"
+        "    Path('shell.pid').write_text(str(shell.pid))\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)  # before hold_then_go\n"
+        "asyncio.run(main())\n"
+    )
+    child = subprocess.run([sys.executable, "-c", loki], cwd=workspace, timeout=120, check=False)
+    assert child.returncode == -signal.SIGKILL
+    shell = int((workspace / "shell.pid").read_text())
+    ran = workspace / "ran.txt"
+    try:
+        deadline = time.monotonic() + 60
+        while _group_alive(shell) and not ran.exists():
+            assert time.monotonic() < deadline, "the shell neither ran nor ended"
+            time.sleep(0.02)
+        assert not ran.exists(), "the command ran with no guard holding its group"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(shell, signal.SIGKILL)

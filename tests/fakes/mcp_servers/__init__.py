@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -11,6 +15,40 @@ HERE = Path(__file__).resolve().parent
 def script(name: str) -> str:
     """The absolute path of one server script, e.g. script("echo")."""
     return str(HERE / f"{name}.py")
+
+
+def start_http(name: str, *args: str) -> tuple[subprocess.Popen[str], list[int]]:
+    """Start a server script that serves HTTP and names its ports on its first line
+    (`PORT <n>`, `PORTS <a> <b> ...`); returns the process (stdout a pipe, stderr dropped)
+    and those ports, once something listens on each."""
+    process = subprocess.Popen(
+        [sys.executable, script(name), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    try:
+        ports = [int(word) for word in process.stdout.readline().split()[1:]]  # the start
+        for port in ports:
+            wait_for_port(port)
+    except BaseException:
+        process.kill()
+        process.communicate()
+        raise
+    return process, ports
+
+
+def wait_for_port(port: int, within_s: float = 60) -> None:
+    """Until something accepts connections on the loopback port (generous: a process
+    starting on a loaded machine)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on {port}")
 
 
 TAG_VARIABLE = "LOKI_TEST_TAG"
