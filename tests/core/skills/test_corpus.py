@@ -6,7 +6,8 @@ example-based fallback learns from, and its none-bias is chosen by cross-validat
 (bench/skills_cv.py). tests/corpus/skills/heldout.tsv was written before the first tuning;
 fresh.tsv before the stems and the second tuning; fresh2.tsv before the fallback existed;
 fresh3.tsv blind, by someone who saw neither the router nor any corpus; dev4.tsv while tuning
-the router (issue 21, router4), each batch scored before its fixes. fresh and fresh2 are
+the router (issue 21, router4), each batch scored before its fixes; fresh4.tsv blind again,
+scored once before and once after that round. fresh and fresh2 are
 only measured (see their headers). fresh3 was scored once blind and then became a
 DEVELOPMENT set: its misses were studied and fixed with general rules (answer cues, terms),
 so its figures here are optimistic; a new blind set is scored with `python -m
@@ -46,8 +47,19 @@ FRESH_FLOORS = {
     # pourquoi ?"), an article read about technical debt, a question about average salaries,
     # whether a software bug can crash a plane.
     "dev4.tsv": {"fr": 0.91, "en": 0.88},
+    # Written blind for this round (the five skills' names and descriptions only), never seen
+    # by whoever tuned, scored once before the round (fr 151/173 = 87.3 %, en 67/78 = 85.9 %,
+    # five false positives) and once after: fr 154/173 = 89.0 %, en 69/78 = 88.5 %, four
+    # false positives. The issue's 95 % is not met on it; now spent, a floor like the others.
+    "fresh4.tsv": {"fr": 0.89, "en": 0.88},
 }
-KNOWN_FALSE_POSITIVES = {"fresh.tsv": 0, "fresh2.tsv": 0, "fresh3.tsv": 0, "dev4.tsv": 6}
+KNOWN_FALSE_POSITIVES = {
+    "fresh.tsv": 0,
+    "fresh2.tsv": 0,
+    "fresh3.tsv": 0,
+    "dev4.tsv": 6,
+    "fresh4.tsv": 4,
+}
 MIN_ACCURACY = 0.95
 
 
