@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -297,7 +298,8 @@ async def _child(host: str, workspace: Path) -> dict[str, Any]:
     }
 
 
-def child_main(host: str) -> int:
+def child_main(host: str, work: Callable[[str, Path], Coroutine[Any, Any, Any]] = _child) -> int:
+    """Run `work` on the app's Qt event loop with a fresh workspace; print its JSON result."""
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -307,7 +309,7 @@ def child_main(host: str) -> int:
         tempfile.TemporaryDirectory() as workspace,
         asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner,
     ):
-        result = runner.run(_child(host, Path(workspace)))
+        result: Any = runner.run(work(host, Path(workspace)))
     print(json.dumps(result), flush=True)
     return 0
 

@@ -309,21 +309,6 @@ def _big_containers() -> None:
                 print(f"     as {keys} in a dict held by {owners}", file=sys.stderr)
 
 
-def child_main(host: str) -> int:
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)
-    with (
-        tempfile.TemporaryDirectory() as workspace,
-        asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner,
-    ):
-        result = runner.run(_probe(host, Path(workspace)))
-    print(json.dumps(result), flush=True)
-    return 0
-
-
 def main() -> int:
     with tempfile.TemporaryDirectory() as home:
         env = offscreen_env(home)
@@ -356,6 +341,6 @@ def main() -> int:
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--child"]:
-    sys.exit(child_main(sys.argv[2]))
+    sys.exit(soak.child_main(sys.argv[2], _probe))
 if __name__ == "__main__":
     sys.exit(main())
