@@ -7,16 +7,24 @@ from tests.fakes.mcp_servers import start_http
 
 class OAuthServer:
     def __init__(
-        self, expires_in: int = 3600, *, legacy: bool = False, claimed_issuer_path: str = ""
+        self,
+        expires_in: int = 3600,
+        *,
+        legacy: bool = False,
+        claimed_issuer_path: str = "",
+        demand_header: str = "",
     ) -> None:
         """`legacy`: the 2025-03-26 layout (no protected resource metadata);
         `claimed_issuer_path`: its authorization server metadata names the issuer
-        <origin><path> (see oauth_server.py)."""
+        <origin><path>; `demand_header`: a signed-in request without it gets a 400 (see
+        oauth_server.py)."""
         args = ["--expires-in", str(expires_in)]
         if legacy:
             args.append("--legacy")
         if claimed_issuer_path:
             args += ["--claimed-issuer-path", claimed_issuer_path]
+        if demand_header:
+            args += ["--demand-header", demand_header]
         self.process, (port,) = start_http("oauth_server", *args)
         self.url = f"http://127.0.0.1:{port}/mcp"
 

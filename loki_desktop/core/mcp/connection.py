@@ -543,6 +543,10 @@ class Connection:
         if response.status_code in (401, 403):
             said = _AUTH_DESCRIPTION.search(response.headers.get("www-authenticate", ""))
             self._refused = (response.status_code, said[1] if said else "")
+        elif self._refused is not None and _same_endpoint(response.request.url, self.launch):
+            # the server answered a request past the refusal (signed in meanwhile): a failure
+            # from now on is its own, not the refusal's ("no key is sent" would mislead)
+            self._refused = None
 
     def _on_junk(self, exc: Exception) -> None:
         if self.state != "connecting":
@@ -837,6 +841,21 @@ def _leaf(exc: BaseException) -> BaseException:
         meaningful = [e for e in exc.exceptions if not _only_cancelled(e)]
         exc = (meaningful or list(exc.exceptions))[0]
     return exc
+
+
+def _same_endpoint(url: httpx2.URL, launch: Launch) -> bool:
+    """Whether a response came from the MCP endpoint itself (not a sign-in's metadata,
+    registration or token request, which go through the same client)."""
+    target = launch.target
+    if not isinstance(target, HttpLaunch):
+        return False
+    endpoint = httpx2.URL(target.url)
+    return (url.scheme, url.host, url.port, url.path) == (
+        endpoint.scheme,
+        endpoint.host,
+        endpoint.port,
+        endpoint.path,
+    )
 
 
 def _enterprise(target: HttpLaunch) -> bool:

@@ -256,3 +256,23 @@ async def test_legacy_metadata_naming_another_issuer_is_not_used(
     assert browser.opened == []
     assert log == []
     assert not service.signed_in("remote")
+
+
+async def test_a_failure_after_a_successful_sign_in_is_told_as_itself_not_as_the_first_401(
+    tmp_path: Path, secrets: KeyringSecrets
+) -> None:
+    # the first request's 401 led to the sign-in; the server then refuses the signed-in
+    # request for another reason: the person must read that reason, not "no key is sent"
+    server = OAuthServer(demand_header="X-Demanded")
+    try:
+        service = _service(tmp_path, secrets, server.url)
+        try:
+            result = await service.sign_in("remote", Browser())
+        finally:
+            await service.aclose()
+    finally:
+        server.close()
+    assert not result.ok
+    assert "Missing x-demanded header" in result.message
+    assert "401" not in result.message
+    assert "aucune clé" not in result.message

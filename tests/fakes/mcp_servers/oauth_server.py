@@ -1,7 +1,7 @@
 """An MCP server that is its own OAuth 2.1 authorization server (the SDK's server auth).
 
     python tests/fakes/mcp_servers/oauth_server.py [--expires-in S] [--legacy]
-                                                  [--claimed-issuer-path /P]   # prints "PORT n"
+                    [--claimed-issuer-path /P] [--demand-header NAME]   # prints "PORT n"
 
 Built on the MCP SDK's `OAuthAuthorizationServerProvider` the way its auth examples are:
 protected resource metadata, authorization server metadata, dynamic client registration,
@@ -16,7 +16,9 @@ dynamic registration as "REGISTER".
 metadata, the authorization server metadata at the origin's /.well-known/oauth-authorization-
 server. --claimed-issuer-path: that metadata names the issuer <origin>/P instead of the origin
 (as the 0.1.16 conformance suite's 2025-03-26 mock does; RFC 8414 section 3.3 says a client must
-then not use it).
+then not use it). --demand-header: a signed-in request to /mcp without that header gets the
+SDK server's own 400 shape (a JSON-RPC error, id null, code -32600, "Bad Request: ..."), as the
+conformance suite's draft-revision servers answer an `initialize` without MCP-Protocol-Version.
 
 Step-up: once its `raise_the_bar` tool is called, every request needs the "admin" scope too;
 a token without it gets what the MCP authorization spec says a server sends then: HTTP 403
@@ -165,6 +167,30 @@ class StepUp:
         await self.app(scope, receive, send)
 
 
+class DemandsHeader:
+    """ASGI middleware: a signed-in POST to /mcp without `header` is a 400 Bad Request."""
+
+    def __init__(self, app: Any, header: str) -> None:
+        self.app = app
+        self.header = header.lower().encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        headers = dict(scope.get("headers", [])) if scope["type"] == "http" else {}
+        if (
+            scope["type"] != "http"
+            or scope["path"] != "/mcp"
+            or b"authorization" not in headers
+            or self.header in headers
+        ):
+            await self.app(scope, receive, send)
+            return
+        error = {"code": -32600, "message": f"Bad Request: Missing {self.header.decode()} header"}
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
+        response_headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 400, "headers": response_headers})
+        await send({"type": "http.response.body", "body": body})
+
+
 class ClaimedIssuer:
     """ASGI middleware: the authorization server metadata names `issuer`, not the origin."""
 
@@ -225,6 +251,7 @@ def main() -> None:
     parser.add_argument("--expires-in", type=int, default=3600)
     parser.add_argument("--legacy", action="store_true")
     parser.add_argument("--claimed-issuer-path", default="")
+    parser.add_argument("--demand-header", default="")
     args = parser.parse_args()
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -233,6 +260,8 @@ def main() -> None:
     app = build(port, provider, args.legacy).streamable_http_app(host="127.0.0.1")
     if args.claimed_issuer_path:
         app = ClaimedIssuer(app, f"http://127.0.0.1:{port}{args.claimed_issuer_path}")
+    if args.demand_header:
+        app = DemandsHeader(app, args.demand_header)
     print(f"PORT {port}", flush=True)
     uvicorn.run(
         StepUp(app, provider, f"http://127.0.0.1:{port}"),
