@@ -44,6 +44,11 @@ KINDS = ("markdown", "long", "outils", "mcp", "court")
 
 
 def measure() -> list[Figure]:
+    return _figures(run_against_server("bench.soak", timeout=1200))
+
+
+def run_against_server(child_module: str, timeout: float) -> Any:
+    """Run `child_module`'s window child against the soak's scripted server; its JSON."""
     with tempfile.TemporaryDirectory() as home:
         env = offscreen_env(home)
         # the scripted server in a process of its own: its threads and the request bodies
@@ -58,13 +63,12 @@ def measure() -> list[Figure]:
         try:
             assert server.stdout is not None
             url = server.stdout.readline().strip()
-            data = run_child("bench.soak", url, env=env, timeout=1200)
+            return run_child(child_module, url, env=env, timeout=timeout)
         finally:
             server.terminate()
             server.wait(timeout=10)
             if server.stdout is not None:
                 server.stdout.close()
-    return _figures(data)
 
 
 def _figures(data: dict[str, Any]) -> list[Figure]:

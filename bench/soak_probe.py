@@ -31,14 +31,12 @@ import ctypes.util
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench import soak
-from bench.child import REPO, offscreen_env, run_child
 
 
 class _MallInfo2(ctypes.Structure):
@@ -310,24 +308,7 @@ def _big_containers() -> None:
 
 
 def main() -> int:
-    with tempfile.TemporaryDirectory() as home:
-        env = offscreen_env(home)
-        server = subprocess.Popen(
-            [sys.executable, "-m", "bench.soak", "--server"],
-            cwd=REPO,
-            env=env,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert server.stdout is not None
-            url = server.stdout.readline().strip()
-            data: Any = run_child("bench.soak_probe", url, env=env, timeout=3600)
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
-            if server.stdout is not None:
-                server.stdout.close()
+    data: Any = soak.run_against_server("bench.soak_probe", timeout=3600)
     if "--json" in sys.argv:
         print(json.dumps(data))
         return 0
