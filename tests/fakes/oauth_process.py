@@ -1,8 +1,24 @@
-"""The OAuth servers of tests/fakes/mcp_servers as processes: their URLs, the grants they saw."""
+"""The OAuth servers of tests/fakes/mcp_servers as processes (their URLs, the grants they saw),
+and the person's browser that signs in to them."""
 
 from __future__ import annotations
 
+import httpx
+
 from tests.fakes.mcp_servers import start_http
+
+
+class Browser:
+    """The person's browser: follows the authorization page's redirects to the loopback."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+
+    async def __call__(self, url: str) -> None:
+        self.opened.append(url)
+        async with httpx.AsyncClient(follow_redirects=True, trust_env=False) as http:
+            page = await http.get(url)
+        assert "Connexion réussie" in page.text
 
 
 class OAuthServer:

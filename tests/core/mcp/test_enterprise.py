@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from loki_desktop.core.mcp import enterprise
@@ -28,7 +27,7 @@ from tests.fakes.mcp_servers.enterprise_server import (
     JWT_BEARER,
     TOKEN_EXCHANGE,
 )
-from tests.fakes.oauth_process import EnterpriseServers
+from tests.fakes.oauth_process import Browser, EnterpriseServers
 
 SIGNED_IN = ["authorization_code", TOKEN_EXCHANGE, JWT_BEARER]
 
@@ -38,19 +37,6 @@ def corp() -> Iterator[EnterpriseServers]:
     servers = EnterpriseServers()
     yield servers
     servers.close()
-
-
-class Browser:
-    """The person's browser: the IdP's page approves at once and redirects to the loopback."""
-
-    def __init__(self) -> None:
-        self.opened: list[str] = []
-
-    async def __call__(self, url: str) -> None:
-        self.opened.append(url)
-        async with httpx.AsyncClient(follow_redirects=True, trust_env=False) as http:
-            page = await http.get(url)
-        assert "Connexion réussie" in page.text
 
 
 def _settings(servers: EnterpriseServers) -> OAuthConfig:

@@ -19,7 +19,7 @@ from loki_desktop.core.mcp.oauth_vault import OAuthVault, session_key
 from loki_desktop.core.mcp.service import McpService
 from loki_desktop.persistence.secrets import KeyringSecrets
 from loki_desktop.persistence.settings_file import SettingsFile
-from tests.fakes.oauth_process import OAuthServer
+from tests.fakes.oauth_process import Browser, OAuthServer
 
 
 @pytest.fixture
@@ -27,19 +27,6 @@ def oauth_server() -> Iterator[OAuthServer]:
     server = OAuthServer(expires_in=3600)
     yield server
     server.close()
-
-
-class Browser:
-    """The person's browser: follows the authorization page's redirects to the loopback."""
-
-    def __init__(self) -> None:
-        self.opened: list[str] = []
-
-    async def __call__(self, url: str) -> None:
-        self.opened.append(url)
-        async with httpx.AsyncClient(follow_redirects=True, trust_env=False) as http:
-            page = await http.get(url)
-        assert "Connexion réussie" in page.text
 
 
 def _service(tmp_path: Path, secrets: KeyringSecrets, url: str) -> McpService:
