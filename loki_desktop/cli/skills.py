@@ -12,6 +12,7 @@ from loki_desktop.core.services import Services
 if TYPE_CHECKING:
     from loki_desktop.core.skills.model import Skill
     from loki_desktop.core.skills.router import Routing
+    from loki_desktop.core.skills.stack import Verdict
 
 KIND_LABELS = {
     "name": N_("nom"),
@@ -98,11 +99,26 @@ def _print_explanation(routing: Routing) -> None:
     if routing.damped_by:
         damped = _("demande une réponse, pas une méthode (« {words} ») : -{n} points par méthode")
         print("  " + damped.format(words=routing.damped_by, n=routing.penalty))
-    print("  " + _("seuil : {n} points").format(n=routing.threshold))
+    if routing.verdict is None:
+        print("  " + _("seuil : {n} points").format(n=routing.threshold))
+    else:
+        _print_totals(routing.verdict)
     if routing.resemblance is not None and routing.skill is not None:
         stems = ", ".join(f"« {stem} »" for stem in routing.resemblance.stems)
-        alike = _(
-            "aucune règle n'atteint le seuil ; le message ressemble aux exemples de {skill} "
-            "(mots : {stems})"
-        )
+        alike = _("les exemples ont fait pencher la décision vers {skill} (mots : {stems})")
         print("  " + alike.format(skill=routing.skill.name, stems=stems))
+
+
+def _print_totals(verdict: Verdict) -> None:
+    """The stacked decision: rule points, the examples' log-odds and the total per skill."""
+    print("  " + _("décision (règles + exemples) :"))
+    width = max((len(weighed.skill.name) for weighed in verdict.skills), default=4)
+    for weighed in verdict.skills:
+        if weighed.odds is None:
+            line = _("règles {points}, pas d'exemples, total {total:.2f}")
+        else:
+            line = _("règles {points}, exemples {odds:+.1f}, total {total:.2f}")
+        text = line.format(points=weighed.points, odds=weighed.odds, total=weighed.total)
+        print(f"    {weighed.skill.name:<{width}}  {text}")
+    none = _("total {total:.2f}").format(total=verdict.none)
+    print(f"    {'none':<{width}}  {none}")

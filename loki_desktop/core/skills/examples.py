@@ -109,6 +109,7 @@ class ExampleModel:
             }
             self._unseen[label] = math.log(SMOOTHING / denominator)
         self.vocabulary = frozenset(vocabulary)
+        self._none_bonus = none_bonus if NONE in self._prior else 0.0
         # what a message asking for help gets back of the bonus (none when learning unbiased)
         self._relief = max(0.0, none_bonus - help_bonus)
 
@@ -120,12 +121,21 @@ class ExampleModel:
             odds += self._relief
         if label == NONE or odds <= 0.0:
             return Resemblance(NONE, ())
-        return Resemblance(label, self._telling(label, known))
+        return Resemblance(label, self.telling(label, known))
 
     def odds(self, message: str, allowed: frozenset[str]) -> tuple[str, float]:
         """The likeliest skill in `allowed` and its log-odds over `none` (NONE_BONUS included,
         whether the message asks for help or not): what the cross-validation sweeps over."""
         return self._best(features(message) & self.vocabulary, allowed)
+
+    def log_odds(self, message: str) -> dict[str, float]:
+        """Each skill's log-odds over `none`, with no bonus (0 for all when no word of the
+        message is known or no example says `none`): what the stacked decision weighs."""
+        known = features(message) & self.vocabulary
+        if not known or NONE not in self._prior:
+            return {}
+        none = self._score(NONE, known) - self._none_bonus
+        return {label: self._score(label, known) - none for label in self.labels if label != NONE}
 
     def _best(self, known: set[str], allowed: frozenset[str]) -> tuple[str, float]:
         if not known:
@@ -145,7 +155,7 @@ class ExampleModel:
         table, unseen = self._log[label], self._unseen[label]
         return self._prior[label] + sum(table.get(stem, unseen) for stem in known)
 
-    def _telling(self, label: str, known: set[str]) -> tuple[str, ...]:
+    def telling(self, label: str, known: set[str]) -> tuple[str, ...]:
         """The stems that favour `label` most over `none` (what --explain shows)."""
         none_table = self._log.get(NONE, {})
         none_unseen = self._unseen.get(NONE, 0.0)

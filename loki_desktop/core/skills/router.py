@@ -31,8 +31,14 @@ from loki_desktop.core.skills.answers import (
     command_first,
     device_trouble,
 )
-from loki_desktop.core.skills.examples import NONE, ExampleModel, Resemblance
+from loki_desktop.core.skills.examples import (
+    ExampleModel,
+    Resemblance,
+    asks_for_help,
+    features,
+)
 from loki_desktop.core.skills.model import Skill
+from loki_desktop.core.skills.stack import THRESHOLD, Verdict, weigh
 from loki_desktop.core.skills.stems import stems, term_stems
 from loki_desktop.core.skills.tense import not_asked
 from loki_desktop.core.skills.terms import (
@@ -51,7 +57,6 @@ from loki_desktop.core.skills.text import bounded, extensions, normalize, words
 
 HitKind = Literal["name", "strong", "pair", "extension", "weak"]
 WEIGHTS: dict[HitKind, int] = {"name": 3, "strong": 3, "pair": 3, "extension": 2, "weak": 1}
-THRESHOLD = 3
 DAMPING = 2
 # A device's trouble told first ("My phone keeps crashing since the update") is no code to
 # debug: it takes three strong signals (a paste with an error, its trace and more) to pass.
@@ -125,8 +130,10 @@ class Routing:
     damped_by: str | None = None  # the definitional phrase that lowered every score...
     penalty: int = 0  # ...by this many points
     threshold: int = THRESHOLD
-    # when the rules found nothing: the skill whose examples the message resembles
+    # when the examples swung the decision: the skill they favour, and through which stems
     resemblance: Resemblance | None = None
+    # the stacked totals (core.skills.stack); None for a router without examples
+    verdict: Verdict | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,12 +160,15 @@ _Target = _Signal | _PairSide
 class Router:
     """Routes messages to skills. Built once per skill list; `pick` and `route` are pure.
 
-    `examples` (core.skills.examples) is consulted only when the rules pick nothing and the
-    message is not a definitional question."""
+    With `examples` (core.skills.examples), the decision is the stacked one
+    (core.skills.stack): the rules' points and the examples' log-odds weighed together.
+    Without, the rules alone decide: the best skill reaching THRESHOLD points."""
 
     def __init__(self, skills: Sequence[Skill], examples: ExampleModel | None = None) -> None:
         self.skills = tuple(skills)
         self.examples = examples
+        self._learned_names: frozenset[str] | None = None
+        self._learned_from: ExampleModel | None = None
         self._by_name = {skill.name: skill for skill in self.skills}
         self._exact: dict[str, list[_Target]] = defaultdict(list)
         self._phrases: dict[str, list[tuple[tuple[str, ...], _Signal]]] = defaultdict(list)
@@ -262,16 +272,33 @@ class Router:
             if near is not None:
                 found(self._pairs[pair_id], 0, near)
         routing = self._decide(hits.values(), damped_by, penalty if damped_by else 0)
-        if routing.skill is None and damped_by is None and self.examples is not None:
-            return self._by_resemblance(routing, message)
-        return routing
-
-    def _by_resemblance(self, routing: Routing, message: str) -> Routing:
-        assert self.examples is not None
-        vote = self.examples.resemble(message, frozenset(self._by_name))
-        if vote.label == NONE:
+        if self.examples is None:
             return routing
-        return replace(routing, skill=self._by_name[vote.label], resemblance=vote)
+        return self._stacked(routing, message, self.examples)
+
+    def _stacked(self, routing: Routing, message: str, examples: ExampleModel) -> Routing:
+        """The rules' points and the examples' odds weighed together (core.skills.stack)."""
+        verdict = weigh(
+            self.skills,
+            {score.skill.name: score.points for score in routing.scores},
+            routing.skill.name if routing.skill else None,
+            examples.log_odds(message),
+            self._learned(examples),
+            cue=routing.damped_by is not None,
+            helped=asks_for_help(message),
+        )
+        winner = verdict.winner
+        resemblance = None
+        if winner is not None and winner is not routing.skill:  # the examples swung it
+            known = features(message) & examples.vocabulary
+            resemblance = Resemblance(winner.name, examples.telling(winner.name, known))
+        return replace(routing, skill=winner, resemblance=resemblance, verdict=verdict)
+
+    def _learned(self, examples: ExampleModel) -> frozenset[str]:
+        if self._learned_names is None or self._learned_from is not examples:
+            self._learned_names = frozenset(self._by_name) & frozenset(examples.labels)
+            self._learned_from = examples
+        return self._learned_names
 
     def _decide(
         self, found: Iterable[tuple[int, Hit]], damped_by: str | None, penalty: int
