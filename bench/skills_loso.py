@@ -50,6 +50,8 @@ def labelled_sets(more: Sequence[Path] = ()) -> tuple[dict[str, list[Example]], 
     for number, row in enumerate(read_examples(), 1):
         example = Example(row.file, number, row.label, row.message, row.language)
         sets.setdefault(row.file, []).append(example)
+    for name in ROUTING_SETS:  # read again for their line numbers (what --misses prints)
+        sets[name] = read_corpus(EXAMPLES / name)
     held = list(ROUTING_SETS)
     for path in more:
         if path.name in sets:

@@ -114,8 +114,8 @@ def _print_totals(verdict: Verdict) -> None:
     print("  " + _("décision (règles + exemples) :"))
     width = max((len(weighed.skill.name) for weighed in verdict.skills), default=4)
     for weighed in verdict.skills:
-        if weighed.odds is None:
-            line = _("règles {points}, pas d'exemples, total {total:.2f}")
+        if weighed.odds is None or weighed.total is None:
+            line = _("règles {points}, pas d'exemples : les règles décident")
         else:
             line = _("règles {points}, exemples {odds:+.1f}, total {total:.2f}")
         text = line.format(points=weighed.points, odds=weighed.odds, total=weighed.total)

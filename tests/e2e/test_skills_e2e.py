@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,11 @@ def test_explain_prints_the_words_that_scored(loki_home: Path) -> None:
     assert lines[0] == "debogage-systematique"
     assert "« typeerror » fort +3" in done.stdout
     assert "« corrige … bug » paire +3" in done.stdout
-    assert "seuil : 3 points" in done.stdout
+    # the stacked decision: rule points, the examples' log-odds and the total per skill
+    assert "décision (règles + exemples) :" in done.stdout
+    debug = next(line for line in lines if line.startswith("    debogage-systematique"))
+    assert re.search(r"règles 7, exemples [+-]\d+\.\d, total \d+\.\d\d$", debug), debug
+    assert re.search(r"^    none +total \d+\.\d\d$", done.stdout, re.MULTILINE), done.stdout
 
 
 def test_explain_shows_a_definitional_question(loki_home: Path) -> None:
@@ -66,12 +71,12 @@ def test_explain_shows_a_definitional_question(loki_home: Path) -> None:
     assert "what is a" in done.stdout
 
 
-def test_explain_names_the_examples_when_the_rules_find_nothing(loki_home: Path) -> None:
-    # no routing term here: the CLI asks the example-based opinion, as a turn does
+def test_explain_names_the_examples_when_they_swing_the_decision(loki_home: Path) -> None:
+    # no routing term here: the examples' opinion decides, as in a turn
     message = "la pagination saute un élément à chaque fois, il manque toujours le onzième"
     done = loki(loki_home, "skills", "--explain", message)
     assert done.stdout.splitlines()[0] == "debogage-systematique", done.stdout
-    assert "ressemble aux exemples de debogage-systematique" in done.stdout
+    assert "les exemples ont fait pencher la décision vers debogage-systematique" in done.stdout
     assert "« pagin »" in done.stdout
 
 

@@ -9,13 +9,14 @@ NONE_MARGIN. The highest total wins. The numbers are a logistic regression over 
 sets, chosen leave-one-set-out (`python -m bench.skills_loso` prints the held-out figures);
 NONE_MARGIN trades right answers for false positives and is chosen the same way.
 
-A skill with no examples (a user's own) has no opinion: its total is its rule points,
-placed so that THRESHOLD points tie with a plain message's `none` (USER_BIAS), so a user
-skill the rules pick is still picked unless a cue or a built-in skill outweighs it.
+A skill with no examples (a user's own) has no opinion to weigh: the rules decide for it as
+they always did. When they pick it (THRESHOLD points and the best rule score), it is picked;
+otherwise it does not compete.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -43,8 +44,7 @@ NONE_HELP = -0.09
 # Held out set by set, 2 would give 8 false positives over the routing sets, 3 gives 5 (and
 # none on fresh4.tsv, the one set clean for the rules too), 3.5 gives 3 for 1-2 points less.
 NONE_MARGIN = 3.0
-THRESHOLD = 3  # the rules' own threshold (router.THRESHOLD): where a user skill starts to win
-USER_BIAS = NONE_BIAS + NONE_MARGIN - THRESHOLD * POINT - PICKED + 0.01
+THRESHOLD = 3  # points the rules need to pick a skill (router.THRESHOLD re-exports it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,20 +54,26 @@ class Weighed:
     skill: Skill
     points: int  # its rule points, after any damping
     odds: float | None  # the opinion's log-odds over `none`; None when it has no examples
-    total: float
+    total: float | None  # None when it has no examples: the rules decide for it
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """Every skill's total, best first, and `none`'s."""
+    """Every skill's total, best first, and `none`'s; `ruled` is a skill with no examples
+    that the rules picked (it wins)."""
 
     skills: tuple[Weighed, ...]
     none: float
+    ruled: Skill | None = None
 
     @property
     def winner(self) -> Skill | None:
+        if self.ruled is not None:
+            return self.ruled
         best = self.skills[0] if self.skills else None
-        return best.skill if best is not None and best.total > self.none else None
+        if best is None or best.total is None or best.total <= self.none:
+            return None
+        return best.skill
 
 
 def weigh(
@@ -82,17 +88,19 @@ def weigh(
 ) -> Verdict:
     """The stacked totals. `learned` names the skills the opinion has examples of."""
     weighed = []
+    ruled = None
     for skill in skills:
         name = skill.name
+        if name not in learned:
+            weighed.append(Weighed(skill, points.get(name, 0), None, None))
+            ruled = skill if name == picked else ruled
+            continue
         rule = min(points.get(name, 0), MAX_POINTS) * POINT + (PICKED if name == picked else 0.0)
-        if name in learned:
-            opinion = max(-MAX_ODDS, min(MAX_ODDS, odds.get(name, 0.0)))
-            total = rule + ODDS * opinion + BIAS.get(name, 0.0)
-            weighed.append(Weighed(skill, points.get(name, 0), opinion, total))
-        else:
-            weighed.append(Weighed(skill, points.get(name, 0), None, rule + USER_BIAS))
-    weighed.sort(key=lambda w: -w.total)
+        opinion = max(-MAX_ODDS, min(MAX_ODDS, odds.get(name, 0.0)))
+        total = rule + ODDS * opinion + BIAS.get(name, 0.0)
+        weighed.append(Weighed(skill, points.get(name, 0), opinion, total))
+    weighed.sort(key=lambda w: math.inf if w.total is None else -w.total)
     none = NONE_BIAS + NONE_MARGIN
     none += (NONE_CUE if cue else 0.0) + (NONE_HELP if helped else 0.0)
     none += NONE_NOTHING if picked is None else 0.0
-    return Verdict(tuple(weighed), none)
+    return Verdict(tuple(weighed), none, ruled)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loki_desktop.core.skills.loader import load_builtin_skills
+from loki_desktop.core.skills.loader import load_builtin_skills, load_router
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.router import DAMPING, THRESHOLD, Router
 
@@ -200,7 +200,7 @@ def test_inflected_phrases_count_once() -> None:
     assert router.route("the list rendered twice").scores[0].points == 3
 
 
-def test_the_examples_answer_only_when_the_rules_find_nothing() -> None:
+def test_the_examples_weigh_in_and_a_skill_without_examples_is_left_to_the_rules() -> None:
     from loki_desktop.core.skills.examples import ExampleModel
 
     examples = ExampleModel(
@@ -217,10 +217,48 @@ def test_the_examples_answer_only_when_the_rules_find_nothing() -> None:
     assert "serveur" in routing.resemblance.stems or "serveur" in " ".join(
         routing.resemblance.stems
     )
-    assert router.route("une page html").resemblance is None  # the rules decided
+    assert routing.verdict is not None
+    assert [w.skill.name for w in routing.verdict.skills] == ["debug", "web"]
+    assert routing.verdict.skills[1].total is None  # no example of `web`: the rules decide
+    web = router.route("une page html")
+    assert web.skill is not None
+    assert web.skill.name == "web"
+    assert web.resemblance is None  # the rules decided
     assert router.pick("bonjour, comment vas-tu ?") is None
-    # a definitional question wants an answer, not a method: no fallback
-    assert router.route("qu'est-ce qu'un serveur qui renvoie une erreur ?").skill is None
+
+
+def test_an_answer_cue_weighs_for_none() -> None:
+    from loki_desktop.core.skills.examples import ExampleModel
+    from loki_desktop.core.skills.stack import NONE_CUE
+
+    examples = ExampleModel(
+        [("debug", f"mon serveur plante au démarrage {n}") for n in range(10)]
+        + [("none", f"bonjour comment vas tu {n}") for n in range(10)]
+    )
+    router = Router([skill("debug", strong=("stack trace",))], examples)
+    plain = router.route("le serveur plante au démarrage")
+    asked = router.route("qu'est-ce qu'un serveur qui plante ?")
+    assert plain.verdict is not None
+    assert asked.verdict is not None
+    assert asked.damped_by == "qu est ce qu un"
+    assert asked.verdict.none == pytest.approx(plain.verdict.none + NONE_CUE)
+    assert plain.skill is not None
+    assert asked.skill is None
+    # with the built-in skills and examples, a definitional question gets no method
+    builtin, _notices = load_router(None)
+    assert builtin.pick("qu'est-ce qu'un serveur qui renvoie une erreur ?") is None
+
+
+def test_the_examples_can_overrule_the_rules() -> None:
+    """The rules alone pick a method for these; the stacked decision says none."""
+    builtin, _notices = load_router(None)
+    rules = Router(builtin.skills)
+    for message in (
+        "Le site de la mairie ne marche plus depuis hier, c'est normal ?",
+        "J'ai lu un article sur la dette technique, c'est un vrai sujet ?",
+    ):
+        assert rules.pick(message) is not None, message
+        assert builtin.pick(message) is None, message
 
 
 def test_a_past_tense_action_makes_no_pair(builtin: Router) -> None:
