@@ -65,7 +65,12 @@ def many_features(messages: list[str]) -> list[set[str]]:
 
 def asks_for_help(message: str) -> bool:
     """True when the message asks for help in so many words ("pourquoi", "can you", "fix")."""
-    return not HELP_WORDS.isdisjoint(_words(message))
+    return words_ask_for_help(_words(message))
+
+
+def words_ask_for_help(tokens: Iterable[str]) -> bool:
+    """asks_for_help() of a message already normalised and split into words."""
+    return not HELP_WORDS.isdisjoint(tokens)
 
 
 def _words(message: str) -> list[str]:
@@ -110,6 +115,7 @@ class ExampleModel:
             self._unseen[label] = math.log(SMOOTHING / denominator)
         self.vocabulary = frozenset(vocabulary)
         self._none_bonus = none_bonus if NONE in self._prior else 0.0
+        self._odds_table()
         # what a message asking for help gets back of the bonus (none when learning unbiased)
         self._relief = max(0.0, none_bonus - help_bonus)
 
@@ -128,14 +134,39 @@ class ExampleModel:
         whether the message asks for help or not): what the cross-validation sweeps over."""
         return self._best(features(message) & self.vocabulary, allowed)
 
+    def _odds_table(self) -> None:
+        """Per stem, each skill's log-odds over `none` (what log_odds adds up, routing being
+        on the hot path: one tuple per word instead of a table per label)."""
+        self._skills = tuple(label for label in self.labels if label != NONE)
+        self._base: tuple[float, ...] = ()
+        self._delta: dict[str, tuple[float, ...]] = {}
+        if NONE not in self._prior:
+            return
+        none_prior = self._prior[NONE] - self._none_bonus
+        self._base = tuple(self._prior[label] - none_prior for label in self._skills)
+        none_table, none_unseen = self._log[NONE], self._unseen[NONE]
+        tables = [(self._log[label], self._unseen[label]) for label in self._skills]
+        for stem in self.vocabulary:
+            none = none_table.get(stem, none_unseen)
+            self._delta[stem] = tuple(table.get(stem, unseen) - none for table, unseen in tables)
+
     def log_odds(self, message: str) -> dict[str, float]:
-        """Each skill's log-odds over `none`, with no bonus (0 for all when no word of the
+        """Each skill's log-odds over `none`, with no bonus (none at all when no word of the
         message is known or no example says `none`): what the stacked decision weighs."""
-        known = features(message) & self.vocabulary
-        if not known or NONE not in self._prior:
+        return self.log_odds_of(_words(message))
+
+    def log_odds_of(self, tokens: Iterable[str]) -> dict[str, float]:
+        """log_odds() of a message already normalised and split into words."""
+        delta = self._delta
+        deltas = [delta[stem] for stem in {_feature(word) for word in tokens} if stem in delta]
+        if not deltas:
             return {}
-        none = self._score(NONE, known) - self._none_bonus
-        return {label: self._score(label, known) - none for label in self.labels if label != NONE}
+        # summed column by column in C: this runs for every message
+        sums = [
+            base + sum(column)
+            for base, column in zip(self._base, zip(*deltas, strict=True), strict=True)
+        ]
+        return dict(zip(self._skills, sums, strict=True))
 
     def _best(self, known: set[str], allowed: frozenset[str]) -> tuple[str, float]:
         if not known:

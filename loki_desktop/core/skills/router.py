@@ -34,8 +34,8 @@ from loki_desktop.core.skills.answers import (
 from loki_desktop.core.skills.examples import (
     ExampleModel,
     Resemblance,
-    asks_for_help,
     features,
+    words_ask_for_help,
 )
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.skills.stack import THRESHOLD, Verdict, weigh
@@ -274,25 +274,33 @@ class Router:
         routing = self._decide(hits.values(), damped_by, penalty if damped_by else 0)
         if self.examples is None:
             return routing
-        return self._stacked(routing, message, self.examples)
+        return self._stacked(routing, tokens, self.examples)
 
-    def _stacked(self, routing: Routing, message: str, examples: ExampleModel) -> Routing:
+    def _stacked(self, routing: Routing, tokens: list[str], examples: ExampleModel) -> Routing:
         """The rules' points and the examples' odds weighed together (core.skills.stack)."""
         verdict = weigh(
             self.skills,
             {score.skill.name: score.points for score in routing.scores},
             routing.skill.name if routing.skill else None,
-            examples.log_odds(message),
+            examples.log_odds_of(tokens),
             self._learned(examples),
             cue=routing.damped_by is not None,
-            helped=asks_for_help(message),
+            helped=words_ask_for_help(tokens),
         )
         winner = verdict.winner
         resemblance = None
         if winner is not None and winner is not routing.skill:  # the examples swung it
-            known = features(message) & examples.vocabulary
+            known = features(" ".join(tokens)) & examples.vocabulary
             resemblance = Resemblance(winner.name, examples.telling(winner.name, known))
-        return replace(routing, skill=winner, resemblance=resemblance, verdict=verdict)
+        return Routing(
+            winner,
+            routing.scores,
+            routing.damped_by,
+            routing.penalty,
+            routing.threshold,
+            resemblance,
+            verdict,
+        )
 
     def _learned(self, examples: ExampleModel) -> frozenset[str]:
         if self._learned_names is None or self._learned_from is not examples:

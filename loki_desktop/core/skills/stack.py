@@ -57,23 +57,26 @@ class Weighed:
     total: float | None  # None when it has no examples: the rules decide for it
 
 
+# a skill as weighed: the skill, its rule points, the opinion's odds and the total (both None
+# for a skill with no examples); plain tuples, as this runs for every message
+_Row = tuple[Skill, int, float | None, float | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """Every skill's total, best first, and `none`'s; `ruled` is a skill with no examples
-    that the rules picked (it wins)."""
+    """Every skill's total and `none`'s; `ruled` is a skill with no examples that the rules
+    picked (it wins)."""
 
-    skills: tuple[Weighed, ...]
+    rows: tuple[_Row, ...]
     none: float
     ruled: Skill | None = None
+    winner: Skill | None = None
 
     @property
-    def winner(self) -> Skill | None:
-        if self.ruled is not None:
-            return self.ruled
-        best = self.skills[0] if self.skills else None
-        if best is None or best.total is None or best.total <= self.none:
-            return None
-        return best.skill
+    def skills(self) -> tuple[Weighed, ...]:
+        """Every skill weighed, best total first (skills with no examples last)."""
+        ordered = sorted(self.rows, key=lambda row: math.inf if row[3] is None else -row[3])
+        return tuple(Weighed(*row) for row in ordered)
 
 
 def weigh(
@@ -87,20 +90,24 @@ def weigh(
     helped: bool,
 ) -> Verdict:
     """The stacked totals. `learned` names the skills the opinion has examples of."""
-    weighed = []
-    ruled = None
+    rows: list[_Row] = []
+    ruled = best = None
+    best_total = -math.inf
     for skill in skills:
         name = skill.name
+        got = points.get(name, 0)
         if name not in learned:
-            weighed.append(Weighed(skill, points.get(name, 0), None, None))
+            rows.append((skill, got, None, None))
             ruled = skill if name == picked else ruled
             continue
-        rule = min(points.get(name, 0), MAX_POINTS) * POINT + (PICKED if name == picked else 0.0)
         opinion = max(-MAX_ODDS, min(MAX_ODDS, odds.get(name, 0.0)))
-        total = rule + ODDS * opinion + BIAS.get(name, 0.0)
-        weighed.append(Weighed(skill, points.get(name, 0), opinion, total))
-    weighed.sort(key=lambda w: math.inf if w.total is None else -w.total)
+        total = min(got, MAX_POINTS) * POINT + ODDS * opinion + BIAS.get(name, 0.0)
+        total += PICKED if name == picked else 0.0
+        rows.append((skill, got, opinion, total))
+        if total > best_total:
+            best, best_total = skill, total
     none = NONE_BIAS + NONE_MARGIN
     none += (NONE_CUE if cue else 0.0) + (NONE_HELP if helped else 0.0)
     none += NONE_NOTHING if picked is None else 0.0
-    return Verdict(tuple(weighed), none, ruled)
+    winner = ruled if ruled is not None else best if best_total > none else None
+    return Verdict(tuple(rows), none, ruled, winner)
