@@ -34,6 +34,8 @@ HELP_WORDS = frozenset(
 )
 SMOOTHING = 0.5  # additive (Lidstone) smoothing of each class's stem counts
 SHOWN_STEMS = 4  # the stems `skills --explain` names
+WORD_CACHE = 10_000  # words whose stem and log-odds routing remembers (~2 MB at most)
+_UNKNOWN = ("", ())  # not looked up yet (None: looked up, and no example has it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +142,7 @@ class ExampleModel:
         self._skills = tuple(label for label in self.labels if label != NONE)
         self._base: tuple[float, ...] = ()
         self._delta: dict[str, tuple[float, ...]] = {}
+        self._by_word: dict[str, tuple[str, tuple[float, ...]] | None] = {}
         if NONE not in self._prior:
             return
         none_prior = self._prior[NONE] - self._none_bonus
@@ -157,16 +160,28 @@ class ExampleModel:
 
     def log_odds_of(self, tokens: Iterable[str]) -> dict[str, float]:
         """log_odds() of a message already normalised and split into words."""
-        delta = self._delta
-        deltas = [delta[stem] for stem in {_feature(word) for word in tokens} if stem in delta]
-        if not deltas:
+        by_word = self._by_word
+        found: dict[str, tuple[float, ...]] = {}  # a stem counts once, like in learning
+        for word in tokens:
+            hit = by_word.get(word, _UNKNOWN)
+            if hit is _UNKNOWN:
+                hit = self._looked_up(word)
+            if hit is not None:
+                found[hit[0]] = hit[1]
+        if not found:
             return {}
         # summed column by column in C: this runs for every message
-        sums = [
-            base + sum(column)
-            for base, column in zip(self._base, zip(*deltas, strict=True), strict=True)
-        ]
+        columns = zip(*found.values(), strict=True)
+        sums = [base + sum(column) for base, column in zip(self._base, columns, strict=True)]
         return dict(zip(self._skills, sums, strict=True))
+
+    def _looked_up(self, word: str) -> tuple[str, tuple[float, ...]] | None:
+        stem = _feature(word)
+        delta = self._delta.get(stem)
+        hit = None if delta is None else (stem, delta)
+        if len(self._by_word) < WORD_CACHE:  # bounded: a long paste brings many new words
+            self._by_word[word] = hit
+        return hit
 
     def _best(self, known: set[str], allowed: frozenset[str]) -> tuple[str, float]:
         if not known:

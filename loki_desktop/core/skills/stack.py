@@ -93,6 +93,7 @@ def weigh(
     rows: list[_Row] = []
     ruled = best = None
     best_total = -math.inf
+    point, weight, bias = POINT, ODDS, BIAS  # locals: this runs for every message
     for skill in skills:
         name = skill.name
         got = points.get(name, 0)
@@ -100,9 +101,11 @@ def weigh(
             rows.append((skill, got, None, None))
             ruled = skill if name == picked else ruled
             continue
-        opinion = max(-MAX_ODDS, min(MAX_ODDS, odds.get(name, 0.0)))
-        total = min(got, MAX_POINTS) * POINT + ODDS * opinion + BIAS.get(name, 0.0)
-        total += PICKED if name == picked else 0.0
+        opinion = odds.get(name, 0.0)
+        if not -MAX_ODDS <= opinion <= MAX_ODDS:
+            opinion = MAX_ODDS if opinion > 0 else -MAX_ODDS
+        total = (got if got < MAX_POINTS else MAX_POINTS) * point + weight * opinion
+        total += bias.get(name, 0.0) + (PICKED if name == picked else 0.0)
         rows.append((skill, got, opinion, total))
         if total > best_total:
             best, best_total = skill, total
