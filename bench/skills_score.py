@@ -1,13 +1,13 @@
 """Skills: score the router on a routing corpus (expected<TAB>language<TAB>message), per language.
 
-    .venv/bin/python -m bench.skills_score tests/corpus/skills/fresh3.tsv [MORE.tsv ...]
+    .venv/bin/python -m bench.skills_score skills/examples/fresh3.tsv [MORE.tsv ...]
 
 prints, for each file, the accuracy per language, then every false positive (a method where
 the line says `none`), every miss (`none` where a method was expected) and every wrong skill.
 The router is the one a turn uses: the built-in skills, their rules and the example-based
 opinion. Lines starting with "#" are comments; "\\n" inside a message stands for a line break;
 the language column may be left out (the language is then "?"). tests/core/skills/test_corpus.py
-scores the corpora in tests/corpus/skills with these same functions.
+scores the routing sets in skills/examples with these same functions.
 """
 
 from __future__ import annotations

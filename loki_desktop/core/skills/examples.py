@@ -1,17 +1,15 @@
 """The router's second opinion: which skill a message resembles, from labelled examples.
 
 The lexical rules (router.py) are precise but only know the words someone wrote into a
-skill file. When they pick nothing, a multinomial naive Bayes over the message's stems,
-learned from the requests in `skills/examples/*.tsv` (each labelled with its skill or
-`none`), says which skill's examples the message is most like. It is lexical and instant
-like the rules (no model call): a table of log-probabilities read once per word.
+skill file. A multinomial naive Bayes over the message's stems, learned from the requests in
+`skills/examples/*.tsv` (each labelled with its skill or `none`), gives each skill's
+log-odds over `none` (log_odds), which the stacked decision (stack.py) weighs with the rules'
+points for every message. It is lexical and instant like the rules (no model call): one
+tuple of log-odds read per word.
 
-`none` is favoured by NONE_BONUS (in log-odds) so that a weak resemblance never injects a
-method; by the smaller HELP_BONUS when the message asks for help ("pourquoi", "can you",
-"corrige"): small talk and statements rarely do. Both are re-chosen by `python -m
-bench.skills_cv`: a 10-fold cross-validation on the examples alone (never on the held-out sets
-in tests/corpus) gives, for the messages that ask for help and for the others, the smallest
-bonus at which the examples add no false positive to the rules' own, plus a small margin.
+resemble() is the earlier decision, kept for `python -m bench.skills_cv`: `none` favoured by
+NONE_BONUS (by the smaller HELP_BONUS when the message asks for help), both chosen by a
+10-fold cross-validation on the examples. The router no longer reads them.
 """
 
 from __future__ import annotations

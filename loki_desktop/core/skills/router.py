@@ -14,6 +14,10 @@ Questions asking what something is ("qu'est-ce qu'un CSV ?", "what is a TypeErro
 did something or where to report a bug (core.skills.answers) lose DAMPING points: they want
 an answer, not a method. The best score wins; ties go to the
 skill with the strongest single signal, then the most signals, then the name's order.
+
+That is the rules' pick. With the example-based opinion (examples.py), the router's
+decision is the stacked one (stack.py): the rules' points and the examples' log-odds weighed
+together, so the examples can overrule the rules either way.
 """
 
 from __future__ import annotations
