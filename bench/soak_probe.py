@@ -14,7 +14,11 @@ arenas. Environment knobs, to bisect the workload or test a hypothesis:
     SOAK_NEW=1              every turn in a new conversation (none reopened)
     SOAK_OPEN_ONLY=1        after the first 20 turns, only reopen conversations (no new turn)
     SOAK_PAGE=12            messages built when a conversation is opened (the app: 40)
+    SOAK_SQLITE_CACHE=64    KB of page cache for every SQLite connection (SQLite's: 2,000)
     SOAK_PIXMAPS=0          QPixmapCache limit in KB, set before the window is built
+    SOAK_SKIP=mod.Class.meth,...  (bisecting) these methods do nothing from turn 20 on
+    SOAK_SMAPS=/some/dir    /proc/self/smaps and malloc_info's XML after each sample
+    SOAK_ISLANDS=1          live blocks alone between free chunks of the main heap (stderr)
     SOAK_TRACE=1            tracemalloc from turn 10; Python sites grown since turn 20 (stderr)
     SOAK_EXIT_AT_END=1      os._exit right after the last sample (for heaptrack's "leaked")
     MALLOC_ARENA_MAX=2      (glibc's own) fewer malloc arenas
@@ -55,14 +59,19 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(name)
 
 
-def _arenas(libc: ctypes.CDLL) -> int:
-    """malloc_info's XML, its <heap> count (the main arena is one of them)."""
+def _malloc_info(libc: ctypes.CDLL) -> str:
+    """glibc's malloc_info XML: each arena's free chunks by size, and its totals."""
     with tempfile.NamedTemporaryFile("r", suffix=".xml") as out:
         libc.fopen.restype = ctypes.c_void_p
         fp = libc.fopen(out.name.encode(), b"w")
         libc.malloc_info(0, ctypes.c_void_p(fp))
         libc.fclose(ctypes.c_void_p(fp))
-        return len(re.findall(r"<heap nr=", Path(out.name).read_text()))
+        return Path(out.name).read_text()
+
+
+def _arenas(libc: ctypes.CDLL) -> int:
+    """malloc_info's <heap> count (the main arena is one of them)."""
+    return len(re.findall(r"<heap nr=", _malloc_info(libc)))
 
 
 def _pymalloc() -> tuple[float, float]:
@@ -163,6 +172,10 @@ def _knobs() -> int:
     if "SOAK_PAGE" in os.environ:  # messages built when a conversation is opened
         # sessions imported the name: both copies are set
         chat_view.PAGE_SIZE = sessions.PAGE_SIZE = int(os.environ["SOAK_PAGE"])  # type: ignore[attr-defined]
+    if "SOAK_SQLITE_CACHE" in os.environ:  # KB of page cache for every SQLite connection
+        _sqlite_cache(int(os.environ["SOAK_SQLITE_CACHE"]))
+    if "SOAK_SKIP" in os.environ:  # bisecting: these methods do nothing after turn 20
+        _skip(os.environ["SOAK_SKIP"].split(","))
     if "SOAK_KINDS" in os.environ:
         soak.KINDS = tuple(os.environ["SOAK_KINDS"].split(","))  # type: ignore[assignment]
     if "SOAK_CONVERSATIONS" in os.environ:  # fewer: each grows faster
@@ -170,6 +183,36 @@ def _knobs() -> int:
     if os.environ.get("SOAK_SAME") == "1" or os.environ.get("SOAK_NEW") == "1":
         soak.CONVERSATIONS = 1_000_000  # no conversation is reopened
     return int(os.environ.get("SOAK_TURNS", soak.TURNS))
+
+
+def _sqlite_cache(kb: int) -> None:
+    import sqlite3
+
+    connect = sqlite3.connect
+
+    def small(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(*args, **kwargs)
+        db.execute(f"PRAGMA cache_size = -{kb}")
+        return db
+
+    sqlite3.connect = small  # type: ignore[assignment]
+
+
+SKIPPING: list[bool] = []  # set at turn 20: the SOAK_SKIP methods do nothing from then on
+
+
+def _skip(paths: list[str]) -> None:
+    import importlib
+
+    for path in paths:
+        module_name, class_name, method = path.rsplit(".", 2)
+        owner = getattr(importlib.import_module(module_name), class_name)
+        original = getattr(owner, method)
+
+        def maybe(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            return None if SKIPPING else _original(*args, **kwargs)
+
+        setattr(owner, method, maybe)
 
 
 async def _step(window: Any, index: int, conversations: list[str]) -> None:
@@ -192,9 +235,31 @@ def _record(turn: int, total: int, samples: list[dict[str, float]]) -> None:
         Path(os.environ["SOAK_SMAPS"], f"{turn}.smaps").write_text(
             Path("/proc/self/smaps").read_text()
         )
+        Path(os.environ["SOAK_SMAPS"], f"{turn}.xml").write_text(_malloc_info(_libc()))
     print(f"  probe turn {turn}/{total}", file=sys.stderr, flush=True)
     if os.environ.get("SOAK_TRACE") == "1":
         _trace(turn)
+    if os.environ.get("SOAK_ISLANDS") == "1" and turn in (10, total):
+        _islands(turn)
+
+
+_ISLANDS: list[Any] = []
+
+
+def _islands(turn: int) -> None:
+    """The live blocks alone between free chunks of the main heap, warm and at the end."""
+    from bench.heap_islands import islands
+
+    found = islands()
+    if not _ISLANDS:
+        _ISLANDS.append(found)
+        print(f"  islands at turn {turn}: {found.most_common(12)}", file=sys.stderr)
+        return
+    grown = found.copy()
+    grown.subtract(_ISLANDS[0])
+    print(f"  islands at turn {turn}: {found.most_common(12)}", file=sys.stderr)
+    for name, count in sorted(grown.items(), key=lambda kv: -kv[1])[:40]:
+        print(f"  islands grown {count:+6d} {name}", file=sys.stderr)
 
 
 async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
@@ -222,6 +287,8 @@ async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
     conversations: list[str] = []
     samples: list[dict[str, float]] = []
     for index in range(turns):
+        if index == 20:
+            SKIPPING.append(True)
         await _step(window, index, conversations)
         if (index + 1) % 10 == 0:
             on_screen = _in_use_mb()  # the last turn's conversation still shown
