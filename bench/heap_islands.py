@@ -75,7 +75,16 @@ def _name(address: int, size: int, dladdr: object, names: dict[int, str]) -> str
     return f"<= {bucket} B (no symbol)"
 
 
-def islands() -> Counter[str]:
+SAMPLES: list[str] = []  # a few unnamed islands above `sample_above`, as hex and text
+
+
+def _sample(address: int, size: int) -> str:
+    raw = ctypes.string_at(address + 16, min(size - 16, 64))
+    text = "".join(chr(b) if 32 <= b < 127 else "." for b in raw)
+    return f"{size:5d} B {raw[:32].hex(' ', 8)} |{text}|"
+
+
+def islands(sample_above: int = 0) -> Counter[str]:
     """Live blocks in islands of the main heap, by name: count (and '~bytes' totals)."""
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     libc.sbrk.restype = ctypes.c_void_p
@@ -92,7 +101,11 @@ def islands() -> Counter[str]:
             continue
         if run and sum(size for _p, size, _l in run) < ISLAND_MAX:
             for address, size, _live in run:
-                found[_name(address, size, dladdr, names)] += 1
+                name = _name(address, size, dladdr, names)
+                found[name] += 1
+                if sample_above and address > sample_above and "no symbol" in name:
+                    if len(SAMPLES) < 60:
+                        SAMPLES.append(_sample(address, size))
                 found["~bytes"] += size
         run = []
     found["~free chunks"] = sum(1 for c in chunks if not c[2])

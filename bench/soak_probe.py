@@ -37,6 +37,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -134,9 +135,12 @@ def sample() -> dict[str, float]:
     anon = int(re.search(r"^Anonymous:\s+(\d+)", rollup, re.M).group(1))  # type: ignore[union-attr]
     mb = 1024 * 1024
     rss = soak.rss_mb()
+    began = time.perf_counter()
     libc.malloc_trim(0)
+    trim_ms = (time.perf_counter() - began) * 1000
     return {
         "rss": rss,
+        "trim_ms": trim_ms,
         "trimmed": soak.rss_mb(),
         "in_use": info.uordblks / mb,
         "free_kept": info.fordblks / mb,
@@ -248,18 +252,22 @@ _ISLANDS: list[Any] = []
 
 def _islands(turn: int) -> None:
     """The live blocks alone between free chunks of the main heap, warm and at the end."""
-    from bench.heap_islands import islands
+    from bench.heap_islands import SAMPLES, islands
 
-    found = islands()
+    libc = _libc()
+    libc.sbrk.restype = ctypes.c_void_p
+    found = islands(sample_above=int(_ISLANDS[1]) if _ISLANDS else 0)
     if not _ISLANDS:
-        _ISLANDS.append(found)
+        _ISLANDS.extend([found, libc.sbrk(0)])  # the heap's top when warm
         print(f"  islands at turn {turn}: {found.most_common(12)}", file=sys.stderr)
         return
     grown = found.copy()
     grown.subtract(_ISLANDS[0])
     print(f"  islands at turn {turn}: {found.most_common(12)}", file=sys.stderr)
-    for name, count in sorted(grown.items(), key=lambda kv: -kv[1])[:40]:
+    for name, count in sorted(grown.items(), key=lambda kv: -kv[1])[:25]:
         print(f"  islands grown {count:+6d} {name}", file=sys.stderr)
+    for line in SAMPLES:
+        print(f"  unnamed island above the warm top: {line}", file=sys.stderr)
 
 
 async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
@@ -381,7 +389,7 @@ def main() -> int:
         return 0
     keys = ["rss", "trimmed", "in_use", "free_kept", "mmapped", "anon", "heap_trim"]
     keys += ["thread_arenas", "other_anon", "files", "view"]
-    keys += ["py_arenas", "py_used", "arenas", "threads"]
+    keys += ["py_arenas", "py_used", "arenas", "threads", "trim_ms"]
     print("turn " + " ".join(f"{k:>9}" for k in keys))
     for row in data:
         print(f"{row['turn']:>4} " + " ".join(f"{row[k]:>9.1f}" for k in keys))
