@@ -103,9 +103,9 @@ def islands(sample_above: int = 0) -> Counter[str]:
             for address, size, _live in run:
                 name = _name(address, size, dladdr, names)
                 found[name] += 1
-                if sample_above and address > sample_above and "no symbol" in name:
-                    if len(SAMPLES) < 60:
-                        SAMPLES.append(_sample(address, size))
+                wanted = sample_above and address > sample_above and "no symbol" in name
+                if wanted and len(SAMPLES) < 60:
+                    SAMPLES.append(_sample(address, size))
                 found["~bytes"] += size
         run = []
     found["~free chunks"] = sum(1 for c in chunks if not c[2])

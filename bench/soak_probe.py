@@ -19,6 +19,7 @@ arenas. Environment knobs, to bisect the workload or test a hypothesis:
     SOAK_SKIP=mod.Class.meth,...  (bisecting) these methods do nothing from turn 20 on
     SOAK_SMAPS=/some/dir    /proc/self/smaps and malloc_info's XML after each sample
     SOAK_ISLANDS=1          live blocks alone between free chunks of the main heap (stderr)
+    SOAK_MODULES=1          modules imported after the warm point (stderr)
     SOAK_TRACE=1            tracemalloc from turn 10; Python sites grown since turn 20 (stderr)
     SOAK_EXIT_AT_END=1      os._exit right after the last sample (for heaptrack's "leaked")
     MALLOC_ARENA_MAX=2      (glibc's own) fewer malloc arenas
@@ -245,6 +246,23 @@ def _record(turn: int, total: int, samples: list[dict[str, float]]) -> None:
         _trace(turn)
     if os.environ.get("SOAK_ISLANDS") == "1" and turn in (10, total):
         _islands(turn)
+    if os.environ.get("SOAK_MODULES") == "1" and turn in (10, 20, total):
+        _modules(turn)
+
+
+_MODULES: set[str] = set()
+
+
+def _modules(turn: int) -> None:
+    """Modules first imported after the warm point, and the size of re's pattern cache."""
+    import re as re_module
+
+    now = set(sys.modules)
+    if _MODULES:
+        print(f"  modules new at turn {turn}: {sorted(now - _MODULES)}", file=sys.stderr)
+    _MODULES.update(now)
+    cache = len(getattr(re_module, "_cache", {}))
+    print(f"  re's cache at turn {turn}: {cache} patterns", file=sys.stderr)
 
 
 _ISLANDS: list[Any] = []
