@@ -84,6 +84,17 @@ def _sample(address: int, size: int) -> str:
     return f"{size:5d} B {raw[:32].hex(' ', 8)} |{text}|"
 
 
+def _in_tcache(chunks: list[tuple[int, int, bool]]) -> int:
+    """Blocks free in the thread's tcache (live to the arena, so never trimmed): their second
+    word is the process's tcache key, the same random value in every such block."""
+    seconds: Counter[int] = Counter()
+    for address, size, live in chunks:
+        if live and size <= 1040:
+            seconds[ctypes.c_size_t.from_address(address + 24).value] += 1
+    key = next((value for value, _n in seconds.most_common(5) if value > 1 << 48), None)
+    return seconds[key] if key is not None else 0
+
+
 def islands(sample_above: int = 0) -> Counter[str]:
     """Live blocks in islands of the main heap, by name: count (and '~bytes' totals)."""
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
@@ -108,6 +119,7 @@ def islands(sample_above: int = 0) -> Counter[str]:
                     SAMPLES.append(_sample(address, size))
                 found["~bytes"] += size
         run = []
+    found["~in tcache"] = _in_tcache(chunks)
     found["~free chunks"] = sum(1 for c in chunks if not c[2])
     found["~chunks"] = len(chunks)
     return found

@@ -1,10 +1,13 @@
 """Where the soak's memory goes: the soak's session with the C allocator's view every 10 turns.
 
 Not a figure of `make bench`: a tool for the next person chasing the soak's growth. Each
-sample (after the same clean-up as the soak's snapshot) gives VmRSS, VmRSS after
-`malloc_trim(0)`, glibc's `mallinfo2` (bytes in use vs free but kept, in all arenas and in
-mmapped blocks), the anonymous memory of /proc/self/smaps_rollup and the number of malloc
-arenas. Environment knobs, to bisect the workload or test a hypothesis:
+sample (after the same clean-up as the soak's snapshot) gives VmRSS at once ("instant"),
+once the window gave memory back ("rss", the soak's figure), after the probe's own
+`malloc_trim(0)` ("trimmed", with its cost "trim_ms"), glibc's `mallinfo2` (bytes in use
+vs free but kept, in all arenas and in mmapped blocks), the anonymous memory of
+/proc/self/smaps_rollup, the resident memory after the trim by kind of mapping, CPython's
+arenas and the number of malloc arenas. Environment knobs, to bisect the workload or test
+a hypothesis:
 
     SOAK_TURNS=100          turns in all (warm point: 10)
     SOAK_KINDS=court,long   only these kinds of turn (default: the soak's five)
@@ -19,7 +22,8 @@ arenas. Environment knobs, to bisect the workload or test a hypothesis:
     SOAK_SKIP=mod.Class.meth,...  (bisecting) these methods do nothing from turn 20 on
     SOAK_SMAPS=/some/dir    /proc/self/smaps and malloc_info's XML after each sample
     SOAK_ISLANDS=1          live blocks alone between free chunks of the main heap (stderr)
-    SOAK_MODULES=1          modules imported after the warm point (stderr)
+    SOAK_MODULES=1          modules imported, re patterns compiled after the warm point
+    SOAK_NEW_MAPS=1         Python objects living in memory mapped after the warm point
     SOAK_TRACE=1            tracemalloc from turn 10; Python sites grown since turn 20 (stderr)
     SOAK_EXIT_AT_END=1      os._exit right after the last sample (for heaptrack's "leaked")
     MALLOC_ARENA_MAX=2      (glibc's own) fewer malloc arenas
@@ -248,6 +252,43 @@ def _record(turn: int, total: int, samples: list[dict[str, float]]) -> None:
         _islands(turn)
     if os.environ.get("SOAK_MODULES") == "1" and turn in (10, 20, total):
         _modules(turn)
+    if os.environ.get("SOAK_NEW_MAPS") == "1" and turn in (10, 20, 30, total):
+        _objects_in_new_mappings(turn)
+
+
+_WARM_MAPS: list[tuple[int, int]] = []
+
+
+def _objects_in_new_mappings(turn: int) -> None:
+    """Python objects (those the collector tracks) living in memory mapped after the warm
+    point, e.g. a pymalloc arena opened by a reopened conversation's peak (stderr)."""
+    import bisect
+    import gc
+    from collections import Counter
+
+    maps = []
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        start, end = (int(x, 16) for x in line.split()[0].split("-"))
+        maps.append((start, end))
+    if not _WARM_MAPS:
+        _WARM_MAPS.extend(sorted(maps))
+        return
+    starts = [start for start, _end in _WARM_MAPS]
+
+    def old(address: int) -> bool:
+        i = bisect.bisect_right(starts, address) - 1
+        return i >= 0 and _WARM_MAPS[i][0] <= address < _WARM_MAPS[i][1]
+
+    found: Counter[str] = Counter()
+    samples: dict[str, str] = {}
+    for obj in gc.get_objects():
+        if not old(id(obj)):
+            name = type(obj).__qualname__
+            found[name] += 1
+            samples.setdefault(name, repr(obj)[:100])
+    print(f"  objects in memory mapped since the warm point, turn {turn}:", file=sys.stderr)
+    for name, count in found.most_common(25):
+        print(f"     {count:6d} {name}: {samples[name]}", file=sys.stderr)
 
 
 _MODULES: set[str] = set()
@@ -261,8 +302,16 @@ def _modules(turn: int) -> None:
     if _MODULES:
         print(f"  modules new at turn {turn}: {sorted(now - _MODULES)}", file=sys.stderr)
     _MODULES.update(now)
-    cache = len(getattr(re_module, "_cache", {}))
-    print(f"  re's cache at turn {turn}: {cache} patterns", file=sys.stderr)
+    cache = getattr(re_module, "_cache", {})
+    keys = {repr(key)[:120] for key in cache}
+    new = sorted(keys - _RE_KEYS) if _RE_KEYS else []
+    print(f"  re's cache at turn {turn}: {len(cache)} patterns, {len(new)} new", file=sys.stderr)
+    for key in new[:15]:
+        print(f"     {key}", file=sys.stderr)
+    _RE_KEYS.update(keys)
+
+
+_RE_KEYS: set[str] = set()
 
 
 _ISLANDS: list[Any] = []
@@ -319,8 +368,11 @@ async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
         if (index + 1) % 10 == 0:
             on_screen = _in_use_mb()  # the last turn's conversation still shown
             await _clean(window)
+            instant = soak.rss_mb()
+            await soak.idle_return(window)
             _record(index + 1, turns, samples)
             samples[-1]["view"] = on_screen - samples[-1]["in_use"]
+            samples[-1]["instant"] = instant
     if os.environ.get("SOAK_BIG") == "1":
         _big_containers()
     if os.environ.get("SOAK_DISSECT") == "1":
@@ -405,7 +457,7 @@ def main() -> int:
     if "--json" in sys.argv:
         print(json.dumps(data))
         return 0
-    keys = ["rss", "trimmed", "in_use", "free_kept", "mmapped", "anon", "heap_trim"]
+    keys = ["instant", "rss", "trimmed", "in_use", "free_kept", "mmapped", "anon", "heap_trim"]
     keys += ["thread_arenas", "other_anon", "files", "view"]
     keys += ["py_arenas", "py_used", "arenas", "threads", "trim_ms"]
     print("turn " + " ".join(f"{k:>9}" for k in keys))

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import shiboken6
+
+from loki_desktop.core.services import Services
 from loki_desktop.ui.chat_items import NoticeLine
+from tests.fakes.ollama_server import FakeOllama
+from tests.ui.helpers import open_window, wait_until
+from tests.ui.test_conversations import seed
 
 
 def test_every_notice_draws_the_same_cached_icon(qtbot: Any) -> None:
@@ -17,3 +23,24 @@ def test_every_notice_draws_the_same_cached_icon(qtbot: Any) -> None:
     keys = {notice.icon.pixmap().cacheKey() for notice in notices}
     assert len(keys) == 1
     assert not notices[0].icon.pixmap().isNull()
+
+
+async def test_going_to_the_welcome_page_frees_the_view_then_gives_memory_back(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    """The view left for the welcome page goes at once (as when another conversation is
+    opened), so the trim the switch asks for finds its memory free; the trim follows."""
+    ids = seed(services, {"Conversation": ["question", "réponse"] * 3})
+    async with open_window(services, qtbot, ollama.url) as window:
+        sessions = window.sessions
+        sessions.open_conversation(ids["Conversation"])
+        await wait_until(lambda: not sessions.memory_return.pending)
+        left = sessions.current
+        assert left is not None
+        view = left.view
+        runs = sessions.memory_return.runs
+        sessions.new_conversation()
+        assert not shiboken6.isValid(view)  # before the event loop turned
+        assert not shiboken6.isValid(left)
+        if sessions.memory_return.available:  # glibc: the freed memory goes back
+            await wait_until(lambda: sessions.memory_return.runs == runs + 1)
