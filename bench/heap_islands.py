@@ -65,10 +65,10 @@ def _name(address: int, size: int, dladdr: object, names: dict[int, str]) -> str
             return names[word]
         info = _DlInfo()
         if word > 4096 and dladdr(ctypes.c_void_p(word), ctypes.byref(info)) and info.dli_sname:  # type: ignore[operator]
-            name = info.dli_sname.decode(errors="replace")
-            if "PlatformPixmap" in name:  # its size: QPlatformPixmap's w, h, d after the vptr
-                w, h, d = (ctypes.c_int.from_address(address + 24 + 4 * i).value for i in range(3))
-                return f"{name} {w}x{h}x{d}"
+            name = str(info.dli_sname.decode(errors="replace"))
+            if "PlatformPixmap" in name:  # the three ints after the vptr (its sizes)
+                ints = (ctypes.c_int.from_address(address + 24 + 4 * i).value for i in range(3))
+                return f"{name} {'x'.join(map(str, ints))}"
             names[word] = name
             return name
     bucket = 1 << max(4, (size - 1).bit_length())

@@ -200,7 +200,7 @@ def _sqlite_cache(kb: int) -> None:
     connect = sqlite3.connect
 
     def small(*args: Any, **kwargs: Any) -> sqlite3.Connection:
-        db = connect(*args, **kwargs)
+        db: sqlite3.Connection = connect(*args, **kwargs)
         db.execute(f"PRAGMA cache_size = -{kb}")
         return db
 
