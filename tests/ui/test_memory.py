@@ -8,7 +8,8 @@ import shiboken6
 
 from loki_desktop.core.services import Services
 from loki_desktop.ui.chat_items import NoticeLine
-from tests.fakes.ollama_server import FakeOllama
+from loki_desktop.ui.conversations import ID_ROLE, META_ROLE
+from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until
 from tests.ui.test_conversations import seed
 
@@ -44,3 +45,30 @@ async def test_going_to_the_welcome_page_frees_the_view_then_gives_memory_back(
         assert not shiboken6.isValid(left)
         if sessions.memory_return.available:  # glibc: the freed memory goes back
             await wait_until(lambda: sessions.memory_return.runs == runs + 1)
+
+
+async def test_the_conversation_list_is_updated_in_place_after_a_turn(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    """After each turn the list was cleared and rebuilt (new items and strings made while a
+    conversation's view was alive, left among its freed pages when it closed): the items
+    stay, the one that had a turn moves to the top and says its new size."""
+    ids = seed(services, {f"Conversation {n}": ["question", "réponse"] for n in range(3)})
+    async with open_window(services, qtbot, ollama.url) as window:
+        listing = window.conversations.list
+        items = [listing.item(row) for row in range(listing.count())]
+        oldest = ids["Conversation 0"]
+        assert [item.data(ID_ROLE) for item in items][-1] == oldest
+        window.sessions.open_conversation(oldest)
+        ollama.script(Reply.text("D'accord."))
+        window.composer.set_text("encore")
+        window.composer.submit()
+        session = window.sessions.current
+        assert session is not None
+        await wait_until(lambda: listing.item(0).data(ID_ROLE) == oldest)
+        await session.runner.wait()
+        await wait_until(lambda: "4 messages" in str(listing.item(0).data(META_ROLE)))
+        assert all(shiboken6.isValid(item) for item in items)  # the same items, moved
+        assert [listing.row(item) for item in items] == [1, 2, 0]
+        assert window.conversations.ids() == [oldest, ids["Conversation 2"], ids["Conversation 1"]]
+        assert window.conversations.current_id() == oldest
