@@ -199,7 +199,7 @@ def test_the_skills_score_command_scores_any_tsv_per_language(tmp_path: Path) ->
 
 
 def test_leave_one_set_out_never_learns_the_set_it_holds_out(tmp_path: Path) -> None:
-    """`python -m bench.skills_loso`: each corpus set and each file given is held out in turn,
+    """`python -m bench.skills_loso`: each routing set and each file given is held out in turn,
     and the opinion that routes it learned from every other set but never from it."""
     first, second = tmp_path / "first.tsv", tmp_path / "second.tsv"
     first.write_text("analyse-donnees\tfr\tzorglubifie les ventes du trimestre\n", "utf-8")
@@ -207,8 +207,10 @@ def test_leave_one_set_out_never_learns_the_set_it_holds_out(tmp_path: Path) -> 
     sets, held = skills_loso.labelled_sets([first, second])
     assert held[-2:] == ["first.tsv", "second.tsv"]
     assert {"fresh4.tsv", "dev4.tsv"} <= set(held)
-    assert not any(name.startswith("examples/") for name in held)
-    assert any(name.startswith("examples/") for name in sets)
+    # the routing sets live in skills/examples now: held out in turn, the others never
+    assert held[:-2] == list(skills_loso.ROUTING_SETS)
+    assert "everyday.tsv" in sets
+    assert "everyday.tsv" not in held
     zorglub, blorp = features("zorglubifie"), features("blorptastic")
     without_first = skills_loso.learned_without(sets, "first.tsv")
     assert not zorglub & without_first.vocabulary
@@ -233,6 +235,7 @@ def test_leave_one_set_out_reports_each_set_and_the_total(
     assert lines[at + 1].endswith(
         "en 1/1 = 100.0%, fr 1/1 = 100.0%; false positives 0, missed 0, wrong skill 0"
     )
-    assert lines[at + 2].startswith("  learned from every other set: en 1/1 = 100.0%")
+    assert lines[at + 1].startswith("  rules alone:")
+    assert lines[at + 2].startswith("  stacked, never learned from it:   en 1/1 = 100.0%")
     assert any(line.startswith("fresh4.tsv (251 requests") for line in lines)
     assert lines[-3].startswith("all held-out sets (")
