@@ -121,6 +121,8 @@ async def test_a_thousand_messages_open_lazily(
         bar = view.verticalScrollBar()
         while view.has_more:
             before = len(view.items())
+            # laid out, and not at the top yet (what is built above is built ahead by itself)
+            await wait_until(lambda: bar.value() > 100 or not view.has_more)
             bar.setValue(0)
             # a page came (or the last, empty page said there is nothing older)
             await wait_until(lambda b=before: len(view.items()) > b or not view.has_more)
