@@ -104,6 +104,8 @@ class ChatView(QScrollArea):
     # --- reading the view (tests, the window) ----------------------------------------
 
     def items(self) -> list[QWidget]:
+        """The items built, top to bottom (the older turns of a page are built when scrolled
+        to: `has_more` says some are not)."""
         found = []
         for index in range(self._layout.count()):
             item = self._layout.itemAt(index)
