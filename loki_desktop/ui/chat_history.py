@@ -81,7 +81,7 @@ class TurnBuilder:
                         widgets.append(ThinkingBlock(message.thinking, message.thinking_seconds))
                     if message.content.strip() or (message.cut and not message.tool_calls):
                         answer = AssistantMessage(renderer)
-                        answer.set_markdown(message.content)
+                        answer.set_markdown(message.content, defer=True)
                         answer.finish(cut=message.cut and not message.tool_calls)
                         if head is None:
                             head = answer

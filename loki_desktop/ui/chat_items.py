@@ -122,8 +122,8 @@ class AssistantMessage(QFrame):
         self.streaming = True
         self.body.append(text)
 
-    def set_markdown(self, text: str) -> None:
-        self.body.set_markdown(text)
+    def set_markdown(self, text: str, *, defer: bool = False) -> None:
+        self.body.set_markdown(text, defer=defer)
 
     def finish(self, *, cut: bool = False) -> None:
         self.body.finish()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from loki_desktop.core.events import ChangedFile, CutArgument
@@ -24,6 +24,7 @@ from loki_desktop.ui.chat_items import (
     UserMessage,
 )
 from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.markdown_view import MarkdownView
 from loki_desktop.ui.qt_helpers import label
 from loki_desktop.ui.shell_changes import ShellChangesList
 from loki_desktop.ui.thinking import ThinkingBlock
@@ -77,6 +78,7 @@ class ChatView(QScrollArea):
         self._tool_cards: dict[str, ToolCard] = {}
         self._builder = TurnBuilder(self._new_tool_card)
         self._unbuilt: list[list[ChatMessage]] = []  # turns loaded but not built, oldest first
+        self._waiting_answers: list[MarkdownView] = []  # long stored answers partly made
         self._loader: PageLoader | None = None
         self._oldest_id: int | None = None
         self._has_more = False
@@ -144,6 +146,7 @@ class ChatView(QScrollArea):
         self._tool_cards.clear()
         self._builder.results.clear()
         self._unbuilt = []
+        self._waiting_answers = []
         self._loader = None
         self._oldest_id = None
         self._has_more = False
@@ -176,6 +179,9 @@ class ChatView(QScrollArea):
             # keep what the user is looking at in place while content grows above it
             self._pin_from_bottom = bar.maximum() - bar.value()
         widgets = [w for turn in turns for w in self._builder.widgets(turn, self.renderer)]
+        self._waiting_answers += [
+            w.body for w in widgets if isinstance(w, AssistantMessage) and w.body.waiting
+        ]
         for offset, widget in enumerate(widgets):
             self._layout.insertWidget(1 + offset, widget)
         self.older_loaded.emit()
@@ -394,12 +400,33 @@ class ChatView(QScrollArea):
             self._set_value(bar.maximum() - self._pin_from_bottom)
         elif self._follow:
             self._set_value(bar.maximum())
-        if self.has_more and bar.value() < BUILD_AHEAD_PX:
-            # less than that is built above what is shown (or the view is not filled)
+        if self._needs_more(bar.value()):
             self._older_timer.start()
 
+    def _needs_more(self, value: int) -> bool:
+        """Less than BUILD_AHEAD_PX is built above what is shown (or the view is not filled)."""
+        return (self.has_more and value < BUILD_AHEAD_PX) or self._next_waiting(value) is not None
+
+    def _next_waiting(self, value: int) -> MarkdownView | None:
+        """A long answer whose chunks not made yet end less than BUILD_AHEAD_PX above the top
+        of what is shown."""
+        self._waiting_answers = [body for body in self._waiting_answers if body.waiting]
+        column = self._column
+        for body in self._waiting_answers:
+            bottom = body.mapTo(column, QPoint(0, body.waiting_bottom())).y() + column.y()
+            if bottom > value - BUILD_AHEAD_PX:
+                return body
+        return None
+
     def _load_if_needed(self) -> None:
-        if self.has_more and self.verticalScrollBar().value() < BUILD_AHEAD_PX:
+        """Build what comes next above: a chunk of a long answer, or older turns. One at a
+        time: the place is kept from the bottom, and the range change looks again."""
+        bar = self.verticalScrollBar()
+        body = self._next_waiting(bar.value())
+        if body is not None:
+            self._pin_from_bottom = bar.maximum() - bar.value()
+            body.build_previous()
+        elif self.has_more and bar.value() < BUILD_AHEAD_PX:
             self.load_older()
 
     def _on_value(self, value: int) -> None:
@@ -408,5 +435,5 @@ class ChatView(QScrollArea):
         bar = self.verticalScrollBar()
         self._pin_from_bottom = None
         self._set_follow(value >= bar.maximum() - 8)
-        if value < BUILD_AHEAD_PX and self.has_more:
+        if self._needs_more(value):
             self._older_timer.start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 from typing import Any
 
@@ -13,6 +14,9 @@ from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.services import Services
 from loki_desktop.ui.chat_items import AssistantMessage, UserMessage
 from loki_desktop.ui.chat_view import ChatView
+from loki_desktop.ui.markdown_render import MarkdownRenderer, new_parser, split_blocks
+from loki_desktop.ui.markdown_view import CHUNK_LIMIT, MarkdownView
+from loki_desktop.ui.theme import LIGHT
 from tests.fakes.ollama_server import FakeOllama
 from tests.ui.helpers import open_window, wait_until
 
@@ -21,7 +25,7 @@ TURNS = 12
 
 def long_answer(turn: int) -> str:
     paragraph = f"Réponse {turn} : " + "une phrase assez longue pour remplir la ligne. " * 8
-    return "\n\n".join(f"{paragraph} ({n})" for n in range(12))
+    return "\n\n".join(f"{paragraph} ({n})" for n in range(30))
 
 
 def seed_long(services: Services) -> str:
@@ -69,6 +73,29 @@ async def settled(view: ChatView) -> None:
     await wait_until(still, what="the view settles")
 
 
+def waiting(view: ChatView) -> int:
+    """Chunks of long answers not made yet."""
+    return sum(i.body.waiting for i in view.items() if isinstance(i, AssistantMessage))
+
+
+def built(view: ChatView) -> tuple[int, int]:
+    return len(view.items()), len(view.findChildren(QTextBrowser))
+
+
+def position(view: ChatView, widget: QWidget) -> int:
+    return widget.mapTo(view.widget(), QPoint(0, 0)).y() - view.verticalScrollBar().value()
+
+
+def middle_widget(view: ChatView) -> tuple[QWidget, int]:
+    """The innermost widget in the middle of what the view shows, and its distance from the
+    top of the view."""
+    area = view.widget()
+    middle = view.verticalScrollBar().value() + view.viewport().height() // 2
+    widget = area.childAt(area.width() // 2, middle)
+    assert widget is not None
+    return widget, position(view, widget)
+
+
 def top_item(view: ChatView) -> tuple[QWidget, int]:
     """The item at the top edge of what the view shows, and its distance from that edge."""
     area = view.widget()
@@ -108,23 +135,27 @@ async def test_scrolling_up_builds_the_rest_without_moving_what_is_shown(
         view = window.sessions.current.view
         bar = view.verticalScrollBar()
         await wait_until(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+        await settled(view)
+        assert waiting(view) > 0  # the last long answer's first chunk is not made yet
         builds = 0
-        while view.has_more:
-            before = len(view.items())
+        for _step in range(1000):
+            if not view.has_more and not waiting(view) and bar.value() == 0:
+                break
+            before = built(view)
             bar.setValue(max(0, bar.value() - 3 * bar.singleStep() - 60))  # a wheel notch or so
-            anchor, offset = top_item(view)
-            y = anchor.mapTo(view.widget(), QPoint(0, 0)).y()
-            await wait_until(lambda b=before: len(view.items()) > b or bar.value() > 400)
-            if len(view.items()) == before:
-                continue  # enough was built above already: nothing came
-            builds += 1
-            # the turns built above pushed the item down: the view followed it exactly
-            await wait_until(lambda a=anchor, y0=y: a.mapTo(view.widget(), QPoint(0, 0)).y() > y0)
+            shown, offset = middle_widget(view)
             await settled(view)
-            assert top_item(view) == (anchor, offset)
-        assert builds >= 2
+            # what was in the middle of the view is still there, to the pixel
+            assert position(view, shown) == offset
+            builds += built(view) != before
+        else:
+            raise AssertionError("the view never built everything")
+        assert builds >= 4
         users = [i.text for i in view.items() if isinstance(i, UserMessage)]
         assert users == [f"question {turn}" for turn in range(TURNS)]
+        answers = [i for i in view.items() if isinstance(i, AssistantMessage)]
+        assert [a.markdown() for a in answers] == [long_answer(t) for t in range(TURNS)]
+        assert "Réponse 0 : une phrase" in answers[0].body.plain_text()
 
 
 def test_a_short_message_of_the_person_is_a_light_label_that_can_be_selected_and_copied(
@@ -160,3 +191,30 @@ def test_a_message_with_a_word_a_label_cannot_wrap_keeps_the_text_browser(qtbot:
     qtbot.addWidget(message)
     assert isinstance(message.body, QTextBrowser)  # it wraps anywhere; a label would cut it
     assert message.body.toPlainText() == f"Regarde {path}"
+
+
+def test_a_long_stored_answer_is_made_chunk_by_chunk_from_the_bottom_up(qtbot: Any) -> None:
+    text = "\n\n".join(
+        f"Paragraphe {n} : " + "mot " * 60 + f"\n\n```python\nprint({n})\n```" for n in range(30)
+    )
+    pieces = split_blocks(new_parser(), text, CHUNK_LIMIT)
+    assert "".join(pieces) == text
+    assert len(pieces) >= 3
+    assert all(len(piece) >= CHUNK_LIMIT for piece in pieces[:-1])
+    view = MarkdownView(MarkdownRenderer(LIGHT))
+    qtbot.addWidget(view)
+    view.set_markdown(text, defer=True)
+    assert view.waiting == len(pieces) - 1
+    (last,) = view.findChildren(QTextBrowser)  # only the bottom chunk is a document
+    assert "print(29)" in last.toPlainText()
+    view.build_previous()
+    assert view.waiting == len(pieces) - 2
+    (made,) = [chunk for chunk in view.findChildren(QTextBrowser) if chunk is not last]
+    # its copy links count the code blocks of the whole answer: each copies its own block
+    numbers = [int(n) for n in re.findall(r'href="copy:(\d+)"', made.toHtml())]
+    assert numbers
+    for number in numbers:
+        assert view.code(number) == f"print({number})\n"
+        assert f"print({number})" in made.toPlainText()
+    assert view.plain_text().index("Paragraphe 0 ") < view.plain_text().index("Paragraphe 29 ")
+    assert view.waiting == 0
