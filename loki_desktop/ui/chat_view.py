@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+from shiboken6 import isValid
 
 from loki_desktop.core.events import ChangedFile, CutArgument
 from loki_desktop.core.file_change import FileChange
@@ -83,7 +84,9 @@ class ChatView(QScrollArea):
         self._oldest_id: int | None = None
         self._has_more = False
         self._follow = True
-        self._pin_from_bottom: int | None = None
+        # a widget kept where it is on screen while content is built above it (until the
+        # person scrolls): not the distance from the bottom, which a streaming answer changes
+        self._anchor: tuple[QWidget, int] | None = None
         self._adjusting = False
         # timers owned by the view: they die with it (a bare singleShot could fire after)
         self._place_timer = self._zero_timer(self._keep_place)
@@ -151,7 +154,7 @@ class ChatView(QScrollArea):
         self._oldest_id = None
         self._has_more = False
         self._set_follow(True)
-        self._pin_from_bottom = None
+        self._anchor = None
 
     def open(self, loader: PageLoader) -> None:
         """Show the latest turns of a conversation; older ones are built when scrolled to."""
@@ -174,10 +177,10 @@ class ChatView(QScrollArea):
         self._older.setVisible(self.has_more)
         if not turns:
             return 0
-        bar = self.verticalScrollBar()
-        if self.items():
+        shown = self.items()
+        if shown:
             # keep what the user is looking at in place while content grows above it
-            self._pin_from_bottom = bar.maximum() - bar.value()
+            self._hold(shown[0])
         widgets = [w for turn in turns for w in self._builder.widgets(turn, self.renderer)]
         self._waiting_answers += [
             w.body for w in widgets if isinstance(w, AssistantMessage) and w.body.waiting
@@ -379,7 +382,7 @@ class ChatView(QScrollArea):
 
     def scroll_to_bottom(self) -> None:
         self._set_follow(True)
-        self._pin_from_bottom = None
+        self._anchor = None
         self._set_value(self.verticalScrollBar().maximum())
 
     def _set_value(self, value: int) -> None:
@@ -396,12 +399,24 @@ class ChatView(QScrollArea):
 
     def _keep_place(self) -> None:
         bar = self.verticalScrollBar()
-        if self._pin_from_bottom is not None:
-            self._set_value(bar.maximum() - self._pin_from_bottom)
-        elif self._follow:
+        if self._anchor is not None and not isValid(self._anchor[0]):
+            self._anchor = None  # deleted (a retried error card)
+        if self._follow:
             self._set_value(bar.maximum())
+        elif self._anchor is not None:
+            widget, offset = self._anchor
+            self._set_value(self._y_of(widget) - offset)
         if self._needs_more(bar.value()):
             self._older_timer.start()
+
+    def _hold(self, widget: QWidget) -> None:
+        """Keep `widget` where it is on screen while what is above it changes height (when
+        following the bottom, the bottom is kept instead)."""
+        if not self._follow:
+            self._anchor = (widget, self._y_of(widget) - self.verticalScrollBar().value())
+
+    def _y_of(self, widget: QWidget) -> int:
+        return widget.mapTo(self._column, QPoint(0, 0)).y() + self._column.y()
 
     def _needs_more(self, value: int) -> bool:
         """Less than BUILD_AHEAD_PX is built above what is shown (or the view is not filled)."""
@@ -411,10 +426,8 @@ class ChatView(QScrollArea):
         """A long answer whose chunks not made yet end less than BUILD_AHEAD_PX above the top
         of what is shown."""
         self._waiting_answers = [body for body in self._waiting_answers if body.waiting]
-        column = self._column
         for body in self._waiting_answers:
-            bottom = body.mapTo(column, QPoint(0, body.waiting_bottom())).y() + column.y()
-            if bottom > value - BUILD_AHEAD_PX:
+            if self._y_of(body) + body.waiting_bottom() > value - BUILD_AHEAD_PX:
                 return body
         return None
 
@@ -424,7 +437,7 @@ class ChatView(QScrollArea):
         bar = self.verticalScrollBar()
         body = self._next_waiting(bar.value())
         if body is not None:
-            self._pin_from_bottom = bar.maximum() - bar.value()
+            self._hold(body.top_chunk())
             body.build_previous()
         elif self.has_more and bar.value() < BUILD_AHEAD_PX:
             self.load_older()
@@ -433,7 +446,7 @@ class ChatView(QScrollArea):
         if self._adjusting:
             return
         bar = self.verticalScrollBar()
-        self._pin_from_bottom = None
+        self._anchor = None
         self._set_follow(value >= bar.maximum() - 8)
         if self._needs_more(value):
             self._older_timer.start()

@@ -111,6 +111,12 @@ class MarkdownView(QWidget):
         item = self._layout.itemAt(len(self._waiting) - 1)
         return item.geometry().bottom() if item is not None else 0
 
+    def top_chunk(self) -> QWidget:
+        """The highest chunk made (the chunks still waiting are above it)."""
+        item = self._layout.itemAt(len(self._waiting))
+        widget = item.widget() if item is not None else None
+        return widget if widget is not None else self
+
     def build_previous(self) -> None:
         """Make the lowest chunk still waiting (the one just above those shown)."""
         if not self._waiting:
