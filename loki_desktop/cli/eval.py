@@ -15,14 +15,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.i18n import _
 from loki_desktop.core.services import Services
-from loki_desktop.core.settings import resolve_host
 
 if TYPE_CHECKING:
     from loki_desktop.core.evaluation.runner import Harness, TaskResult
     from loki_desktop.core.evaluation.tasks import EvalTask
-    from loki_desktop.core.ports import ChatBackend
+    from loki_desktop.core.model_servers import ModelServer
+    from loki_desktop.core.ports import ChatBackend, SecretStore
 
 REPLAY_SCRIPTS = ("oracle", "sabotage", "text")
 
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--tasks", type=int, metavar="N", help=_("seulement les N premières tâches")
     )
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
-    parser.add_argument("--host", help=_("adresse du serveur Ollama"))
+    add_server_arguments(parser)
     parser.add_argument(
         "--replay",
         metavar="SCRIPT|DOSSIER",
@@ -92,7 +93,7 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
 
     settings = services.settings.load()
     modes: list[Harness] = ["on", "off"] if args.harness == "both" else [args.harness]
-    backends = _Backends(args, resolve_host(args.host, settings))
+    backends = _Backends(args, chosen_server(args, settings), services.secrets)
     try:
         models = args.model or [settings.model or await backends.first_model()]
     except BackendError as exc:
@@ -122,18 +123,21 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
 class _Backends:
     """A replay per task, or one real backend for the run (wrapped when recording)."""
 
-    def __init__(self, args: argparse.Namespace, host: str) -> None:
+    def __init__(
+        self, args: argparse.Namespace, server: ModelServer, secrets: SecretStore | None
+    ) -> None:
         self.replay: str | None = args.replay
         self.record: Path | None = args.record
-        self.host = host
+        self.server = server
+        self.secrets = secrets
         self._real: Any = None
         self._recorders: dict[tuple[str, str, str], Any] = {}
 
     def _backend(self) -> Any:
         if self._real is None:
-            from loki_desktop.core.llm.ollama import OllamaBackend
+            from loki_desktop.core.llm.backends import make_backend
 
-            self._real = OllamaBackend(self.host)
+            self._real = make_backend(self.server, self.secrets)
         return self._real
 
     async def first_model(self) -> str:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from tests.e2e.cli_runner import run_cli
+from tests.fakes import openai_server
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 
@@ -94,6 +95,42 @@ def test_record_then_replay_gives_the_same_results(loki_home: Path, tmp_path: Pa
         home=loki_home,
     )
     assert [(t["task"], t["passed"]) for t in again.of_type("task")] == first
+
+
+def test_runs_against_an_openai_compatible_server(loki_home: Path) -> None:
+    """`--api openai`: the same tasks against vLLM, llama.cpp or LM Studio."""
+    model = "Qwen/Qwen2.5-Coder-7B-Instruct"
+    with openai_server.FakeOpenAI(models=(model,)) as server:
+        server.script(
+            openai_server.Reply.tool(
+                "write_file", {"path": "hello.txt", "content": "Bonjour le monde\n"}
+            ),
+            openai_server.Reply.text("Fait."),
+            openai_server.Reply.text("Je ne sais pas."),
+        )
+        run = run_cli(
+            "eval",
+            "--api",
+            "openai",
+            "--host",
+            server.url,
+            "--harness",
+            "on",
+            "--tasks",
+            "2",
+            "--json",
+            home=loki_home,
+        )
+        requests = server.chat_requests
+    assert run.code == 0, run.stderr
+    assert [(t["task"], t["passed"]) for t in run.of_type("task")] == [
+        ("file-hello", True),
+        ("file-gitignore", False),
+    ]
+    # no --model: the server's first model, asked over the OpenAI protocol with tools
+    assert {r["model"] for r in requests} == {model}
+    assert "tools" in requests[0]
+    assert summary_of(run.events)["on"]["model"] == model
 
 
 def test_bad_input_exits_2(loki_home: Path) -> None:
