@@ -17,7 +17,7 @@ from loki_desktop.ui.chat_view import ChatView
 from loki_desktop.ui.markdown_render import MarkdownRenderer, new_parser, split_blocks
 from loki_desktop.ui.markdown_view import CHUNK_LIMIT, MarkdownView
 from loki_desktop.ui.theme import LIGHT
-from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until
 
 TURNS = 12
@@ -86,14 +86,24 @@ def position(view: ChatView, widget: QWidget) -> int:
     return widget.mapTo(view.widget(), QPoint(0, 0)).y() - view.verticalScrollBar().value()
 
 
-def middle_widget(view: ChatView) -> tuple[QWidget, int]:
-    """The innermost widget in the middle of what the view shows, and its distance from the
-    top of the view."""
+def middle_widget(view: ChatView, fraction: float = 0.5) -> tuple[QWidget, int]:
+    """The innermost widget that far down what the view shows (the middle), and its
+    distance from the top of the view."""
     area = view.widget()
-    middle = view.verticalScrollBar().value() + view.viewport().height() // 2
+    middle = view.verticalScrollBar().value() + int(view.viewport().height() * fraction)
     widget = area.childAt(area.width() // 2, middle)
     assert widget is not None
     return widget, position(view, widget)
+
+
+def text_in_view(view: ChatView) -> tuple[QWidget, int]:
+    """A text document whose top edge the view shows, and its distance from the top."""
+    height = view.viewport().height()
+    for text in view.findChildren(QTextBrowser):
+        at = position(view, text)
+        if text.isVisible() and 0 <= at < height:
+            return text, at
+    raise AssertionError("no text starts in the view")
 
 
 def top_item(view: ChatView) -> tuple[QWidget, int]:
@@ -156,6 +166,39 @@ async def test_scrolling_up_builds_the_rest_without_moving_what_is_shown(
         answers = [i for i in view.items() if isinstance(i, AssistantMessage)]
         assert [a.markdown() for a in answers] == [long_answer(t) for t in range(TURNS)]
         assert "Réponse 0 : une phrase" in answers[0].body.plain_text()
+
+
+async def test_what_the_person_reads_above_stays_put_while_an_answer_streams_below(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    seed_long(services)
+    async with open_window(services, qtbot, ollama.url) as window:
+        assert window.sessions.current is not None
+        view = window.sessions.current.view
+        bar = view.verticalScrollBar()
+        await wait_until(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+        lines = [f"ligne {i} du flot\n\n" for i in range(400)]
+        ollama.script(Reply.text(*lines, token_delay=0.01))
+        window.composer.set_text("encore une question")
+        window.composer.submit()
+        await wait_until(lambda: view.streaming_message is not None)
+        # the person scrolls up a page to read: the older chunks above come within reach
+        # and are built
+        before = built(view)
+        bar.setValue(bar.value() - view.viewport().height())
+        shown, offset = text_in_view(view)
+        await wait_until(lambda: built(view) != before, what="something older was built")
+        answer = view.streaming_message
+        assert answer is not None
+        streamed = len(answer.markdown())
+        # the answer grows below; what the person reads does not move with it
+        await wait_until(
+            lambda: len(answer.markdown()) > streamed + 500 and position(view, shown) == offset,
+            what="the place kept while the answer streams",
+        )
+        assert not view.following
+        window.sessions.stop_current()
+        await wait_until(lambda: not window.sessions.current.runner.busy)
 
 
 def test_a_short_message_of_the_person_is_a_light_label_that_can_be_selected_and_copied(
