@@ -1,10 +1,13 @@
 """Where the soak's memory goes: the soak's session with the C allocator's view every 10 turns.
 
 Not a figure of `make bench`: a tool for the next person chasing the soak's growth. Each
-sample (after the same clean-up as the soak's snapshot) gives VmRSS, VmRSS after
-`malloc_trim(0)`, glibc's `mallinfo2` (bytes in use vs free but kept, in all arenas and in
-mmapped blocks), the anonymous memory of /proc/self/smaps_rollup and the number of malloc
-arenas. Environment knobs, to bisect the workload or test a hypothesis:
+sample (after the same clean-up as the soak's snapshot) gives VmRSS at once ("instant"),
+once the window gave memory back ("rss", the soak's figure), after the probe's own
+`malloc_trim(0)` ("trimmed", with its cost "trim_ms"), glibc's `mallinfo2` (bytes in use
+vs free but kept, in all arenas and in mmapped blocks), the anonymous memory of
+/proc/self/smaps_rollup, the resident memory after the trim by kind of mapping, CPython's
+arenas and the number of malloc arenas. Environment knobs, to bisect the workload or test
+a hypothesis:
 
     SOAK_TURNS=100          turns in all (warm point: 10)
     SOAK_KINDS=court,long   only these kinds of turn (default: the soak's five)
@@ -14,7 +17,13 @@ arenas. Environment knobs, to bisect the workload or test a hypothesis:
     SOAK_NEW=1              every turn in a new conversation (none reopened)
     SOAK_OPEN_ONLY=1        after the first 20 turns, only reopen conversations (no new turn)
     SOAK_PAGE=12            messages built when a conversation is opened (the app: 40)
+    SOAK_SQLITE_CACHE=64    KB of page cache for every SQLite connection (SQLite's: 2,000)
     SOAK_PIXMAPS=0          QPixmapCache limit in KB, set before the window is built
+    SOAK_SKIP=mod.Class.meth,...  (bisecting) these methods do nothing from turn 20 on
+    SOAK_SMAPS=/some/dir    /proc/self/smaps and malloc_info's XML after each sample
+    SOAK_ISLANDS=1          live blocks alone between free chunks of the main heap (stderr)
+    SOAK_MODULES=1          modules imported, re patterns compiled after the warm point
+    SOAK_NEW_MAPS=1         Python objects living in memory mapped after the warm point
     SOAK_TRACE=1            tracemalloc from turn 10; Python sites grown since turn 20 (stderr)
     SOAK_EXIT_AT_END=1      os._exit right after the last sample (for heaptrack's "leaked")
     MALLOC_ARENA_MAX=2      (glibc's own) fewer malloc arenas
@@ -33,6 +42,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -55,14 +65,19 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(name)
 
 
-def _arenas(libc: ctypes.CDLL) -> int:
-    """malloc_info's XML, its <heap> count (the main arena is one of them)."""
+def _malloc_info(libc: ctypes.CDLL) -> str:
+    """glibc's malloc_info XML: each arena's free chunks by size, and its totals."""
     with tempfile.NamedTemporaryFile("r", suffix=".xml") as out:
         libc.fopen.restype = ctypes.c_void_p
         fp = libc.fopen(out.name.encode(), b"w")
         libc.malloc_info(0, ctypes.c_void_p(fp))
         libc.fclose(ctypes.c_void_p(fp))
-        return len(re.findall(r"<heap nr=", Path(out.name).read_text()))
+        return Path(out.name).read_text()
+
+
+def _arenas(libc: ctypes.CDLL) -> int:
+    """malloc_info's <heap> count (the main arena is one of them)."""
+    return len(re.findall(r"<heap nr=", _malloc_info(libc)))
 
 
 def _pymalloc() -> tuple[float, float]:
@@ -125,9 +140,12 @@ def sample() -> dict[str, float]:
     anon = int(re.search(r"^Anonymous:\s+(\d+)", rollup, re.M).group(1))  # type: ignore[union-attr]
     mb = 1024 * 1024
     rss = soak.rss_mb()
+    began = time.perf_counter()
     libc.malloc_trim(0)
+    trim_ms = (time.perf_counter() - began) * 1000
     return {
         "rss": rss,
+        "trim_ms": trim_ms,
         "trimmed": soak.rss_mb(),
         "in_use": info.uordblks / mb,
         "free_kept": info.fordblks / mb,
@@ -163,6 +181,10 @@ def _knobs() -> int:
     if "SOAK_PAGE" in os.environ:  # messages built when a conversation is opened
         # sessions imported the name: both copies are set
         chat_view.PAGE_SIZE = sessions.PAGE_SIZE = int(os.environ["SOAK_PAGE"])  # type: ignore[attr-defined]
+    if "SOAK_SQLITE_CACHE" in os.environ:  # KB of page cache for every SQLite connection
+        _sqlite_cache(int(os.environ["SOAK_SQLITE_CACHE"]))
+    if "SOAK_SKIP" in os.environ:  # bisecting: these methods do nothing after turn 20
+        _skip(os.environ["SOAK_SKIP"].split(","))
     if "SOAK_KINDS" in os.environ:
         soak.KINDS = tuple(os.environ["SOAK_KINDS"].split(","))  # type: ignore[assignment]
     if "SOAK_CONVERSATIONS" in os.environ:  # fewer: each grows faster
@@ -170,6 +192,36 @@ def _knobs() -> int:
     if os.environ.get("SOAK_SAME") == "1" or os.environ.get("SOAK_NEW") == "1":
         soak.CONVERSATIONS = 1_000_000  # no conversation is reopened
     return int(os.environ.get("SOAK_TURNS", soak.TURNS))
+
+
+def _sqlite_cache(kb: int) -> None:
+    import sqlite3
+
+    connect = sqlite3.connect
+
+    def small(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db: sqlite3.Connection = connect(*args, **kwargs)
+        db.execute(f"PRAGMA cache_size = -{kb}")
+        return db
+
+    sqlite3.connect = small  # type: ignore[assignment]
+
+
+SKIPPING: list[bool] = []  # set at turn 20: the SOAK_SKIP methods do nothing from then on
+
+
+def _skip(paths: list[str]) -> None:
+    import importlib
+
+    for path in paths:
+        module_name, class_name, method = path.rsplit(".", 2)
+        owner = getattr(importlib.import_module(module_name), class_name)
+        original = getattr(owner, method)
+
+        def maybe(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            return None if SKIPPING else _original(*args, **kwargs)
+
+        setattr(owner, method, maybe)
 
 
 async def _step(window: Any, index: int, conversations: list[str]) -> None:
@@ -192,9 +244,97 @@ def _record(turn: int, total: int, samples: list[dict[str, float]]) -> None:
         Path(os.environ["SOAK_SMAPS"], f"{turn}.smaps").write_text(
             Path("/proc/self/smaps").read_text()
         )
+        Path(os.environ["SOAK_SMAPS"], f"{turn}.xml").write_text(_malloc_info(_libc()))
     print(f"  probe turn {turn}/{total}", file=sys.stderr, flush=True)
     if os.environ.get("SOAK_TRACE") == "1":
         _trace(turn)
+    if os.environ.get("SOAK_ISLANDS") == "1" and turn in (10, total):
+        _islands(turn)
+    if os.environ.get("SOAK_MODULES") == "1" and turn in (10, 20, total):
+        _modules(turn)
+    if os.environ.get("SOAK_NEW_MAPS") == "1" and turn in (10, 20, 30, total):
+        _objects_in_new_mappings(turn)
+
+
+_WARM_MAPS: list[tuple[int, int]] = []
+
+
+def _objects_in_new_mappings(turn: int) -> None:
+    """Python objects (those the collector tracks) living in memory mapped after the warm
+    point, e.g. a pymalloc arena opened by a reopened conversation's peak (stderr)."""
+    import bisect
+    import gc
+    from collections import Counter
+
+    maps = []
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        start, end = (int(x, 16) for x in line.split()[0].split("-"))
+        maps.append((start, end))
+    if not _WARM_MAPS:
+        _WARM_MAPS.extend(sorted(maps))
+        return
+    starts = [start for start, _end in _WARM_MAPS]
+
+    def old(address: int) -> bool:
+        i = bisect.bisect_right(starts, address) - 1
+        return i >= 0 and _WARM_MAPS[i][0] <= address < _WARM_MAPS[i][1]
+
+    found: Counter[str] = Counter()
+    samples: dict[str, str] = {}
+    for obj in gc.get_objects():
+        if not old(id(obj)):
+            name = type(obj).__qualname__
+            found[name] += 1
+            samples.setdefault(name, repr(obj)[:100])
+    print(f"  objects in memory mapped since the warm point, turn {turn}:", file=sys.stderr)
+    for name, count in found.most_common(25):
+        print(f"     {count:6d} {name}: {samples[name]}", file=sys.stderr)
+
+
+_MODULES: set[str] = set()
+
+
+def _modules(turn: int) -> None:
+    """Modules first imported after the warm point, and the size of re's pattern cache."""
+    import re as re_module
+
+    now = set(sys.modules)
+    if _MODULES:
+        print(f"  modules new at turn {turn}: {sorted(now - _MODULES)}", file=sys.stderr)
+    _MODULES.update(now)
+    cache = getattr(re_module, "_cache", {})
+    keys = {repr(key)[:120] for key in cache}
+    new = sorted(keys - _RE_KEYS) if _RE_KEYS else []
+    print(f"  re's cache at turn {turn}: {len(cache)} patterns, {len(new)} new", file=sys.stderr)
+    for key in new[:15]:
+        print(f"     {key}", file=sys.stderr)
+    _RE_KEYS.update(keys)
+
+
+_RE_KEYS: set[str] = set()
+
+
+_ISLANDS: list[Any] = []
+
+
+def _islands(turn: int) -> None:
+    """The live blocks alone between free chunks of the main heap, warm and at the end."""
+    from bench.heap_islands import SAMPLES, islands
+
+    libc = _libc()
+    libc.sbrk.restype = ctypes.c_void_p
+    found = islands(sample_above=int(_ISLANDS[1]) if _ISLANDS else 0)
+    if not _ISLANDS:
+        _ISLANDS.extend([found, libc.sbrk(0)])  # the heap's top when warm
+        print(f"  islands at turn {turn}: {found.most_common(12)}", file=sys.stderr)
+        return
+    grown = found.copy()
+    grown.subtract(_ISLANDS[0])
+    print(f"  islands at turn {turn}: {found.most_common(12)}", file=sys.stderr)
+    for name, count in sorted(grown.items(), key=lambda kv: -kv[1])[:25]:
+        print(f"  islands grown {count:+6d} {name}", file=sys.stderr)
+    for line in SAMPLES:
+        print(f"  unnamed island above the warm top: {line}", file=sys.stderr)
 
 
 async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
@@ -222,12 +362,17 @@ async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
     conversations: list[str] = []
     samples: list[dict[str, float]] = []
     for index in range(turns):
+        if index == 20:
+            SKIPPING.append(True)
         await _step(window, index, conversations)
         if (index + 1) % 10 == 0:
             on_screen = _in_use_mb()  # the last turn's conversation still shown
             await _clean(window)
+            instant = soak.rss_mb()
+            await soak.idle_return(window)
             _record(index + 1, turns, samples)
             samples[-1]["view"] = on_screen - samples[-1]["in_use"]
+            samples[-1]["instant"] = instant
     if os.environ.get("SOAK_BIG") == "1":
         _big_containers()
     if os.environ.get("SOAK_DISSECT") == "1":
@@ -312,9 +457,9 @@ def main() -> int:
     if "--json" in sys.argv:
         print(json.dumps(data))
         return 0
-    keys = ["rss", "trimmed", "in_use", "free_kept", "mmapped", "anon", "heap_trim"]
+    keys = ["instant", "rss", "trimmed", "in_use", "free_kept", "mmapped", "anon", "heap_trim"]
     keys += ["thread_arenas", "other_anon", "files", "view"]
-    keys += ["py_arenas", "py_used", "arenas", "threads"]
+    keys += ["py_arenas", "py_used", "arenas", "threads", "trim_ms"]
     print("turn " + " ".join(f"{k:>9}" for k in keys))
     for row in data:
         print(f"{row['turn']:>4} " + " ".join(f"{row[k]:>9.1f}" for k in keys))

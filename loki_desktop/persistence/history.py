@@ -116,8 +116,9 @@ def _reported(method: Callable[P, R]) -> Callable[P, R]:
 class History:
     """ConversationStore over one SQLite file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, cache_kb: int | None = None) -> None:
         self.path = Path(path)
+        self._cache_kb = cache_kb  # SQLite's page cache for this connection (None: its 2 MB)
         # images of messages, as files: images/<conversation id>/<digest>.<ext>
         self.images_dir = self.path.with_name("images")
         self.notices: list[str] = []
@@ -155,6 +156,8 @@ class History:
             # NORMAL: a commit survives a process crash; only a power cut may lose the last ones
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
+            if self._cache_kb is not None:
+                db.execute(f"PRAGMA cache_size = -{int(self._cache_kb)}")
             if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise sqlite3.DatabaseError("quick_check failed")
             self._migrate(db)
@@ -292,6 +295,12 @@ class History:
             "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
         ).fetchall()
         return [self._message(row) for row in rows]
+
+    def cache_kb(self) -> int:
+        """The most memory SQLite's page cache may hold for this connection, in KB."""
+        size = int(self._db.execute("PRAGMA cache_size").fetchone()[0])
+        page = int(self._db.execute("PRAGMA page_size").fetchone()[0])
+        return -size if size < 0 else size * page // 1024
 
     @_reported
     def page(

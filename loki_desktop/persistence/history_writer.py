@@ -39,6 +39,11 @@ from loki_desktop.persistence.turn_lock import ConversationTurnLock, lock_turn
 log = logging.getLogger(__name__)
 
 BATCH_S = 0.1  # streamed text is written at most this long after it was shown
+# SQLite's page cache for the window's connection (its default: 2 MB). Filled page by page
+# as conversations are opened, it grew the window's memory all day (~4 KB a turn in the
+# soak bench) up to its 2 MB; a page missed is read again from the OS's file cache (a
+# 40-message page of a conversation is ~100 pages of 4 KB).
+CACHE_KB = 256
 T = TypeVar("T")
 Job = Callable[[History], object]  # what it returns is dropped
 
@@ -94,6 +99,9 @@ class BackgroundHistory:
 
     def take_notices(self) -> list[str]:
         return self._read(lambda h: h.take_notices())
+
+    def cache_kb(self) -> int:
+        return self._read(lambda h: h.cache_kb())
 
     # --- the turn lock ------------------------------------------------------------------
 
@@ -228,7 +236,7 @@ class BackgroundHistory:
 
     def _serve(self, opened: concurrent.futures.Future[History]) -> None:
         try:
-            history = History(self.path)  # its connection belongs to this thread
+            history = History(self.path, cache_kb=CACHE_KB)  # a connection of this thread
         except BaseException as exc:
             opened.set_exception(exc)
             return

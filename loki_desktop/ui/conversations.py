@@ -231,9 +231,7 @@ class ConversationList(QFrame):
         conversations = self._store().list_conversations(query)
         self._updating = True
         try:
-            self.list.clear()
-            for info in conversations:
-                self.list.addItem(self._item(info))
+            self._fill(conversations)
             self._select(current)
         finally:
             self._updating = False
@@ -249,17 +247,49 @@ class ConversationList(QFrame):
             self._postponed = None
             self.refresh(select)
 
-    def _item(self, info: ConversationInfo) -> QListWidgetItem:
-        item = QListWidgetItem(info.title)
-        item.setData(ID_ROLE, info.id)
+    def _fill(self, conversations: list[ConversationInfo]) -> None:
+        """The list in `conversations`' order, its items kept and updated in place: rebuilt
+        after every turn, it made ~100 small strings and items each time while a
+        conversation's view was alive, and those left alone among the view's freed pages
+        kept them resident (the soak bench)."""
+        keep = {info.id for info in conversations}
+        for row in reversed(range(self.list.count())):  # gone (deleted, searched out)
+            if self.list.item(row).data(ID_ROLE) not in keep:
+                self.list.takeItem(row)
+        listed = {self.list.item(row).data(ID_ROLE) for row in range(self.list.count())}
+        for row, info in enumerate(conversations):
+            here = self.list.item(row)
+            if here is not None and here.data(ID_ROLE) == info.id:
+                item = here
+            elif info.id in listed:  # moved up (its conversation just had a turn)
+                item = self.list.takeItem(self.list.row(self._find(info.id, row)))
+                self.list.insertItem(row, item)
+            else:
+                item = QListWidgetItem()
+                item.setData(ID_ROLE, info.id)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                self.list.insertItem(row, item)
+            self._show_info(item, info)
+
+    def _find(self, conversation_id: str, start: int) -> QListWidgetItem:
+        for row in range(start, self.list.count()):
+            item = self.list.item(row)
+            if item.data(ID_ROLE) == conversation_id:
+                return item
+        raise LookupError(conversation_id)
+
+    @staticmethod
+    def _show_info(item: QListWidgetItem, info: ConversationInfo) -> None:
+        """Title, size and age; a value set again only when it changed (no new string)."""
         count = info.message_count
         size = ngettext("{n} message", "{n} messages", count).format(n=count)
         # a conversation just made has no message stored yet: its age only, not "0 messages"
         meta = f"{size} · {when(info.updated_at)}" if count else when(info.updated_at)
-        item.setData(META_ROLE, meta)
-        item.setToolTip(info.title)
-        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
-        return item
+        if item.text() != info.title:
+            item.setText(info.title)
+            item.setToolTip(info.title)
+        if item.data(META_ROLE) != meta:
+            item.setData(META_ROLE, meta)
 
     def title_of(self, conversation_id: str) -> str | None:
         """The title shown for a conversation (None when it is not listed, e.g. searched out)."""

@@ -89,8 +89,10 @@ class Sessions(QObject):
 
     def new_conversation(self) -> None:
         """The welcome page: the next message starts a conversation."""
-        self._leave_current()
+        left = self._leave_current()
         self.current = None
+        if left is not None:  # its memory free now, for the trim that follows (memory_return)
+            delete_now(left.view, left)
         self.conversations.select(None)
         self.shown.emit(None)
 

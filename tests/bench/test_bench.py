@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bench import chat, checks, diff_card, startup
+from bench import chat, checks, diff_card, skills_loso, startup
 from bench.__main__ import MODULES
 from bench.figures import Figure, render_table
+from loki_desktop.core.skills.examples import features
 from tests.conftest import PYTHON, REPO, cli_env
 from tests.fakes.ollama_server import FakeOllama
 
@@ -195,3 +196,43 @@ def test_the_skills_score_command_scores_any_tsv_per_language(tmp_path: Path) ->
         "  wrong skill:",
         "    6 [en] creation-web -> debogage-systematique: Fix the TypeError in parse.py",
     ]
+
+
+def test_leave_one_set_out_never_learns_the_set_it_holds_out(tmp_path: Path) -> None:
+    """`python -m bench.skills_loso`: each corpus set and each file given is held out in turn,
+    and the opinion that routes it learned from every other set but never from it."""
+    first, second = tmp_path / "first.tsv", tmp_path / "second.tsv"
+    first.write_text("analyse-donnees\tfr\tzorglubifie les ventes du trimestre\n", "utf-8")
+    second.write_text("creation-web\ten\tmake a blorptastic landing page\n", "utf-8")
+    sets, held = skills_loso.labelled_sets([first, second])
+    assert held[-2:] == ["first.tsv", "second.tsv"]
+    assert {"fresh4.tsv", "dev4.tsv"} <= set(held)
+    assert not any(name.startswith("examples/") for name in held)
+    assert any(name.startswith("examples/") for name in sets)
+    zorglub, blorp = features("zorglubifie"), features("blorptastic")
+    without_first = skills_loso.learned_without(sets, "first.tsv")
+    assert not zorglub & without_first.vocabulary
+    assert blorp <= without_first.vocabulary
+    without_second = skills_loso.learned_without(sets, "second.tsv")
+    assert zorglub <= without_second.vocabulary
+    assert not blorp & without_second.vocabulary
+
+
+def test_leave_one_set_out_reports_each_set_and_the_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = tmp_path / "extra.tsv"
+    extra.write_text(
+        "debogage-systematique\tfr\tMon script plante avec une KeyError\n"
+        "none\ten\tHow far is the Moon?\n",
+        "utf-8",
+    )
+    assert skills_loso.main([str(extra)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("extra.tsv (2 requests: 1 en, 1 fr; 1 need no method)")
+    assert lines[at + 1].endswith(
+        "en 1/1 = 100.0%, fr 1/1 = 100.0%; false positives 0, missed 0, wrong skill 0"
+    )
+    assert lines[at + 2].startswith("  learned from every other set: en 1/1 = 100.0%")
+    assert any(line.startswith("fresh4.tsv (251 requests") for line in lines)
+    assert lines[-3].startswith("all held-out sets (")

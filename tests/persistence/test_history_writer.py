@@ -87,6 +87,26 @@ def test_what_is_written_is_read_back_in_order(store: BackgroundHistory, db_path
     assert not store.exists(conv)
 
 
+def test_the_windows_connection_keeps_a_small_page_cache(
+    store: BackgroundHistory, db_path: Path
+) -> None:
+    """SQLite's default page cache (2 MB) filled page by page as conversations were opened
+    and grew the window's memory all day; the window's connection holds a quarter of a MB,
+    and a conversation several times larger reads back whole."""
+    conv = store.create("Longue")
+    answers = [f"réponse {n} " + "x" * 20_000 for n in range(60)]  # ~1.2 MB of text
+    for text in answers:
+        store.append(conv, ChatMessage("assistant", text))
+    assert store.cache_kb() <= 256
+    assert [m.content for m in store.messages(conv)] == answers
+    assert [m.content for m in store.page(conv, 2)] == answers[-2:]
+    direct = History(db_path)  # the CLI's connection: SQLite's own default
+    try:
+        assert direct.cache_kb() == 2000
+    finally:
+        direct.close()
+
+
 def test_writes_return_while_the_file_is_locked_and_text_is_batched(
     store: BackgroundHistory, db_path: Path, held_lock: Callable[[], None]
 ) -> None:

@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+import shiboken6
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from loki_desktop.core.services import Services
@@ -83,8 +84,9 @@ async def test_sending_from_nothing_starts_a_conversation_and_switching_drops_th
         sessions.new_conversation()
         assert opened.shown[-1] is None
         assert sessions.current is None
-        assert first.id not in sessions.by_id  # idle: dropped, its view off the stack
-        assert opened.stack.indexOf(first.view) == -1
+        assert first.id not in sessions.by_id  # idle: dropped, its view deleted at once
+        assert not shiboken6.isValid(first.view)
+        assert opened.stack.count() == 0
         assert sessions.memory_return.pending or not sessions.memory_return.available
 
         sessions.open_conversation(first.id)  # built again from the history
