@@ -32,6 +32,9 @@ from loki_desktop.ui.qt_helpers import button, label, set_state
 from loki_desktop.ui.theme import info_icon
 
 ARGS_PREVIEW = 70
+# A message the person wrote is shown in a light label up to this long (see user_text)
+LIGHT_TEXT_CHARS = 2000
+LIGHT_WORD_CHARS = 40
 # the summary core.tools.native gives a command the person refused (French source text)
 REFUSED_SUMMARY = "refusée par l'utilisateur"
 
@@ -54,13 +57,36 @@ class UserMessage(QFrame):
         layout.setSpacing(2)
         speaker = label(_("VOUS"), "Speaker")
         layout.addWidget(speaker)
-        body = MessageText()
-        body.setPlainText(text)
-        layout.addWidget(body)
+        self.body: QLabel | MessageText = user_text(text)
+        layout.addWidget(self.body)
         self.thumbnails: ThumbnailRow | None = None
         if self.images:
             self.thumbnails = thumbnail_row(self.images)
             layout.addWidget(self.thumbnails)
+
+
+def user_text(text: str) -> QLabel | MessageText:
+    """What the person wrote: a selectable label (~35 KB of C heap where a text browser held
+    ~110 KB); a text browser for a long text or one with a word too long to wrap at a space
+    (a path, a URL: a label cannot break it and would be cut off)."""
+    words = text.split()
+    if len(text) > LIGHT_TEXT_CHARS or any(len(word) > LIGHT_WORD_CHARS for word in words):
+        body = MessageText()
+        body.setPlainText(text)
+        return body
+    light = QLabel(text)
+    light.setObjectName("UserText")
+    light.setTextFormat(Qt.TextFormat.PlainText)
+    light.setWordWrap(True)
+    light.setMargin(2)  # the text browser's document margin
+    light.setTextInteractionFlags(
+        Qt.TextInteractionFlag.TextSelectableByMouse
+        | Qt.TextInteractionFlag.TextSelectableByKeyboard
+    )
+    # reached with Tab like the text browser it replaces
+    light.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+    light.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    return light
 
 
 class AssistantMessage(QFrame):
@@ -88,22 +114,25 @@ class AssistantMessage(QFrame):
         self.parts: list[AssistantMessage] = [self]
         self.body = MarkdownView(renderer, self)
         layout.addWidget(self.body)
-        self.cut_note = label(_("Réponse interrompue."), "Notice")
-        self.cut_note.hide()
-        layout.addWidget(self.cut_note)
+        self._layout = layout
+        self.cut_note: QLabel | None = None  # made for a cut answer only (a label is ~15 KB)
         self.streaming = False
 
     def append_text(self, text: str) -> None:
         self.streaming = True
         self.body.append(text)
 
-    def set_markdown(self, text: str) -> None:
-        self.body.set_markdown(text)
+    def set_markdown(self, text: str, *, defer: bool = False) -> None:
+        self.body.set_markdown(text, defer=defer)
 
     def finish(self, *, cut: bool = False) -> None:
         self.body.finish()
         self.streaming = False
-        self.cut_note.setVisible(cut)
+        if cut and self.cut_note is None:
+            self.cut_note = label(_("Réponse interrompue."), "Notice")
+            self._layout.addWidget(self.cut_note)
+        if self.cut_note is not None:
+            self.cut_note.setVisible(cut)
 
     def markdown(self) -> str:
         return self.body.markdown()

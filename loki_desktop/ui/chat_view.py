@@ -5,33 +5,36 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+from shiboken6 import isValid
 
-from loki_desktop.core.events import ChangedFile, CheckReport, CutArgument
+from loki_desktop.core.events import ChangedFile, CutArgument
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ChatMessage, ImageAttachment
 from loki_desktop.ui.args_view import cut_note
+from loki_desktop.ui.chat_history import TurnBuilder, estimated_height, split_turns
 from loki_desktop.ui.chat_items import (
     AssistantMessage,
     CheckCard,
     ErrorCard,
-    HarnessNote,
     NoticeLine,
     SkillBadge,
     ToolCard,
     UserMessage,
 )
 from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.markdown_view import MarkdownView
 from loki_desktop.ui.qt_helpers import label
 from loki_desktop.ui.shell_changes import ShellChangesList
 from loki_desktop.ui.thinking import ThinkingBlock
-from loki_desktop.ui.undo_note import undo_note_text
 
-PAGE_SIZE = 40
-# Older messages load when the view is scrolled this close to its top.
-LOAD_MARGIN_PX = 60
+PAGE_SIZE = 40  # messages read from the store at a time
+# Older turns are built when less than this is built above what the view shows: a reopened
+# conversation lays out what is on screen, not its whole page (a long answer laid out holds
+# ~1.3 MB of C heap, and glibc keeps the peak of the largest view opened).
+BUILD_AHEAD_PX = 400
 COLUMN_MAX_WIDTH = 900
 
 W = TypeVar("W", bound=QWidget)
@@ -74,12 +77,16 @@ class ChatView(QScrollArea):
         self._retried: ErrorCard | None = None  # its Réessayer runs now
         self._thinking: ThinkingBlock | None = None
         self._tool_cards: dict[str, ToolCard] = {}
-        self._known_results: dict[str, ChatMessage] = {}
+        self._builder = TurnBuilder(self._new_tool_card)
+        self._unbuilt: list[list[ChatMessage]] = []  # turns loaded but not built, oldest first
+        self._waiting_answers: list[MarkdownView] = []  # long stored answers partly made
         self._loader: PageLoader | None = None
         self._oldest_id: int | None = None
         self._has_more = False
         self._follow = True
-        self._pin_from_bottom: int | None = None
+        # a widget kept where it is on screen while content is built above it (until the
+        # person scrolls): not the distance from the bottom, which a streaming answer changes
+        self._anchor: tuple[QWidget, int] | None = None
         self._adjusting = False
         # timers owned by the view: they die with it (a bare singleShot could fire after)
         self._place_timer = self._zero_timer(self._keep_place)
@@ -102,6 +109,8 @@ class ChatView(QScrollArea):
     # --- reading the view (tests, the window) ----------------------------------------
 
     def items(self) -> list[QWidget]:
+        """The items built, top to bottom (the older turns of a page are built when scrolled
+        to: `has_more` says some are not)."""
         found = []
         for index in range(self._layout.count()):
             item = self._layout.itemAt(index)
@@ -124,7 +133,8 @@ class ChatView(QScrollArea):
 
     @property
     def has_more(self) -> bool:
-        return self._has_more
+        """Older messages are not shown yet: turns loaded but not built, or pages not loaded."""
+        return self._has_more or bool(self._unbuilt)
 
     # --- a stored conversation ---------------------------------------------------------
 
@@ -137,88 +147,60 @@ class ChatView(QScrollArea):
         self._retried = None
         self._thinking = None
         self._tool_cards.clear()
-        self._known_results.clear()
+        self._builder.results.clear()
+        self._unbuilt = []
+        self._waiting_answers = []
         self._loader = None
         self._oldest_id = None
         self._has_more = False
         self._set_follow(True)
-        self._pin_from_bottom = None
+        self._anchor = None
 
     def open(self, loader: PageLoader) -> None:
-        """Show the latest page of a conversation; older pages load when scrolled to."""
+        """Show the latest turns of a conversation; older ones are built when scrolled to."""
         self.clear()
         self._loader = loader
         self._has_more = True
-        self.load_older()
+        # the view is not laid out yet: the window's height bounds what is on screen
+        self.load_older(self.window().height() + BUILD_AHEAD_PX)
 
-    def load_older(self) -> int:
-        """Load the page before the oldest message shown; returns how many messages came."""
-        if self._loader is None or not self._has_more:
+    def load_older(self, wanted_px: int = BUILD_AHEAD_PX) -> int:
+        """Build the turns before the oldest shown, about `wanted_px` high (a guess), loading
+        the previous page when none is left; returns how many messages were built."""
+        if not self._unbuilt:
+            self._load_page()
+        turns: list[list[ChatMessage]] = []
+        height = 0
+        while self._unbuilt and height < wanted_px:
+            turns.insert(0, self._unbuilt.pop())
+            height += estimated_height(turns[0])
+        self._older.setVisible(self.has_more)
+        if not turns:
             return 0
-        messages = self._loader(self._oldest_id)
-        if len(messages) < PAGE_SIZE:
-            self._has_more = False
-        self._older.setVisible(self._has_more)
-        if not messages:
-            return 0
-        self._oldest_id = messages[0].id
-        bar = self.verticalScrollBar()
-        if self.items():
+        shown = self.items()
+        if shown:
             # keep what the user is looking at in place while content grows above it
-            self._pin_from_bottom = bar.maximum() - bar.value()
-        widgets = self._history_widgets(messages)
+            self._hold(shown[0])
+        widgets = [w for turn in turns for w in self._builder.widgets(turn, self.renderer)]
+        self._waiting_answers += [
+            w.body for w in widgets if isinstance(w, AssistantMessage) and w.body.waiting
+        ]
         for offset, widget in enumerate(widgets):
             self._layout.insertWidget(1 + offset, widget)
         self.older_loaded.emit()
-        return len(messages)
+        return sum(len(turn) for turn in turns)
 
-    def _history_widgets(self, messages: Sequence[ChatMessage]) -> list[QWidget]:
-        for message in messages:
-            if message.role == "tool" and message.tool_call_id:
-                self._known_results[message.tool_call_id] = message
-        widgets: list[QWidget] = []
-        head: AssistantMessage | None = None  # the first answer of the turn being read
-        for message in messages:
-            match message:
-                case ChatMessage(role="user", origin="harness"):
-                    widgets.append(HarnessNote(message.content, undo_note_text(message.meta.undo)))
-                case ChatMessage(role="user"):
-                    head = None
-                    widgets.append(UserMessage(message.content, message.images))
-                    skill = message.meta.skill
-                    if skill is not None and skill.title:
-                        widgets.append(SkillBadge(skill.title))
-                case ChatMessage(role="assistant"):
-                    if message.thinking.strip():
-                        widgets.append(ThinkingBlock(message.thinking, message.thinking_seconds))
-                    if message.content.strip() or (message.cut and not message.tool_calls):
-                        answer = AssistantMessage(self.renderer)
-                        answer.set_markdown(message.content)
-                        answer.finish(cut=message.cut and not message.tool_calls)
-                        if head is None:
-                            head = answer
-                        else:
-                            head.add_part(answer)
-                        widgets.append(answer)
-                    for call in message.tool_calls:
-                        card = self._new_tool_card(call.id, call.name, call.args)
-                        result = self._known_results.get(call.id)
-                        if result is not None:
-                            meta = result.meta
-                            card.set_result(meta.ok, meta.summary, result.content, result.images)
-                            if meta.change is not None:
-                                card.set_change(meta.change, self.renderer)
-                            if meta.shell_changes:
-                                card.add_detail(ShellChangesList(meta.shell_changes))
-                        else:
-                            card.set_interrupted()
-                        widgets.append(card)
-                case ChatMessage(role="tool"):
-                    if (check := message.meta.check) is not None:
-                        widgets.append(_check_card(check))
-                case _:
-                    pass
-        return widgets
+    def _load_page(self) -> None:
+        """The page before the oldest message loaded, kept as turns to build."""
+        if self._loader is None or not self._has_more:
+            return
+        messages = self._loader(self._oldest_id)
+        if len(messages) < PAGE_SIZE:
+            self._has_more = False
+        if messages:
+            self._oldest_id = messages[0].id
+            self._builder.learn(messages)
+            self._unbuilt = split_turns(messages)
 
     # --- a live turn -------------------------------------------------------------------
 
@@ -400,7 +382,7 @@ class ChatView(QScrollArea):
 
     def scroll_to_bottom(self) -> None:
         self._set_follow(True)
-        self._pin_from_bottom = None
+        self._anchor = None
         self._set_value(self.verticalScrollBar().maximum())
 
     def _set_value(self, value: int) -> None:
@@ -417,29 +399,54 @@ class ChatView(QScrollArea):
 
     def _keep_place(self) -> None:
         bar = self.verticalScrollBar()
-        if self._pin_from_bottom is not None:
-            self._set_value(bar.maximum() - self._pin_from_bottom)
-        elif self._follow:
+        if self._anchor is not None and not isValid(self._anchor[0]):
+            self._anchor = None  # deleted (a retried error card)
+        if self._follow:
             self._set_value(bar.maximum())
-        if self._has_more and bar.maximum() <= LOAD_MARGIN_PX:
-            # the page does not fill the view, so it cannot be scrolled up: load more now
+        elif self._anchor is not None:
+            widget, offset = self._anchor
+            self._set_value(self._y_of(widget) - offset)
+        if self._needs_more(bar.value()):
             self._older_timer.start()
 
+    def _hold(self, widget: QWidget) -> None:
+        """Keep `widget` where it is on screen while what is above it changes height (when
+        following the bottom, the bottom is kept instead)."""
+        if not self._follow:
+            self._anchor = (widget, self._y_of(widget) - self.verticalScrollBar().value())
+
+    def _y_of(self, widget: QWidget) -> int:
+        return widget.mapTo(self._column, QPoint(0, 0)).y() + self._column.y()
+
+    def _needs_more(self, value: int) -> bool:
+        """Less than BUILD_AHEAD_PX is built above what is shown (or the view is not filled)."""
+        return (self.has_more and value < BUILD_AHEAD_PX) or self._next_waiting(value) is not None
+
+    def _next_waiting(self, value: int) -> MarkdownView | None:
+        """A long answer whose chunks not made yet end less than BUILD_AHEAD_PX above the top
+        of what is shown."""
+        self._waiting_answers = [body for body in self._waiting_answers if body.waiting]
+        for body in self._waiting_answers:
+            if self._y_of(body) + body.waiting_bottom() > value - BUILD_AHEAD_PX:
+                return body
+        return None
+
     def _load_if_needed(self) -> None:
+        """Build what comes next above: a chunk of a long answer, or older turns. One at a
+        time: the place is kept from the bottom, and the range change looks again."""
         bar = self.verticalScrollBar()
-        if self._has_more and (bar.value() <= LOAD_MARGIN_PX or bar.maximum() <= LOAD_MARGIN_PX):
+        body = self._next_waiting(bar.value())
+        if body is not None:
+            self._hold(body.top_chunk())
+            body.build_previous()
+        elif self.has_more and bar.value() < BUILD_AHEAD_PX:
             self.load_older()
 
     def _on_value(self, value: int) -> None:
         if self._adjusting:
             return
         bar = self.verticalScrollBar()
-        self._pin_from_bottom = None
+        self._anchor = None
         self._set_follow(value >= bar.maximum() - 8)
-        if value <= LOAD_MARGIN_PX and self._has_more:
+        if self._needs_more(value):
             self._older_timer.start()
-
-
-def _check_card(check: CheckReport) -> CheckCard:
-    problems = [(p.line, p.col, p.message) for p in check.problems]
-    return CheckCard(check.path, check.ok, problems, check.skipped)

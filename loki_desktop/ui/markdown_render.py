@@ -370,3 +370,21 @@ def _line_starts(text: str) -> list[int]:
         starts.append(index + 1)
         index = text.find("\n", index + 1)
     return starts
+
+
+def split_blocks(md: MarkdownIt, text: str, limit: int) -> list[str]:
+    """`text` cut before top-level blocks into pieces of at least `limit` characters (the
+    last may be shorter): each renders alone as it does inside the whole, but for a link
+    reference defined in another piece. A single block longer than `limit` stays whole."""
+    offsets = _line_starts(text)  # where each line starts
+    tokens = md.parse(text)
+    starts = sorted({t.map[0] for t in tokens if t.level == 0 and t.map and t.nesting >= 0})
+    pieces: list[str] = []
+    begin = 0
+    for line in starts:
+        at = offsets[line] if line < len(offsets) else len(text)
+        if at - begin >= limit:
+            pieces.append(text[begin:at])
+            begin = at
+    pieces.append(text[begin:])
+    return pieces

@@ -16,10 +16,13 @@ from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QWheelEven
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QToolTip, QVBoxLayout, QWidget
 
 from loki_desktop.core.i18n import _
-from loki_desktop.ui.markdown_render import MarkdownRenderer, RenderState, find_cut
+from loki_desktop.ui.markdown_render import MarkdownRenderer, RenderState, find_cut, split_blocks
 
 FLUSH_INTERVAL_MS = 33  # ~30 repaints a second at most
 CHUNK_LIMIT = 3000  # Markdown characters kept in one document before a new one starts
+# A chunk not made yet holds about this much space: a line of text per this many characters
+GUESS_LINE_PX = 21
+GUESS_LINE_CHARS = 90
 
 
 class MessageText(QTextBrowser):
@@ -70,6 +73,7 @@ class MarkdownView(QWidget):
         self._tail_state = RenderState()
         self._chunk_html: list[str] = []
         self._chunk_chars = 0
+        self._waiting: list[str] = []  # the HTML of chunks not made yet, top first
         self._chunk = self._new_chunk()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -79,14 +83,50 @@ class MarkdownView(QWidget):
 
     # --- content --------------------------------------------------------------------
 
-    def set_markdown(self, text: str) -> None:
-        """Show a finished answer at once."""
+    def set_markdown(self, text: str, *, defer: bool = False) -> None:
+        """Show a finished answer at once. `defer`: a long one is cut at its blocks into
+        chunks of about CHUNK_LIMIT characters and only the last is made now; the others
+        wait as empty space of about their height until `build_previous` makes them (the
+        chat view does as they near the screen: a 1,500-token answer laid out holds ~1.3 MB
+        of C heap). They are rendered to HTML now, in order, so the copy links count right."""
         self._parts = [text]
         self._pending.clear()
         self._tail = ""
         self._state = RenderState()
-        self._chunk_html = [self.renderer.render(text, self._state)]
-        self._chunk.setHtml(self._chunk_html[0])
+        pieces = split_blocks(self.renderer.md, text, CHUNK_LIMIT) if defer else [text]
+        htmls = [self.renderer.render(piece, self._state) for piece in pieces]
+        self._chunk_html = [htmls[-1]]
+        self._chunk.setHtml(htmls[-1])
+        for piece, html in zip(pieces[:-1], htmls[:-1], strict=True):
+            self._layout.insertSpacing(len(self._waiting), _guessed_height(piece))
+            self._waiting.append(html)
+
+    @property
+    def waiting(self) -> int:
+        """Chunks not made yet (`set_markdown(defer=True)`), above those shown."""
+        return len(self._waiting)
+
+    def waiting_bottom(self) -> int:
+        """Where, in this widget, the space of the chunks not made yet ends."""
+        item = self._layout.itemAt(len(self._waiting) - 1)
+        return item.geometry().bottom() if item is not None else 0
+
+    def top_chunk(self) -> QWidget:
+        """The highest chunk made (the chunks still waiting are above it)."""
+        item = self._layout.itemAt(len(self._waiting))
+        widget = item.widget() if item is not None else None
+        return widget if widget is not None else self
+
+    def build_previous(self) -> None:
+        """Make the lowest chunk still waiting (the one just above those shown)."""
+        if not self._waiting:
+            return
+        html = self._waiting.pop()
+        index = len(self._waiting)
+        self._layout.takeAt(index)  # the space it held
+        chunk = self._make_chunk()
+        chunk.setHtml(html)
+        self._layout.insertWidget(index, chunk)
 
     def append(self, text: str) -> None:
         self._parts.append(text)
@@ -121,8 +161,13 @@ class MarkdownView(QWidget):
         return None
 
     def plain_text(self) -> str:
-        """The rendered text, as a reader sees it (tests, copy of a selection)."""
-        return "\n".join(chunk.toPlainText() for chunk in self.findChildren(MessageText))
+        """The rendered text, as a reader sees it (tests, copy of a selection); makes the
+        chunks still waiting."""
+        while self._waiting:
+            self.build_previous()
+        items = (self._layout.itemAt(index) for index in range(self._layout.count()))
+        chunks = [item.widget() for item in items if item is not None]  # top to bottom
+        return "\n".join(c.toPlainText() for c in chunks if isinstance(c, MessageText))
 
     # --- streaming ------------------------------------------------------------------
 
@@ -172,9 +217,13 @@ class MarkdownView(QWidget):
     # --- chunks and links -----------------------------------------------------------
 
     def _new_chunk(self) -> MessageText:
+        chunk = self._make_chunk()
+        self._layout.addWidget(chunk)
+        return chunk
+
+    def _make_chunk(self) -> MessageText:
         chunk = MessageText(self.renderer.document_css(), self)
         chunk.anchorClicked.connect(self._on_link)
-        self._layout.addWidget(chunk)
         return chunk
 
     def _on_link(self, url: QUrl) -> None:
@@ -186,6 +235,11 @@ class MarkdownView(QWidget):
                 QToolTip.showText(QCursor.pos(), _("Code copié"), self)
         elif url.scheme() in ("http", "https", "mailto"):
             QDesktopServices.openUrl(url)
+
+
+def _guessed_height(markdown: str) -> int:
+    """About how tall a chunk not made yet will be (its space until it is made)."""
+    return GUESS_LINE_PX * (len(markdown) // GUESS_LINE_CHARS + markdown.count("\n") + 1)
 
 
 def _renumber_copy_links(html: str, base: int) -> str:

@@ -107,10 +107,14 @@ class UndoBars(QObject):
         for turn in points.turns(self.conversation_id):
             if turn.turn in self.bars or not turn.files:
                 continue
-            bar = UndoBar(turn, summarize(points, turn))
             anchors = [f.call_id for f in turn.files if f.call_id]
-            if not anchors or not self.view.place_after_turn(anchors[-1], bar):
-                bar.deleteLater()  # its turn is not on screen (an older page)
+            if not anchors or self.view.tool_card(anchors[-1]) is None:
+                # its turn is not built (an older page, or not scrolled to yet): this runs
+                # again each time the view builds older turns
+                continue
+            bar = UndoBar(turn, summarize(points, turn))
+            if not self.view.place_after_turn(anchors[-1], bar):
+                bar.deleteLater()
                 continue
             self.bars[turn.turn] = bar
             bar.clicked.connect(lambda bar=bar: self.tasks.spawn(self.run(bar)))

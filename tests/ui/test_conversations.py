@@ -110,7 +110,8 @@ async def test_a_thousand_messages_open_lazily(
         assert window.sessions.current is not None
         view = window.sessions.current.view
         items = view.items()
-        assert len(items) == PAGE_SIZE  # only the latest page is built
+        # a page is read from the store, but only the turns near the bottom are built
+        assert 0 < len(items) < PAGE_SIZE
         last = items[-1]
         assert isinstance(last, AssistantMessage)
         assert last.markdown() == "message 999"
@@ -120,7 +121,8 @@ async def test_a_thousand_messages_open_lazily(
         bar = view.verticalScrollBar()
         while view.has_more:
             before = len(view.items())
-            await wait_until(lambda: bar.value() > 100)  # laid out, and not at the top yet
+            # laid out, and not at the top yet (what is built above is built ahead by itself)
+            await wait_until(lambda: bar.value() > 100 or not view.has_more)
             bar.setValue(0)
             # a page came (or the last, empty page said there is nothing older)
             await wait_until(lambda b=before: len(view.items()) > b or not view.has_more)
