@@ -6,7 +6,7 @@ over its words. A skill scores the sum of its distinct signals:
     name       3   the skill's own name ("refactor-sur")
     strong     3   an error name (*error), "stack trace", "sans changer le comportement"
     pair       3   an action word near its object: "corrige … bug", "programme … plante"
-    extension  2   a file extension: ".csv", ".html"
+    extension  2   a file extension: "un fichier .csv"; 3 on a named file: "ventes.csv"
     weak       1   "bug", "css", "moyenne"
 
 A skill needs THRESHOLD points, so one strong signal is enough and one weak word never is.
@@ -57,10 +57,18 @@ from loki_desktop.core.skills.terms import (
     parse_pair,
     parse_term,
 )
-from loki_desktop.core.skills.text import bounded, extensions, normalize, words
+from loki_desktop.core.skills.text import (
+    bounded,
+    extensions,
+    named_extensions,
+    normalize,
+    words,
+)
 
 HitKind = Literal["name", "strong", "pair", "extension", "weak"]
 WEIGHTS: dict[HitKind, int] = {"name": 3, "strong": 3, "pair": 3, "extension": 2, "weak": 1}
+# an extension on a named file ("ventes.csv", not "un fichier .csv") weighs as a strong term
+NAMED_FILE = 3
 DAMPING = 2
 # A device's trouble told first ("My phone keeps crashing since the update") is no code to
 # debug: it takes three strong signals (a paste with an error, its trace and more) to pass.
@@ -268,9 +276,15 @@ class Router:
         if damped_by is None:
             damped_by = device_trouble(text)
             penalty = DEVICE_DAMPING
+        named: set[str] | None = None  # looked for only when an extension counted
         for dotted in extensions(text):
             for signal in self._extensions.get(dotted, ()):
                 found(signal, 0, dotted)
+                if signal.id in hits:
+                    named = named_extensions(text) if named is None else named
+                    if dotted in named:  # a file of its own: what to work on
+                        skill, hit = hits[signal.id]
+                        hits[signal.id] = (skill, replace(hit, points=NAMED_FILE))
         for pair_id, (left, right) in sides.items():
             near = _nearest(left, right)
             if near is not None:

@@ -16,6 +16,8 @@ _WORD = re.compile(r"(?<![.a-z0-9_])[a-z0-9_]+")
 # ".csv" in "ventes.csv", "data/x.CSV" or "un fichier .csv"; a dot followed by a space is
 # the end of a sentence and gives nothing.
 _EXTENSION = re.compile(r"\.([a-z0-9]{1,10})\b")
+# "ventes.csv", "ab_test.csv": an extension right after a file's name, not a bare ".csv"
+_NAMED = re.compile(r"[a-z0-9_-]\.([a-z0-9]{1,10})\b")
 _COMBINING = re.compile(r"[\u0300-\u036f]")
 # Letters NFKD does not decompose but French writes.
 _LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "ł": "l", "đ": "d"})
@@ -47,3 +49,9 @@ def words(normalized: str) -> list[str]:
 def extensions(normalized: str) -> set[str]:
     """File extensions mentioned in normalised text, with their dot: {".csv", ".html"}."""
     return {"." + match for match in _EXTENSION.findall(normalized)}
+
+
+def named_extensions(normalized: str) -> set[str]:
+    """The extensions of the files a message names: {".csv"} for "ventes.csv", not for
+    "un fichier .csv"."""
+    return {"." + match for match in _NAMED.findall(normalized)}

@@ -53,13 +53,27 @@ def test_prefix_and_suffix_wildcards() -> None:
 
 def test_extensions_count_once_and_weigh_more_than_a_word() -> None:
     router = Router([skill("data", extensions=(".csv",), keywords=("csv", "moyenne"))])
-    routing = router.route("Ouvre ventes.csv")
+    routing = router.route("Range un fichier .csv")
     assert [(h.kind, h.words, h.points) for h in routing.scores[0].hits] == [
         ("extension", ".csv", 2)
     ]
     assert routing.skill is None  # 2 < THRESHOLD
-    assert picked(router, "La moyenne dans ventes.CSV") == "data"
+    assert picked(router, "La moyenne dans un .CSV") == "data"
     assert router.route("un fichier csv").scores[0].points == 1
+
+
+def test_a_named_file_weighs_as_a_strong_term() -> None:
+    """ "ab_test.csv", "resultats_2024.csv": the message names the file to work on, which
+    says more than a bare ".csv" (issue 21, fresh5: named data files with a question)."""
+    router = Router([skill("tables", extensions=(".csv",))])
+    for message in ("It is in support_tickets.csv", "resultats-2024.CSV : quel taux ?"):
+        routing = router.route(message)
+        assert [(h.kind, h.words, h.points) for h in routing.scores[0].hits] == [
+            ("extension", ".csv", 3)
+        ]
+        assert picked(router, message) == "tables"
+    assert router.route("range un fichier .csv").scores[0].hits[0].points == 2
+    assert picked(router, "Ouvre ventes.csv") == "none"  # an order to open it: damped
 
 
 def test_pairs_need_the_action_near_its_object_in_either_order() -> None:
