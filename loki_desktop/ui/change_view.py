@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _, ngettext
@@ -50,9 +50,12 @@ class ChangeView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        self.note = label(change_note(change), "CardDetail", wrap=True)
-        self.note.setVisible(bool(self.note.text()))
-        layout.addWidget(self.note)
+        # made only when there is something to say or to unfold: each card a reopened page
+        # builds, and each one streamed, costs its widgets' C heap (a label ~15 KB)
+        note = change_note(change)
+        self.note: QLabel | None = label(note, "CardDetail", wrap=True) if note else None
+        if self.note is not None:
+            layout.addWidget(self.note)
         self.rows = diff_rows(change.diff)
         self.code_lines: list[str] = []
         self.colourer: LineColourer | None = None
@@ -70,13 +73,15 @@ class ChangeView(QWidget):
         if self.rows or self.code_lines:
             self.diff_text = DiffText(renderer.palette, self)
             layout.addWidget(self.diff_text)
-        foot = QHBoxLayout()
-        self.more_button = button("", flat=True)
-        self.more_button.setObjectName("DiffMore")
-        self.more_button.clicked.connect(self.toggle_fold)
-        foot.addWidget(self.more_button)
-        foot.addStretch(1)
-        layout.addLayout(foot)
+        self.more_button: QPushButton | None = None
+        if self.total_lines > FOLD_ROWS:
+            foot = QHBoxLayout()
+            self.more_button = button("", flat=True)
+            self.more_button.setObjectName("DiffMore")
+            self.more_button.clicked.connect(self.toggle_fold)
+            foot.addWidget(self.more_button)
+            foot.addStretch(1)
+            layout.addLayout(foot)
         self._show()
 
     @property
@@ -110,8 +115,9 @@ class ChangeView(QWidget):
             ]
         if self.diff_text is not None:
             self.diff_text.set_rows(self.rows[:count], self._colours(count))
+        if self.more_button is None:
+            return
         hidden = self.total_lines - count
-        self.more_button.setVisible(self.total_lines > FOLD_ROWS)
         self.more_button.setText(
             ngettext(
                 "Tout voir ({n} ligne de plus)", "Tout voir ({n} lignes de plus)", hidden

@@ -58,9 +58,9 @@ class DiffText(QPlainTextEdit):
         self._largest = 0  # the largest line number shown (the gutter's width)
         self.gutter = _Gutter(self)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.setStyleSheet(
-            f"QPlainTextEdit#DiffText {{ background: {palette.code_bg}; color: {palette.ink}; }}"
-        )
+        # its background and ink come from the application's style sheet (#DiffText): a
+        # style sheet of its own gave every diff its own QStyleSheetStyle and a repolish of
+        # its children (C heap for each card built), and kept the theme it was made under
         self.updateRequest.connect(lambda *_args: self.gutter.update())
         self.horizontalScrollBar().rangeChanged.connect(self._fit)
 

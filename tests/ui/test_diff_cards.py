@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton
 from shiboken6 import isValid
 
 from loki_desktop.core.services import Services
@@ -13,7 +14,7 @@ from loki_desktop.ui.change_view import FOLD_ROWS, ChangeView
 from loki_desktop.ui.chat_items import ToolCard
 from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.markdown_render import MarkdownRenderer
-from loki_desktop.ui.theme import DARK, LIGHT
+from loki_desktop.ui.theme import DARK, LIGHT, Theme
 from loki_desktop.ui.write_approval import WriteApprovalDialog
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until
@@ -59,7 +60,7 @@ def test_an_edit_card_shows_counts_and_a_numbered_coloured_diff(qtbot: Any) -> N
     assert block.blockFormat().background().color().name().upper() == LIGHT.ok_soft.upper()
     block = view.diff_text.document().findBlockByNumber(rows.index(removed))
     assert block.blockFormat().background().color().name().upper() == LIGHT.danger_soft.upper()
-    assert not view.more_button.isVisible()  # short: nothing folded
+    assert view.more_button is None  # short: nothing folded, no button made
 
 
 def test_a_long_diff_is_folded_until_tout_voir(qtbot: Any) -> None:
@@ -69,6 +70,7 @@ def test_a_long_diff_is_folded_until_tout_voir(qtbot: Any) -> None:
     assert view.diff_text is not None
     assert view.total_lines > FOLD_ROWS
     assert view.diff_text.blockCount() == FOLD_ROWS
+    assert view.more_button is not None
     assert view.more_button.isVisible()
     assert "Tout voir" in view.more_button.text()
     folded_height = view.diff_text.height()
@@ -118,6 +120,7 @@ async def test_a_long_new_file_unfolds_at_once_and_is_coloured_in_the_background
     assert view is not None
     assert view.diff_text is not None
     assert view.diff_text.blockCount() == FOLD_ROWS
+    assert view.more_button is not None
     await wait_until(lambda: not view.colouring)
     assert view.coloured == FOLD_ROWS  # what is shown, not more
     view.more_button.click()
@@ -132,6 +135,49 @@ async def test_a_long_new_file_unfolds_at_once_and_is_coloured_in_the_background
     after = piece_colours(view, 199)
     assert "str" in after
     assert after["str"] != after['"é🙂"']
+
+
+def test_a_short_diff_card_makes_no_fold_button_and_no_empty_note(qtbot: Any) -> None:
+    """Every card a reopened page builds costs its widgets: a short diff with nothing to
+    say has only its lines; a note is made when there is one."""
+    card = card_with(qtbot, numbered(30), numbered(30).replace("line 5\n", "five\n"))
+    view = card.change_view
+    assert view is not None
+    assert (view.note, view.more_button) == (None, None)
+    assert view.findChildren(QPushButton) == []
+    assert view.findChildren(QLabel) == []
+    assert "+five" in view.shown_text()
+    unchanged = card_with(qtbot, "a\n", "a\n")
+    same = unchanged.change_view
+    assert same is not None
+    assert same.note is not None
+    assert same.note.isVisible()
+    assert "Aucun changement" in same.note.text()
+
+
+def background_at_bottom_right(view: ChangeView) -> str:
+    assert view.diff_text is not None
+    shot = view.diff_text.grab().toImage()
+    return str(shot.pixelColor(shot.width() - 12, shot.height() - 12).name())
+
+
+def test_a_diff_is_drawn_on_the_code_background_of_the_theme_in_force(qtbot: Any) -> None:
+    """Its background comes from the application's style sheet, not one of its own (a
+    style object of its own per diff, and a switch of theme left it in the old one)."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    Theme("light").apply(app)
+    try:
+        card = card_with(qtbot, numbered(30), numbered(30).replace("line 5\n", "five\n"))
+        view = card.change_view
+        assert view is not None
+        assert view.diff_text is not None
+        assert view.diff_text.styleSheet() == ""
+        assert background_at_bottom_right(view) == LIGHT.code_bg.lower()
+        Theme("dark").apply(app)
+        assert background_at_bottom_right(view) == DARK.code_bg.lower()
+    finally:
+        app.setStyleSheet("")
 
 
 def test_a_dark_card_uses_the_dark_palette(qtbot: Any) -> None:
