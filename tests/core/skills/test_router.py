@@ -155,6 +155,11 @@ def test_no_skills_routes_to_none() -> None:
         ("How many missing values are in survey.xlsx?", "analyse-donnees"),
         ("Rédige un rapport de synthèse pour la direction", "redaction-structuree"),
         ("Write a blog post about local LLMs", "redaction-structuree"),
+        (
+            "Peux-tu écrire la documentation technique de notre outil d'import ?",
+            "redaction-structuree",
+        ),
+        ("Can you write the technical docs for our payment service?", "redaction-structuree"),
         ("Bonjour, comment vas-tu ?", "none"),
         ("Thanks a lot!", "none"),
         ("Quelle planète est la plus grosse ?", "none"),
@@ -162,6 +167,18 @@ def test_no_skills_routes_to_none() -> None:
 )
 def test_builtin_skills_route_clear_requests(builtin: Router, message: str, expected: str) -> None:
     assert picked(builtin, message) == expected
+
+
+def test_asking_where_the_technical_documentation_is_needs_no_method() -> None:
+    """ "documentation technique" is a writing term (router7); the rules alone pick the
+    writing method for a question about where some documentation is, the shipped router
+    (the examples weighed in) does not."""
+    shipped, _notices = load_router(None)
+    for message in (
+        "Où trouver la documentation technique de Django ?",
+        "Where is the API documentation?",
+    ):
+        assert picked(shipped, message) == "none", message
 
 
 def test_explain_data_lists_the_words_that_scored(builtin: Router) -> None:
