@@ -10,11 +10,11 @@ from loki_desktop.core.skills.router import Router
 # Requests the rules alone route right and the stacked decision (router6) sends to `none`:
 # the examples read "qui"/"who" and "what does it mean" as questions wanting an answer, and
 # their odds outweigh the rules' 3-4 points. Each test on them is a strict xfail for the
-# shipped router: it fails the day one is fixed, so the entry can go.
+# shipped router: it fails the day one is fixed, so the entry can go (router8's refit
+# routes "Who can fix this TypeError in my script?" right again).
 STACKED_MISROUTES = frozenset(
     {
         "Qui peut m'aider à corriger ce bug ?",
-        "Who can fix this TypeError in my script?",
         "Refactor this module, what does it mean for the tests",
     }
 )

@@ -1,11 +1,12 @@
 """Routing corpora: the held-out figures (leave-one-set-out), the training fit, no false positive.
 
-Every labelled file in skills/examples is what the router's opinion learns from, the seven
+Every labelled file in skills/examples is what the router's opinion learns from, the eight
 routing sets (bench.skills_loso.ROUTING_SETS) included: heldout.tsv was written before the
 first tuning; fresh.tsv before the stems; fresh2.tsv before the fallback existed;
 fresh3.tsv blind, then a development set; dev4.tsv while tuning the rules (issue 21,
 router4); fresh4.tsv blind again (router4); fresh5.tsv blind again (scored by the lead for
-router6, training data since router7). Since router6 they are training data, so the
+router6, training data since router7); fresh6.tsv blind again (13 personas, scored by the
+lead for router7, training data since router8). Since router6 they are training data, so the
 shipped router scored on them is a training fit (TRAINING_FLOORS). The honest figure is
 each set held out in turn, its opinion learned from every other file (HELD_OUT_FLOORS,
 `python -m bench.skills_loso`); a new blind set is scored with `python -m
@@ -25,34 +26,34 @@ from loki_desktop.core.skills.router import Router
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "skills" / "examples"
 TUNED = (EXAMPLES / "labelled.tsv", EXAMPLES / "tuning.tsv", EXAMPLES / "heldout.tsv")
-# Each routing set held out (router7, stacked decision with the shipped constants), rounded
-# down: fresh fr 99/103, en 55/56; fresh2 fr 89/96 (90 before fresh5 was learned), en 52/58;
-# fresh3 fr 155/156, en 66/66; dev4 fr 295/315, en 267/301, 4 false positives (someone
-# else's outage, a site a brother made, unemployment figures, a bug crashing a plane);
-# fresh4 fr 163/173 = 94.2 %, en 71/78 = 91.0 %, no false positive (the router before:
-# fr 89.0 %, en 88.5 %, 4 false positives);
-# fresh5 (router7: a named data file weighs 3) fr 182/186 = 97.8 %, en 74/80 = 92.5 %, none.
-# The issue's 95 % in each language is not met on fresh2, dev4, fresh4 and fresh5 (en).
+# Each routing set held out (router8: fresh6 learned, constants refitted; stacked decision
+# with the shipped constants), rounded down: see the README's table for each row; dev4's
+# false positives are someone else's outage, a site a brother made, a bug crashing a plane.
+# fresh6 (blind on router7: fr 163/185 = 88.1 %, en 72/86 = 83.7 %, no false positive).
+# The issue's 95 % in each language is not met on fresh2, dev4, fresh4 (en), fresh5 (en)
+# and fresh6.
 HELD_OUT_FLOORS = {
     "fresh.tsv": {"fr": 0.95, "en": 0.98},
-    "fresh2.tsv": {"fr": 0.92, "en": 0.87},
-    "fresh3.tsv": {"fr": 0.99, "en": 0.98},
+    "fresh2.tsv": {"fr": 0.90, "en": 0.86},
+    "fresh3.tsv": {"fr": 0.98, "en": 0.98},
     "dev4.tsv": {"fr": 0.92, "en": 0.88},
     "fresh4.tsv": {"fr": 0.94, "en": 0.91},
     "fresh5.tsv": {"fr": 0.97, "en": 0.92},
+    "fresh6.tsv": {"fr": 0.88, "en": 0.84},
     "heldout.tsv": {"?": 0.96},
 }
-HELD_OUT_FALSE_POSITIVES = {name: 0 for name in HELD_OUT_FLOORS} | {"dev4.tsv": 4}
+HELD_OUT_FALSE_POSITIVES = {name: 0 for name in HELD_OUT_FLOORS} | {"dev4.tsv": 3}
 # The shipped router on the same sets, learned from them: a check that it fits what it
-# learned (fresh4 fr 170/173, en 77/78; fresh5 fr 185/186, en 77/80; dev4 fr 305/315, en
-# 289/301, one false positive).
+# learned (router8: fresh4 fr 171/173, en 77/78; fresh5 fr 185/186, en 76/80; fresh6 fr
+# 182/185, en 86/86; dev4 fr 305/315, en 289/301, one false positive).
 TRAINING_FLOORS = {
-    "fresh.tsv": {"fr": 0.98, "en": 1.0},
-    "fresh2.tsv": {"fr": 0.95, "en": 0.94},
-    "fresh3.tsv": {"fr": 1.0, "en": 1.0},
+    "fresh.tsv": {"fr": 0.97, "en": 1.0},
+    "fresh2.tsv": {"fr": 0.93, "en": 0.94},
+    "fresh3.tsv": {"fr": 0.99, "en": 1.0},
     "dev4.tsv": {"fr": 0.96, "en": 0.95},
     "fresh4.tsv": {"fr": 0.98, "en": 0.98},
-    "fresh5.tsv": {"fr": 0.99, "en": 0.96},
+    "fresh5.tsv": {"fr": 0.99, "en": 0.95},
+    "fresh6.tsv": {"fr": 0.98, "en": 1.0},
     "heldout.tsv": {"?": 0.98},
 }
 TRAINING_FALSE_POSITIVES = {name: 0 for name in TRAINING_FLOORS} | {"dev4.tsv": 1}
