@@ -11,6 +11,8 @@ from tests.e2e.cli_runner import run_cli
 from tests.fakes import openai_server
 from tests.fakes.ollama_server import FakeOllama, Reply
 
+FIRST_TWO_TASKS_WITH_HARNESS = ("--harness", "on", "--tasks", "2")
+
 
 def summary_of(events: list[dict[str, object]]) -> dict[str, dict[str, object]]:
     (summary,) = [e for e in events if e["type"] == "summary"]
@@ -68,10 +70,7 @@ def test_record_then_replay_gives_the_same_results(loki_home: Path, tmp_path: Pa
             "small:1b",
             "--host",
             server.url,
-            "--harness",
-            "on",
-            "--tasks",
-            "2",
+            *FIRST_TWO_TASKS_WITH_HARNESS,
             "--record",
             str(record),
             "--json",
@@ -114,10 +113,7 @@ def test_runs_against_an_openai_compatible_server(loki_home: Path) -> None:
             "openai",
             "--host",
             server.url,
-            "--harness",
-            "on",
-            "--tasks",
-            "2",
+            *FIRST_TWO_TASKS_WITH_HARNESS,
             "--json",
             home=loki_home,
         )

@@ -117,15 +117,22 @@ def top_item(view: ChatView) -> tuple[QWidget, int]:
     raise AssertionError("nothing shown")
 
 
+async def shown_at_bottom(window: Any) -> ChatView:
+    """The reopened conversation's view, once it is scrolled to its end."""
+    assert window.sessions.current is not None
+    view: ChatView = window.sessions.current.view
+    bar = view.verticalScrollBar()
+    await wait_until(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+    return view
+
+
 async def test_a_reopened_long_conversation_builds_only_the_turns_near_the_bottom(
     services: Services, ollama: FakeOllama, qtbot: Any
 ) -> None:
     seed_long(services)
     async with open_window(services, qtbot, ollama.url) as window:
-        assert window.sessions.current is not None
-        view = window.sessions.current.view
+        view = await shown_at_bottom(window)
         bar = view.verticalScrollBar()
-        await wait_until(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
         answers = [i for i in view.items() if isinstance(i, AssistantMessage)]
         # the page read from the store holds every turn; a few are built
         assert 0 < len(answers) < TURNS // 2
@@ -141,10 +148,8 @@ async def test_scrolling_up_builds_the_rest_without_moving_what_is_shown(
 ) -> None:
     seed_long(services)
     async with open_window(services, qtbot, ollama.url) as window:
-        assert window.sessions.current is not None
-        view = window.sessions.current.view
+        view = await shown_at_bottom(window)
         bar = view.verticalScrollBar()
-        await wait_until(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
         await settled(view)
         assert waiting(view) > 0  # the last long answer's first chunk is not made yet
         builds = 0
@@ -173,10 +178,8 @@ async def test_what_the_person_reads_above_stays_put_while_an_answer_streams_bel
 ) -> None:
     seed_long(services)
     async with open_window(services, qtbot, ollama.url) as window:
-        assert window.sessions.current is not None
-        view = window.sessions.current.view
+        view = await shown_at_bottom(window)
         bar = view.verticalScrollBar()
-        await wait_until(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
         lines = [f"ligne {i} du flot\n\n" for i in range(400)]
         ollama.script(Reply.text(*lines, token_delay=0.01))
         window.composer.set_text("encore une question")
