@@ -1,15 +1,16 @@
 """Routing corpora: the held-out figures (leave-one-set-out), the training fit, no false positive.
 
-Every labelled file in skills/examples is what the router's opinion learns from, the eight
+Every labelled file in skills/examples is what the router's opinion learns from, the nine
 routing sets (bench.skills_loso.ROUTING_SETS) included: heldout.tsv was written before the
 first tuning; fresh.tsv before the stems; fresh2.tsv before the fallback existed;
 fresh3.tsv blind, then a development set; dev4.tsv while tuning the rules (issue 21,
 router4); fresh4.tsv blind again (router4); fresh5.tsv blind again (scored by the lead for
 router6, training data since router7); fresh6.tsv blind again (13 personas, scored by the
-lead for router7, training data since router8). Since router6 they are training data, so the
-shipped router scored on them is a training fit (TRAINING_FLOORS). The honest figure is
-each set held out in turn, its opinion learned from every other file (HELD_OUT_FLOORS,
-`python -m bench.skills_loso`); a new blind set is scored with `python -m
+lead for router7, training data since router8); fresh7.tsv blind again (13 other personas,
+scored by the lead on router7 and router8, training data since router9). Since router6 they
+are training data, so the shipped router scored on them is a training fit (TRAINING_FLOORS).
+The honest figure is each set held out in turn, its opinion learned from every other file
+(HELD_OUT_FLOORS, `python -m bench.skills_loso`); a new blind set is scored with `python -m
 bench.skills_score PATH.tsv`, the scoring these tests use.
 """
 
@@ -26,35 +27,42 @@ from loki_desktop.core.skills.router import Router
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "skills" / "examples"
 TUNED = (EXAMPLES / "labelled.tsv", EXAMPLES / "tuning.tsv", EXAMPLES / "heldout.tsv")
-# Each routing set held out (router8: fresh6 learned, constants refitted; stacked decision
-# with the shipped constants), rounded down: see the README's table for each row; dev4's
-# false positives are someone else's outage, a site a brother made, a bug crashing a plane.
-# fresh6 (blind on router7: fr 163/185 = 88.1 %, en 72/86 = 83.7 %, no false positive;
-# held out on router8: fr 169/185 = 91.3 %, en 76/86 = 88.3 %, none).
-# The issue's 95 % in each language is not met on fresh2, dev4, fresh5 (en) and fresh6.
+# Each routing set held out (router9: fresh7 learned, router8's constants kept; stacked
+# decision with the shipped constants), rounded down: see the README's table for each row;
+# dev4's false positives are someone else's outage, a train app down, a bug crashing a plane.
+# fresh7 (blind on router8: fr 176/186 = 94.6 %, en 81/86 = 94.2 %, 2 false positives: a job
+# title to translate, a percentage to compute; held out on router9 the same).
+# The issue's 95 % in each language is not met on fresh, fresh2, dev4, fresh4 (en), fresh6
+# and fresh7.
 HELD_OUT_FLOORS = {
-    "fresh.tsv": {"fr": 0.95, "en": 0.98},
-    "fresh2.tsv": {"fr": 0.90, "en": 0.86},
+    "fresh.tsv": {"fr": 0.93, "en": 0.96},
+    "fresh2.tsv": {"fr": 0.89, "en": 0.86},
     "fresh3.tsv": {"fr": 0.98, "en": 0.98},
-    "dev4.tsv": {"fr": 0.92, "en": 0.88},
-    "fresh4.tsv": {"fr": 0.95, "en": 0.96},
-    "fresh5.tsv": {"fr": 0.97, "en": 0.93},
-    "fresh6.tsv": {"fr": 0.91, "en": 0.88},
-    "heldout.tsv": {"?": 0.96},
-}
-HELD_OUT_FALSE_POSITIVES = {name: 0 for name in HELD_OUT_FLOORS} | {"dev4.tsv": 3}
-# The shipped router on the same sets, learned from them: a check that it fits what it
-# learned (router8: fresh4 fr 171/173, en 77/78; fresh5 fr 185/186, en 77/80; fresh6 fr
-# 185/185, en 86/86; dev4 fr 306/315, en 289/301, one false positive).
-TRAINING_FLOORS = {
-    "fresh.tsv": {"fr": 0.97, "en": 1.0},
-    "fresh2.tsv": {"fr": 0.93, "en": 0.94},
-    "fresh3.tsv": {"fr": 0.99, "en": 1.0},
-    "dev4.tsv": {"fr": 0.96, "en": 0.95},
-    "fresh4.tsv": {"fr": 0.98, "en": 0.98},
-    "fresh5.tsv": {"fr": 0.99, "en": 0.96},
-    "fresh6.tsv": {"fr": 1.0, "en": 1.0},
+    "dev4.tsv": {"fr": 0.94, "en": 0.89},
+    "fresh4.tsv": {"fr": 0.96, "en": 0.94},
+    "fresh5.tsv": {"fr": 0.97, "en": 0.95},
+    "fresh6.tsv": {"fr": 0.93, "en": 0.91},
+    "fresh7.tsv": {"fr": 0.94, "en": 0.94},
     "heldout.tsv": {"?": 0.98},
+}
+HELD_OUT_FALSE_POSITIVES = {name: 0 for name in HELD_OUT_FLOORS} | {
+    "dev4.tsv": 3,
+    "fresh7.tsv": 2,
+}
+# The shipped router on the same sets, learned from them: a check that it fits what it
+# learned (router9: fresh4 fr 171/173, en 76/78; fresh5 fr 185/186, en 78/80; fresh6 fr
+# 184/185, en 86/86; fresh7 fr 186/186, en 86/86; dev4 fr 306/315, en 289/301, one false
+# positive).
+TRAINING_FLOORS = {
+    "fresh.tsv": {"fr": 0.95, "en": 1.0},
+    "fresh2.tsv": {"fr": 0.93, "en": 0.94},
+    "fresh3.tsv": {"fr": 1.0, "en": 1.0},
+    "dev4.tsv": {"fr": 0.97, "en": 0.96},
+    "fresh4.tsv": {"fr": 0.98, "en": 0.97},
+    "fresh5.tsv": {"fr": 0.99, "en": 0.97},
+    "fresh6.tsv": {"fr": 0.99, "en": 1.0},
+    "fresh7.tsv": {"fr": 1.0, "en": 1.0},
+    "heldout.tsv": {"?": 1.0},
 }
 TRAINING_FALSE_POSITIVES = {name: 0 for name in TRAINING_FLOORS} | {"dev4.tsv": 1}
 MIN_ACCURACY = 0.95
@@ -132,21 +140,3 @@ def test_the_router_fits_the_routing_sets_it_learned(
     assert len(false_positives) <= TRAINING_FALSE_POSITIVES[name], "\n".join(false_positives)
     for language, floor in floors.items():
         assert result.accuracy(language) >= floor, language
-
-
-# fresh7.tsv: 272 requests written blind by 13 other personas (a pharmacist, a wine grower, a
-# town hall's HR officer...), scored once on router7 (FR 169/186 = 90.9 %, EN 78/86 = 90.7 %,
-# 3 false positives) and once on router8 (FR 176/186 = 94.6 %, EN 81/86 = 94.2 %, 2 false
-# positives: a job title to translate, a percentage to compute). Kept out of skills/examples,
-# so never learned from: the shipped router must keep its blind score; the next round may
-# learn from it (and then needs a new blind set).
-BLIND_SET = Path(__file__).resolve().parents[2] / "corpus" / "skills" / "fresh7.tsv"
-
-
-def test_the_last_blind_set_keeps_the_score_it_was_measured_at(router: Router) -> None:
-    examples = read_corpus(BLIND_SET)
-    assert len(examples) == 272
-    result = score(router, examples)
-    assert len(result.false_positives) <= 2, [s.example.message for s in result.false_positives]
-    assert result.accuracy("fr") >= 0.94
-    assert result.accuracy("en") >= 0.94
