@@ -17,6 +17,21 @@ from tests.conftest import PYTHON, REPO, cli_env
 from tests.fakes.ollama_server import FakeOllama
 
 
+def _run_module(
+    tmp_path: Path, *args: str, timeout: float = 120, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """`python -m ARGS` from the repository, with its own Loki home, its output captured."""
+    return subprocess.run(
+        [PYTHON, "-m", *args],
+        cwd=REPO,
+        env=cli_env(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=check,
+    )
+
+
 def _row(table: str, name: str) -> list[str]:
     line = next(line for line in table.splitlines() if f"| {name} " in line)
     return [cell.strip() for cell in line.strip("|").split("|")]
@@ -101,15 +116,7 @@ def test_the_typescript_file_has_the_lines_it_claims_and_one_syntax_error() -> N
 
 
 def test_the_runner_measures_a_module_and_writes_its_table(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [PYTHON, "-m", "bench", "--only", "skills", "--output", str(tmp_path)],
-        cwd=REPO,
-        env=cli_env(tmp_path / "home"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    done = _run_module(tmp_path, "bench", "--only", "skills", "--output", str(tmp_path))
     assert "| Skills | routing one message" in done.stdout
     payload = json.loads((tmp_path / "latest.json").read_text())
     routing = next(f for f in payload["figures"] if f["name"] == "routing one message")
@@ -120,13 +127,8 @@ def test_the_runner_measures_a_module_and_writes_its_table(tmp_path: Path) -> No
 
 
 def test_the_runner_refuses_an_unknown_module(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [PYTHON, "-m", "bench", "--only", "nope", "--output", str(tmp_path)],
-        cwd=REPO,
-        env=cli_env(tmp_path / "home"),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = _run_module(
+        tmp_path, "bench", "--only", "nope", "--output", str(tmp_path), timeout=60, check=False
     )
     assert done.returncode == 2
     assert "unknown module(s): bench.nope" in done.stderr
@@ -175,15 +177,7 @@ def test_the_skills_score_command_scores_any_tsv_per_language(tmp_path: Path) ->
         "creation-web\ten\tFix the TypeError in parse.py\n",
         encoding="utf-8",
     )
-    done = subprocess.run(
-        [PYTHON, "-m", "bench.skills_score", str(corpus)],
-        cwd=REPO,
-        env=cli_env(tmp_path / "home"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    done = _run_module(tmp_path, "bench.skills_score", str(corpus))
     lines = done.stdout.splitlines()
     assert lines[0] == (
         f"{corpus}: en 1/3 = 33.3%, fr 1/2 = 50.0%; false positives 1, missed 1, wrong skill 1"
