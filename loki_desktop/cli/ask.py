@@ -91,8 +91,30 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar=_("FICHIER"),
         help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
+    _intelligence_arguments(parser)
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
+
+
+def _intelligence_arguments(parser: argparse.ArgumentParser) -> None:
+    """The Intelligence switches for one turn (default: the settings')."""
+    parser.add_argument(
+        "--plan",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=_("un plan numéroté d'abord pour une demande en plusieurs actions (ou pas)"),
+    )
+    parser.add_argument(
+        "--review",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=_("relit la réponse et la corrige une fois si besoin (ou pas)"),
+    )
+    parser.add_argument(
+        "--code-model",
+        metavar="M",
+        help=_("modèle des tours de code (« » : le modèle de conversation)"),
+    )
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
@@ -154,6 +176,9 @@ async def _ask(
         model=args.model or "",
         think=args.think,
         skills=not args.no_skills,
+        plan=args.plan,
+        review=args.review,
+        code_model=args.code_model,
         user_skills_dir=services.user_skills_dir,
     )
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even

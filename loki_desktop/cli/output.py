@@ -8,10 +8,13 @@ from typing import TextIO
 
 from loki_desktop.core.events import (
     CheckReport,
+    Compacted,
     Done,
     Error,
     Event,
     Notice,
+    Plan,
+    Review,
     SkillUsed,
     Thinking,
     Token,
@@ -62,8 +65,13 @@ class PlainPrinter:
                 self.out.write(text)
                 self.out.flush()
                 self._mid_line = not text.endswith("\n")
-            case SkillUsed(title=title):
-                self._note("[" + _("méthode : {title}").format(title=title) + "]")
+            case SkillUsed(title=title, model=model):
+                shown = _("méthode : {title}").format(title=title)
+                if model:
+                    shown += " · " + _("modèle : {model}").format(model=model)
+                self._note("[" + shown + "]")
+            case Compacted() | Plan() | Review():
+                self._intelligence(event)
             case ToolCall(name=name, args=args):
                 shown = json.dumps(args, ensure_ascii=False)
                 if len(shown) > 200:
@@ -96,6 +104,18 @@ class PlainPrinter:
                     self._mid_line = False
                 if session:
                     self._note(f"[session {session}]")
+
+    def _intelligence(self, event: Compacted | Plan | Review) -> None:
+        """The cards of a summary, a plan and a review, as notes."""
+        match event:
+            case Compacted(message=message, summary=summary):
+                self._note(_("note : {text}").format(text=message))
+                self._note(_("Résumé des échanges précédents :") + "\n" + summary)
+            case Plan(steps=steps):
+                lines = [f"  {n}. {step}" for n, step in enumerate(steps, 1)]
+                self._note("\n".join([_("Plan :"), *lines]))
+            case Review(summary=summary):
+                self._note("[" + summary + "]")
 
     def _think(self, text: str) -> None:
         if self._mid_line:

@@ -14,21 +14,45 @@ from typing import Any, Protocol
 
 from loki_desktop.core.changes.recorder import ChangeRecorder, turn_number
 from loki_desktop.core.checks.model import CheckResult
+from loki_desktop.core.code_model import code_turn_model
+from loki_desktop.core.compaction import (
+    COMPACT_AT,
+    KEEP_RECENT,
+    SUMMARY_HEADER,
+    SUMMARY_SYSTEM,
+    SUMMARY_TOKENS,
+    Summary,
+    choose_cover,
+    latest_summary,
+    shrink_old_results,
+    summary_input,
+    visible_to_model,
+)
 from loki_desktop.core.events import (
     CheckReport,
+    Compacted,
     Done,
     DoneReason,
     Error,
     Event,
     Notice,
+    Plan,
+    Review,
     SkillUsed,
     Thinking,
     Token,
     ToolCall,
     ToolResult,
 )
-from loki_desktop.core.i18n import _
-from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
+from loki_desktop.core.i18n import _, ngettext
+from loki_desktop.core.llm.budget import (
+    SAFETY_MARGIN,
+    ContextBudget,
+    FittedRequest,
+    answer_reserve,
+    message_tokens,
+)
+from loki_desktop.core.llm.context_size import request_options
 from loki_desktop.core.llm.mode import (
     ModelMode,
     empty_after_tools_notice,
@@ -41,12 +65,14 @@ from loki_desktop.core.llm.mode import (
     tools_refused_message,
     unknown_context_notice,
 )
+from loki_desktop.core.llm.one_shot import ask_once
 from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.textcalls import recovered_notice
 from loki_desktop.core.message_meta import NO_META, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
 from loki_desktop.core.orphans import answer_orphans
+from loki_desktop.core.plan import PLAN_SYSTEM, needs_plan, parse_plan, plan_guide
 from loki_desktop.core.ports import (
     BackendError,
     ChatBackend,
@@ -62,8 +88,10 @@ from loki_desktop.core.ports import (
     TurnLock,
 )
 from loki_desktop.core.prompts import check_feedback, check_followup, system_prompt
+from loki_desktop.core.review import REVIEW_SYSTEM, parse_review, review_followup, review_input
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
 from loki_desktop.core.skills.model import Skill
+from loki_desktop.core.tokens import estimate_tokens
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
 from loki_desktop.core.tools.toolbox import Toolbox
 
@@ -107,6 +135,13 @@ class AgentConfig:
     # read tool calls a model writes as text (off: `eval --harness off`, a plain chat's view)
     text_calls: bool = True
     turn_wait_s: float = TURN_WAIT_S
+    # Intelligence (docs/intelligence.md): a plan before a request of several actions, one
+    # self-review pass after the answer, the model of code turns ("": the chat model), and
+    # older turns summarised when the context fills up
+    plan: bool = False
+    review: bool = False
+    code_model: str = ""
+    compaction: bool = True
 
 
 class NoModel(BackendError):
@@ -221,6 +256,11 @@ class _Turn:
         self.sent: FittedRequest | None = None  # the last request, as fitted
         self.text = ""  # the user's message (on a retry: the last one, read from the history)
         self.model = ""  # resolved once the conversation is open
+        self.compacted = False  # at most one summary a turn (core.compaction)
+        self.shrink_old = False  # earlier turns' long tool results go shrunk
+        self.plan: tuple[str, ...] = ()  # this turn's guide (core.plan)
+        self.reviewed = False  # the one self-review pass ran
+        self.review_problem = ""  # what it sent back for a fix
 
     async def run(
         self,
@@ -254,6 +294,7 @@ class _Turn:
         steps: tuple[Callable[[], AsyncIterator[Event]], ...] = (
             lambda: self._open_conversation(conversation_id, resume=resume),
             lambda: self._announce(resume=resume),
+            self._make_plan,
             self._rounds,
         )
         for step in steps:
@@ -312,21 +353,22 @@ class _Turn:
                 return
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(self.text)
+        # decided before the turn starts: the whole turn runs on one model
+        code_model = code_turn_model(self.agent.config.code_model, self.skill)
+        badge = SkillUsed(self.skill.name, self.skill.title, code_model) if self.skill else None
         if not resume:
-            meta = MessageMeta(
-                skill=SkillUsed(self.skill.name, self.skill.title) if self.skill else None
-            )
+            meta = MessageMeta(skill=badge)
             self._remember(ChatMessage("user", self.text, meta=meta, images=self.images))
         if self.agent.changes is not None:
             self.agent.changes.begin(self.conversation_id, turn_number(self.history))
-        if self.skill is not None:
-            yield SkillUsed(self.skill.name, self.skill.title)
+        if badge is not None:
+            yield badge
 
         pending, self.agent.pending_notices = self.agent.pending_notices, []
         for notice in pending + await self.agent.toolbox.prepare():
             yield Notice(notice)
         try:
-            self.model = await self.agent.resolve_model()
+            self.model = code_model or await self.agent.resolve_model()
             self.mode = await self._mode(self.model)
         except BackendError as exc:
             yield Error(str(exc))
@@ -404,6 +446,14 @@ class _Turn:
                         files=", ".join(sorted(self.failing))
                     )
                 )
+            if self.agent.config.review and not self.reviewed:
+                async for event in self._review(reply.content):
+                    yield event
+                if self.review_problem:
+                    continue  # its one fix, in this turn
+            elif self.review_problem:
+                summary = _("relu et corrigé : {problem}").format(problem=self.review_problem)
+                yield self._review_card(changed=True, summary=summary)
             break
         self.stats["rounds"] = tool_rounds
         yield Done(reason, self.conversation_id, dict(self.stats))
@@ -478,17 +528,26 @@ class _Turn:
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
             texts.append(self.skill.body)
+        summary = latest_summary(self.history)
+        if summary is not None:
+            texts.append(SUMMARY_HEADER + summary.text)
+        if self.plan:
+            texts.append(plan_guide(self.plan))
         return texts
 
     def _history_for_request(self) -> list[ChatMessage]:
-        """The history as the model may see it: cut answers marked as cut, except those that
-        end it (see _sent_history); reasoning only on this
-        turn's tool calls (Ollama's tool-calling docs: send it back with the calls);
-        images only to a vision model."""
+        """The history as the model may see it: after the newest summary's cover and
+        without Loki's cards (core.compaction); cut answers marked as cut, except those
+        that end it (see _sent_history); reasoning only on this turn's tool calls
+        (Ollama's tool-calling docs: send it back with the calls); images only to a vision
+        model; earlier turns' long tool results shrunk once the context fills up."""
         assert self.mode is not None
         vision = self.mode.profile.vision
+        summary = latest_summary(self.history)
+        indices = visible_to_model(self.history, summary.covers if summary else 0)
+        shown = _sent_history([self.history[i] for i in indices])
         sent = []
-        for index, message in enumerate(_sent_history(self.history)):
+        for index, message in zip(indices, shown, strict=False):
             keep_thinking = (
                 index >= self.turn_start and message.role == "assistant" and message.tool_calls
             )
@@ -498,6 +557,8 @@ class _Turn:
                     thinking=message.thinking if keep_thinking else "",
                     images=message.images if vision else (),
                 )
+            if self.shrink_old and index < self.turn_start:
+                message = shrink_old_results(message)
             sent.append(message)
         return sent
 
@@ -537,11 +598,14 @@ class _Turn:
         self.reply = reply = _Reply()
         budget, num_ctx = self.agent.budget, self.agent.config.num_ctx
         offered = specs if self.mode.tools != "none" else []
+        window = await budget.window(self.agent.backend, model, num_ctx)
+        async for event in self._compact(model, window, offered):
+            yield event
         # Fit the request into the context (oldest history, then costly MCP tools, left out)
         # so that Ollama never silently cuts the system prompt and the tools.
         self.sent = request = budget.fit(
             model=model,
-            window=await budget.window(self.agent.backend, model, num_ctx),
+            window=window,
             system=self._system_texts(),
             history=self._history_for_request(),
             tools=offered,
@@ -559,7 +623,7 @@ class _Turn:
             model=model,
             messages=messages,
             tools=tools,
-            options={"num_ctx": num_ctx},
+            options=request_options(num_ctx),
             think=self.mode.think,
         )
         try:
@@ -633,6 +697,149 @@ class _Turn:
             return False
         self.notices_shown.add(notice)
         return True
+
+    # --- intelligence: compaction, plan, self-review (docs/intelligence.md) -----------
+
+    async def _compact(
+        self, model: str, window: int, offered: list[ToolSpec]
+    ) -> AsyncIterator[Event]:
+        """When the request would pass COMPACT_AT of what a request may use: shrink the long
+        tool results of earlier turns, then, if that is not enough, summarise the turns
+        before the recent ones in one call (at most once a turn). A failed summary is a
+        notice: the budget then leaves the oldest messages out, as before."""
+        if not self.agent.config.compaction or self.compacted:
+            return
+        budget = self.agent.budget
+        usable = window - answer_reserve(window)
+
+        def over() -> bool:
+            cost = budget.estimate_request(
+                model, self._system_texts(), self._history_for_request(), offered
+            )
+            return cost > usable * COMPACT_AT
+
+        if not over():
+            return
+        self.shrink_old = True
+        if not over():
+            return
+        self.compacted = True
+        previous = latest_summary(self.history)
+        covered = previous.covers if previous else 0
+        visible = visible_to_model(self.history, covered)
+        cost = {i: message_tokens(shrink_old_results(self.history[i])) for i in visible}
+        starts = [i for i in visible if self.history[i].role == "user"]
+        last_user = max((i for i in starts if self.history[i].origin == "user"), default=-1)
+        scale = budget.factor(model) * (1 + SAFETY_MARGIN)
+        keep = int(usable * KEEP_RECENT / scale)
+        cover = choose_cover(self.history, covered, last_user, keep, cost)
+        if cover is None:
+            return
+        older = [shrink_old_results(self.history[i]) for i in visible if i < cover]
+        room = window - SUMMARY_TOKENS - estimate_tokens(SUMMARY_SYSTEM) - 64
+        async for event in self._summarise(model, previous, older, cover, int(room / scale)):
+            yield event
+
+    async def _summarise(
+        self,
+        model: str,
+        previous: Summary | None,
+        older: list[ChatMessage],
+        cover: int,
+        room: int,
+    ) -> AsyncIterator[Event]:
+        """The summary call, and the summary stored as its card."""
+        try:
+            answer = await ask_once(
+                self.agent.backend,
+                model=model,
+                system=SUMMARY_SYSTEM,
+                user=summary_input(previous, older, room),
+                options=request_options(self.agent.config.num_ctx),
+            )
+        except BackendError as exc:
+            yield Notice(
+                _(
+                    "Le résumé des échanges précédents a échoué ({error}) : les messages les "
+                    "plus anciens ne sont pas envoyés au modèle."
+                ).format(error=exc)
+            )
+            return
+        self._count(answer.prompt_tokens, answer.answer_tokens)
+        if not answer.text:
+            yield Notice(_("Le modèle n'a rien écrit pour résumer les échanges précédents."))
+            return
+        self._remember(
+            ChatMessage("system", answer.text, origin="harness", meta=MessageMeta(compacted=cover))
+        )
+        count = len(older)
+        message = ngettext(
+            "{n} message ancien a été résumé pour tenir dans le contexte ; "
+            "l'historique complet reste enregistré.",
+            "{n} messages anciens ont été résumés pour tenir dans le contexte ; "
+            "l'historique complet reste enregistré.",
+            count,
+        ).format(n=count)
+        yield Compacted(answer.text, cover, message)
+
+    def _count(self, prompt_tokens: int, answer_tokens: int) -> None:
+        self.stats["prompt_tokens"] += prompt_tokens
+        self.stats["answer_tokens"] += answer_tokens
+
+    async def _make_plan(self) -> AsyncIterator[Event]:
+        """A numbered plan first, for a request of several actions (when the plan step is
+        on); it is shown as a card and guides the rest of the turn."""
+        if not self.agent.config.plan or not needs_plan(self.text):
+            return
+        try:
+            answer = await ask_once(
+                self.agent.backend,
+                model=self.model,
+                system=PLAN_SYSTEM,
+                user=self.text,
+                options=request_options(self.agent.config.num_ctx),
+            )
+        except BackendError as exc:
+            yield Notice(_("Pas de plan pour ce tour : {error}").format(error=exc))
+            return
+        self._count(answer.prompt_tokens, answer.answer_tokens)
+        self.plan = parse_plan(answer.text)
+        if not self.plan:
+            yield Notice(_("Le modèle n'a pas écrit de plan : le tour continue sans."))
+            return
+        listed = "\n".join(f"{n}. {step}" for n, step in enumerate(self.plan, 1))
+        self._remember(
+            ChatMessage("system", listed, origin="harness", meta=MessageMeta(plan=self.plan))
+        )
+        yield Plan(self.plan)
+
+    async def _review(self, answer: str) -> AsyncIterator[Event]:
+        """The one self-review pass over the final answer. A problem it names is sent back
+        (a harness note) and `review_problem` is set: the caller runs one more round."""
+        self.reviewed = True
+        try:
+            verdict = await ask_once(
+                self.agent.backend,
+                model=self.model,
+                system=REVIEW_SYSTEM,
+                user=review_input(self.text, answer, self.written, self.failing.values()),
+                options=request_options(self.agent.config.num_ctx),
+            )
+        except BackendError as exc:
+            yield Notice(_("La relecture n'a pas pu se faire : {error}").format(error=exc))
+            return
+        self._count(verdict.prompt_tokens, verdict.answer_tokens)
+        problem = parse_review(verdict.text)
+        if problem is None:
+            yield self._review_card(changed=False, summary=_("relu : rien à changer"))
+            return
+        self.review_problem = problem
+        self._remember(ChatMessage("user", review_followup(problem), origin="harness"))
+
+    def _review_card(self, *, changed: bool, summary: str) -> Review:
+        meta = MessageMeta(review=summary, review_changed=changed)
+        self._remember(ChatMessage("system", summary, origin="harness", meta=meta))
+        return Review(changed, summary)
 
     # --- tools ---------------------------------------------------------------------
 

@@ -32,6 +32,13 @@ class TurnOptions:
     budget: ContextBudget | None = None
     # what the evaluation's "harness off" turns off besides skills and checks
     text_calls: bool = True
+    # one turn's Intelligence (`ask --plan/--no-plan --review/--no-review --code-model`,
+    # the evaluation's variants); None: the settings'
+    plan: bool | None = None
+    review: bool | None = None
+    code_model: str | None = None
+    # older turns summarised when the context fills up (off: the oldest are left out)
+    compaction: bool = True
 
 
 def build_agent(
@@ -67,6 +74,10 @@ def build_agent(
         think=options.think or settings.think,
         tool_modes=dict(settings.tool_modes),
         text_calls=options.text_calls,
+        plan=settings.plan_enabled if options.plan is None else options.plan,
+        review=settings.review_enabled if options.review is None else options.review,
+        code_model=settings.code_model if options.code_model is None else options.code_model,
+        compaction=options.compaction,
     )
     pick_skill: SkillPicker | None = None
     skill_notices: tuple[str, ...] = ()

@@ -55,6 +55,34 @@ class SkillUsed:
 
     name: str
     title: str
+    # the model this turn runs on when it is not the chat model (the code model)
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted:
+    """Older turns were summarised to make room (the card « Résumé des échanges
+    précédents »); `covered` is how many stored messages the summary stands for."""
+
+    summary: str
+    covered: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The numbered plan the model wrote before a request of several actions."""
+
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """What the self-review pass found: `changed` when it sent the answer back for a fix;
+    `summary` says what (or « relu : rien à changer »)."""
+
+    changed: bool
+    summary: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +198,20 @@ class Done:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-Event = Token | Thinking | SkillUsed | ToolCall | ToolResult | CheckReport | Notice | Error | Done
+Event = (
+    Token
+    | Thinking
+    | SkillUsed
+    | ToolCall
+    | ToolResult
+    | CheckReport
+    | Notice
+    | Error
+    | Done
+    | Compacted
+    | Plan
+    | Review
+)
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -180,8 +221,21 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return {"type": "token", "text": text}
         case Thinking(text=text):
             return {"type": "thinking", "text": text}
-        case SkillUsed(name=name, title=title):
-            return {"type": "skill", "name": name, "title": title}
+        case SkillUsed(name=name, title=title, model=model):
+            skill = {"type": "skill", "name": name, "title": title}
+            return {**skill, "model": model} if model else skill
+        case Compacted(summary=summary, covered=covered, message=message):
+            return {
+                "type": "notice",
+                "code": "compacted",
+                "message": message,
+                "summary": summary,
+                "covered": covered,
+            }
+        case Plan(steps=steps):
+            return {"type": "plan", "steps": list(steps)}
+        case Review(changed=changed, summary=summary):
+            return {"type": "review", "changed": changed, "summary": summary}
         case ToolCall(id=call_id, name=name, args=args, cut_args=cut_args):
             line: dict[str, Any] = {"type": "tool_call", "id": call_id, "name": name, "args": args}
             if cut_args:

@@ -32,7 +32,11 @@ class MessageMeta:
     - an assistant message: `text_call`, the form a call written as text had
       (core.llm.textcalls; "" for a native call), and `prompted_tools`, whether tools were
       described in the prompt (the notice about it is said once per conversation);
-    - a harness note: `undo`.
+    - a harness note: `undo`;
+    - a card Loki stored (role "system", never sent as it is; core.compaction): `compacted`,
+      the number of messages from the start a summary stands for; `plan`, the steps of a
+      plan; `review`, what a self-review said and `review_changed`, whether it changed
+      the answer.
     """
 
     skill: SkillUsed | None = None
@@ -44,6 +48,10 @@ class MessageMeta:
     text_call: str = ""
     prompted_tools: bool = False
     undo: UndoNote | None = None
+    compacted: int = 0
+    plan: tuple[str, ...] = ()
+    review: str = ""
+    review_changed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The stored shape (keys as older versions wrote them); only what is set, so an
@@ -51,6 +59,8 @@ class MessageMeta:
         data: dict[str, Any] = {}
         if self.skill is not None:
             data["skill"] = {"name": self.skill.name, "title": self.skill.title}
+            if self.skill.model:
+                data["skill"]["model"] = self.skill.model
         if not self.ok or self.summary:
             data["ok"], data["summary"] = self.ok, self.summary
         if self.change is not None:
@@ -65,6 +75,12 @@ class MessageMeta:
             data["tools"] = "prompted"
         if self.undo is not None:
             data["undo"] = _undo_json(self.undo)
+        if self.compacted:
+            data["compacted"] = self.compacted
+        if self.plan:
+            data["plan"] = list(self.plan)
+        if self.review:
+            data["review"] = {"text": self.review, "changed": self.review_changed}
         return data
 
     @classmethod
@@ -75,6 +91,7 @@ class MessageMeta:
             return cls()
         summary = data.get("summary")
         shell = data.get("shell_changes")
+        review = data.get("review")
         return cls(
             skill=_skill(data.get("skill")),
             ok=data.get("ok") is not False,
@@ -89,6 +106,10 @@ class MessageMeta:
             text_call=_text(data.get("text_call")),
             prompted_tools=data.get("tools") == "prompted",
             undo=_undo(data.get("undo")),
+            compacted=_number(data.get("compacted")),
+            plan=_texts(data.get("plan")),
+            review=_text(review.get("text")) if isinstance(review, dict) else "",
+            review_changed=isinstance(review, dict) and review.get("changed") is True,
         )
 
 
@@ -99,7 +120,7 @@ def _skill(data: object) -> SkillUsed | None:
     if not isinstance(data, dict):
         return None
     name, title = _text(data.get("name")), _text(data.get("title"))
-    return SkillUsed(name, title) if name or title else None
+    return SkillUsed(name, title, _text(data.get("model"))) if name or title else None
 
 
 def _check(data: object) -> CheckReport | None:

@@ -106,6 +106,10 @@ class ModelProfile:
     quantization: str = ""
     context_length: int | None = None
     known: bool = True
+    # the context the server runs the model with when a request sends no num_ctx: the
+    # Modelfile's `num_ctx` parameter, and the server's own default (core.llm.context_size)
+    modelfile_ctx: int | None = None
+    server_ctx: int | None = None
 
     @classmethod
     def assumed(cls, name: str) -> ModelProfile:

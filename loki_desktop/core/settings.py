@@ -16,7 +16,9 @@ from loki_desktop.core.i18n import _
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MAX_ROUNDS = 8
-DEFAULT_NUM_CTX = 8192
+# 0: the person set no context size; the server then applies the model's own (its
+# Modelfile's num_ctx, else the server's default; see core.llm.context_size)
+DEFAULT_NUM_CTX = 0
 # Réflexion: "auto" (the model's default: `think` is not sent), "off", "on", or a level
 # name the model lists in /api/show ("low", "medium", "high"). See core.llm.thinking.
 THINK_MODES = ("auto", "off", "on")
@@ -46,6 +48,11 @@ def _between(low: int, high: int) -> dict[str, Any]:
         return _("{value} n'est pas entre {low} et {high}").format(value=value, low=low, high=high)
 
     return {"range": (low, high), "check": check}
+
+
+def _num_ctx_check(value: int) -> str | None:
+    """0 (automatic: the model's own context), or a size within NUM_CTX_RANGE."""
+    return None if value == 0 else _between(*NUM_CTX_RANGE)["check"](value)
 
 
 def _host_check(value: str) -> str | None:
@@ -105,7 +112,10 @@ class Settings:
     host: str = field(default="", metadata={"check": _host_check})
     model: str = ""
     max_rounds: int = field(default=DEFAULT_MAX_ROUNDS, metadata=_between(*MAX_ROUNDS_RANGE))
-    num_ctx: int = field(default=DEFAULT_NUM_CTX, metadata=_between(*NUM_CTX_RANGE))
+    # 0: automatic (not sent; the server's own context for the model is used)
+    num_ctx: int = field(
+        default=DEFAULT_NUM_CTX, metadata={"range": NUM_CTX_RANGE, "check": _num_ctx_check}
+    )
     skills_enabled: bool = True
     auto_checks: bool = True
     # "Demander avant d'écrire": write_file / edit_file wait for the approver (the diff shown)
@@ -131,6 +141,12 @@ class Settings:
         default_factory=list, metadata={"entries_checked_elsewhere": True}
     )
     model_server: str = ""
+    # Réglages → Intelligence (docs/intelligence.md): a plan before a request of several
+    # actions, one self-review pass after the answer, the model of code turns ("": the
+    # chat model)
+    plan_enabled: bool = False
+    review_enabled: bool = False
+    code_model: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

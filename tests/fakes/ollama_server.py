@@ -51,6 +51,9 @@ class ModelCard:
     parameter_size: str = "7.6B"
     quantization: str = "Q4_K_M"
     context_length: Any = _UNSET  # the server's default when unset; None: not reported
+    # /api/show `parameters`: the Modelfile's PARAMETER lines as "name value" lines
+    # (docs.ollama.com/api-reference/show-model-details: "temperature 0.7\nnum_ctx 2048")
+    parameters: str = ""
     show_status: int = 200  # /api/show fails with this status (and an {"error": ...} body)
     # the chat refuses tools even though /api/show lists them (old servers, wrong metadata)
     refuse_tools: bool = False
@@ -260,7 +263,7 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 info[f"{family}.context_length"] = length
             shown: dict[str, Any] = {
                 "modelfile": "",
-                "parameters": "",
+                "parameters": card.parameters,
                 "template": "{{ .Prompt }}",
                 "details": {
                     "parent_model": "",

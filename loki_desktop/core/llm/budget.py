@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loki_desktop.core.i18n import _, ngettext
+from loki_desktop.core.llm.context_size import ContextSize, effective_context
 from loki_desktop.core.llm.profiles import ModelProfiles
 from loki_desktop.core.llm.shrink import floor_cost, shrink_to
 from loki_desktop.core.messages import ChatMessage
-from loki_desktop.core.ports import BackendError, ChatBackend, ToolSpec
+from loki_desktop.core.ports import BackendError, ChatBackend, ModelProfile, ToolSpec
 from loki_desktop.core.slim import slim_spec, spec_tokens
 from loki_desktop.core.tokens import estimate_tokens
 
@@ -90,18 +91,23 @@ class ContextBudget:
     _told_unknown: set[str] = field(default_factory=set)
 
     async def window(self, backend: ChatBackend, model: str, num_ctx: int) -> int:
-        """The tokens a request may use: `num_ctx`, or less if the model (or the server,
-        by a context-overflow answer) supports less.
+        """The tokens a request may use (see `context`), or less if the server said by a
+        context-overflow answer that it runs the model smaller."""
+        window = (await self.context(backend, model, num_ctx)).tokens
+        served = self._served.get(model)
+        return min(window, served) if served else window
+
+    async def context(self, backend: ChatBackend, model: str, num_ctx: int) -> ContextSize:
+        """The context the server really applies: `num_ctx` when the person set one (> 0),
+        else the model's own, else the server's default (core.llm.context_size).
 
         The server is asked once per model (again later if it could not be reached).
         """
         try:
-            supported = (await self.profiles.get(backend, model)).context_length
+            profile: ModelProfile | None = await self.profiles.get(backend, model)
         except BackendError:
-            supported = None  # the request that follows will say what is wrong
-        window = min(num_ctx, supported) if supported else num_ctx
-        served = self._served.get(model)
-        return min(window, served) if served else window
+            profile = None  # the request that follows will say what is wrong
+        return effective_context(num_ctx, profile)
 
     def factor(self, model: str) -> float:
         """Real tokens per estimated token for this model (1.0 until the server told us)."""
@@ -181,6 +187,21 @@ class ContextBudget:
             ),
             cut_chars=cut_chars,
         )
+
+    def estimate_request(
+        self,
+        model: str,
+        system: Sequence[str],
+        history: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+    ) -> int:
+        """Tokens the whole request would take, counted as `fit` counts them (calibrated,
+        with the safety margin): what compaction (core.compaction) compares to the window."""
+        slimmed = [slim_spec(spec) for spec in tools]
+        raw = REQUEST_OVERHEAD + sum(estimate_tokens(text) + MESSAGE_OVERHEAD for text in system)
+        raw += sum(message_tokens(message) for message in history)
+        raw += _tools_cost(slimmed, [spec_tokens(s) for s in slimmed], {s.source for s in slimmed})
+        return math.ceil(raw * self.factor(model) * (1 + SAFETY_MARGIN))
 
     def learn_overflow(
         self, model: str, sent: FittedRequest, n_ctx: int | None, n_prompt: int | None

@@ -11,6 +11,7 @@ one NDJSON stream: https://github.com/ollama/ollama/blob/main/docs/api.md
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
@@ -20,6 +21,7 @@ import httpx
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.context_size import OLLAMA_DEFAULT_CONTEXT
 from loki_desktop.core.llm.profiles import parse_profile
 from loki_desktop.core.llm.pull import pull_error_sentence
 from loki_desktop.core.llm.server_errors import answered_error, error_text, error_value
@@ -164,7 +166,8 @@ class OllamaBackend:
         not say. Raises BackendUnreachable when the server cannot be asked.
 
         Not /api/ps: that reports the context the model is currently *loaded* with, which
-        may be another client's smaller setting; we send our own `num_ctx` anyway.
+        may be another client's smaller setting. The context a request really gets is
+        decided in core.llm.context_size from this profile.
         """
         return (await self.model_profile(model)).context_length
 
@@ -176,8 +179,11 @@ class OllamaBackend:
         except (httpx.TransportError, SilenceExpired):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except (OllamaResponseError, ValueError):
-            return ModelProfile.assumed(model)
-        return parse_profile(model, shown)
+            profile = ModelProfile.assumed(model)
+        else:
+            profile = parse_profile(model, shown)
+        # what Ollama runs the model with when a request sends no num_ctx
+        return dataclasses.replace(profile, server_ctx=OLLAMA_DEFAULT_CONTEXT)
 
     async def chat(
         self,

@@ -114,11 +114,13 @@ class OpenAIBackend:
 
     async def model_profile(self, model: str) -> ModelProfile:
         cards = await self._model_cards()
+        length = self._length(model, cards.get(model))
         return ModelProfile(
             name=model,
             capabilities=OPENAI_CAPABILITIES,
-            context_length=self._length(model, cards.get(model)),
+            context_length=length,
             known=False,
+            server_ctx=length,  # such a server runs each model with one context of its own
         )
 
     # --- chat --------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.context_size import modelfile_num_ctx
 from loki_desktop.core.ports import ChatBackend, ModelProfile, ThinkValue
 
 
@@ -43,6 +44,7 @@ def parse_profile(name: str, shown: Any) -> ModelProfile:
         quantization=str(details.get("quantization_level") or ""),
         context_length=_context_length(shown.get("model_info")),
         known=bool(caps),
+        modelfile_ctx=modelfile_num_ctx(shown.get("parameters")),
     )
     return profile
 
@@ -145,4 +147,5 @@ def profile_json(profile: ModelProfile) -> dict[str, Any]:
         "parameter_size": profile.parameter_size,
         "quantization": profile.quantization,
         "context_length": profile.context_length,
+        "num_ctx": profile.modelfile_ctx,
     }

@@ -222,7 +222,8 @@ async def test_a_long_conversation_keeps_system_skill_and_last_message(
 ) -> None:
     conversation = fill_conversation(store, 40)
     ollama.script(Reply.text("Voyons ", "la trace."), Reply.text("Autre chose ?"))
-    agent = make_agent(backend, store, workspace, Settings(num_ctx=2048))
+    # the oldest left out (compaction, which would summarise them, is tested apart)
+    agent = make_agent(backend, store, workspace, Settings(num_ctx=2048), compaction=False)
     events = await turn(agent, DEBUG_REQUEST, conversation)
 
     request = ollama.chat_requests[0]

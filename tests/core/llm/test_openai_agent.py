@@ -67,7 +67,9 @@ async def test_vllm_overflow_shrinks_the_budget_and_retries(
     server, backend = served
     conversation = _long_history(store, 6, 4000)
     server.script(Reply.overflow(4096, 9000, 5000), Reply.text("Réponse."))
-    agent = make_agent(backend, store, workspace, Settings(model=MODEL), skills=False)
+    agent = make_agent(
+        backend, store, workspace, Settings(model=MODEL), skills=False, compaction=False
+    )
     events = await turn(agent, "Résume", conversation)
     assert "".join(e.text for e in events if isinstance(e, Token)) == "Réponse."
     assert not any(isinstance(e, Error) for e in events)
