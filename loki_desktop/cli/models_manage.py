@@ -131,10 +131,14 @@ def run_show(args: argparse.Namespace, services: Services) -> int:
     profile = _on_server(args, services, _profile)
     if isinstance(profile, int):
         return profile
+    from loki_desktop.core.llm.context_size import effective_context
     from loki_desktop.core.llm.profiles import capability_marks, profile_json
 
+    # the context a turn really gets: the same number drives the budget and compaction
+    used = effective_context(services.settings.load().num_ctx, profile)
     if as_json:
-        print(json.dumps(profile_json(profile), ensure_ascii=False))
+        shown = {**profile_json(profile), "context_used": used.tokens, "context_from": used.source}
+        print(json.dumps(shown, ensure_ascii=False))
         return 0
     unknown = _("inconnu")
     rows = [
@@ -144,6 +148,7 @@ def run_show(args: argparse.Namespace, services: Services) -> int:
         (_("Paramètres"), profile.parameter_size or unknown),
         (_("Quantification"), profile.quantization or unknown),
         (_("Contexte max"), str(profile.context_length or unknown)),
+        (_("Contexte utilisé"), used.describe()),
     ]
     if profile.think_values:
         levels = ", ".join(str(value).lower() for value in profile.think_values)

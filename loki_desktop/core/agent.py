@@ -52,7 +52,7 @@ from loki_desktop.core.llm.budget import (
     answer_reserve,
     message_tokens,
 )
-from loki_desktop.core.llm.context_size import request_options
+from loki_desktop.core.llm.context_size import effective_context, request_options
 from loki_desktop.core.llm.mode import (
     ModelMode,
     empty_after_tools_notice,
@@ -506,7 +506,8 @@ class _Turn:
         if self.mode.profile.context_length is None and self.agent.budget.tell_unknown_context(
             model
         ):
-            notices.append(unknown_context_notice(model, self.agent.config.num_ctx))
+            assumed = effective_context(self.agent.config.num_ctx, self.mode.profile).tokens
+            notices.append(unknown_context_notice(model, assumed))
         return notices
 
     async def _refuse_images(self) -> str | None:

@@ -38,7 +38,9 @@ _ACTION_WORDS = """
     create write add update fix run test deploy install configure generate rename remove
     delete refactor check read compare analyse analyze document build migrate convert
     implement replace move extract summarise summarize draft translate prepare publish
-    send compute plot clean merge split commit push setup
+    send compute plot clean merge split commit push setup save list review identify
+    download upload log identifie propose proposer telecharge telecharger sauvegarde
+    enregistre enregistrer liste lister
 """
 _ACTIONS = frozenset(_ACTION_WORDS.split())
 _SEQUENCE = re.compile(
@@ -63,8 +65,11 @@ def needs_plan(text: str) -> bool:
     words = _words(text)
     if len(words) < 6:
         return False
-    actions = sum(1 for word in words if word in _ACTIONS)
-    sequenced = bool(_SEQUENCE.search(" ".join(words)))
+    # "downloads, cleans and plots": a third person counts as the verb
+    actions = sum(1 for word in words if word in _ACTIONS or word.removesuffix("s") in _ACTIONS)
+    joined = " ".join(words)
+    sequenced = bool(_SEQUENCE.search(joined)) or "," in text or " et " in f" {joined} "
+    sequenced = sequenced or " and " in f" {joined} "
     return actions >= 3 or (actions >= 2 and sequenced)
 
 

@@ -25,7 +25,8 @@ def test_tokens_then_done_in_the_documented_shapes(
     assert set(events[-1]) == {"type", "reason", "session"}
     request = ollama.chat_requests[0]
     assert request["model"] == "qwen2.5-coder:7b"  # the first model the server lists
-    assert request["options"]["num_ctx"] == 8192
+    # no context set: none is sent, the server applies the model's own (core.llm.context_size)
+    assert "num_ctx" not in request["options"]
     assert request["stream"] is True
     assert request["messages"][0]["role"] == "system"
     assert request["messages"][-1] == {"role": "user", "content": "Bonjour"}

@@ -57,7 +57,7 @@ def test_a_call_written_as_text_runs_and_the_turn_goes_on(
     second = ollama.chat_requests[1]["messages"]
     assert second[-2]["tool_calls"] == [{"function": {"name": "write_file", "arguments": ARGS}}]
     assert second[-1]["role"] == "tool"
-    assert all(r["options"]["num_ctx"] == 8192 for r in ollama.chat_requests)
+    assert all("num_ctx" not in r["options"] for r in ollama.chat_requests)
 
 
 def test_an_answer_with_json_is_shown_and_nothing_runs(
@@ -88,6 +88,7 @@ def test_a_conversation_longer_than_the_context_keeps_what_matters(
         history.append(session, ChatMessage("assistant", f"Réponse {i} : " + "voici " * 70))
     history.close()
     ollama.script(
+        Reply.text("- Cinquante questions sur le projet, toutes répondues."),  # the summary
         Reply.tool("list_dir", {"path": "."}),
         Reply.text("Le dossier est vide."),
     )
@@ -95,20 +96,24 @@ def test_a_conversation_longer_than_the_context_keeps_what_matters(
     assert run.code == 0, run.stderr
 
     assert run.of_type("skill")[0]["name"] == "debogage-systematique"
-    dropped = [n["message"] for n in run.of_type("notice") if "messages anciens" in n["message"]]
-    assert dropped
-    assert all(
-        n.endswith("n'ont pas été envoyés au modèle (contexte de 2048 jetons).") for n in dropped
-    )
-    for request in ollama.chat_requests:
+    # the older turns are summarised (core.compaction), not just dropped
+    (compacted,) = [n for n in run.of_type("notice") if n.get("code") == "compacted"]
+    assert compacted["summary"] == "- Cinquante questions sur le projet, toutes répondues."
+    dropped = [
+        n["message"] for n in run.of_type("notice") if "n'ont pas été envoyés" in n["message"]
+    ]
+    assert all(n.endswith("(contexte de 2048 jetons).") for n in dropped)
+    answers = ollama.chat_requests[1:]  # after the summary call
+    for request in answers:
         assert request["options"]["num_ctx"] == 2048
         messages = request["messages"]
         assert messages[0]["role"] == "system"
         assert messages[0]["content"].startswith("You are Loki")
         assert messages[1]["role"] == "system"  # the skill
+        assert messages[2]["content"].endswith(compacted["summary"])  # then the summary
         assert len(messages) < 2 + 101
         user_messages = [m["content"] for m in messages if m["role"] == "user"]
         assert user_messages[-1] == DEBUG_REQUEST
     # the second round still carries this turn's call and its result
-    assert [m["role"] for m in ollama.chat_requests[1]["messages"][-2:]] == ["assistant", "tool"]
+    assert [m["role"] for m in answers[1]["messages"][-2:]] == ["assistant", "tool"]
     assert tokens(run) == "Le dossier est vide."

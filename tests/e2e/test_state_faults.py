@@ -43,7 +43,7 @@ def test_ask_runs_with_out_of_range_settings_and_names_them(
     assert any("« max_rounds »" in notice for notice in notices)
     sent = ollama.chat_requests[0]
     assert sent["model"] == "llama3.1:8b"  # the good field is kept
-    assert sent["options"]["num_ctx"] == 8192
+    assert "num_ctx" not in sent["options"]  # its default: automatic, not sent
 
 
 # --- 16.5: one turn at a time per conversation, across processes --------------------------

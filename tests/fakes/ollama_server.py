@@ -154,7 +154,8 @@ class FakeOllama(ServedFake):
         self.prompt_counter = prompt_counter
         # Models in memory and the context each was loaded with, as /api/ps reports them.
         self.loaded: dict[str, int] = {}
-        self.default = default or Reply.text("(pas de réponse scriptée)")
+        # the answer when nothing is scripted (a Reply, or a function of the request body)
+        self.default: Script = default or Reply.text("(pas de réponse scriptée)")
         # how /api/pull behaves (tests.fakes.ollama_pull); a successful pull adds the model
         self.pull = PullPlan()
         self.requests: list[tuple[str, str, Any]] = []

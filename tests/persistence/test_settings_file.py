@@ -142,7 +142,7 @@ def test_each_bad_field_is_rejected_alone_and_named(tmp_path: Path) -> None:
     assert len(notices) == 6  # one notice per field
     num_ctx_notice = next(n for n in notices if "« num_ctx »" in n)
     assert "-1" in num_ctx_notice
-    assert "8192" in num_ctx_notice
+    assert "par défaut 0" in num_ctx_notice  # automatic: the model's own context
 
 
 def test_max_rounds_zero_is_rejected(tmp_path: Path) -> None:
