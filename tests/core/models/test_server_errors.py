@@ -77,7 +77,9 @@ async def test_a_context_overflow_is_recalibrated_trimmed_and_retried_once(
     conversation = _long_history(store, 6, 4000)
     async with served({"small:1b": ModelCard()}) as (server, backend):
         server.script(Reply.http_error(400, body), Reply.text("Réponse."), Reply.text("Encore."))
-        agent = make_agent(backend, store, workspace, Settings(model="small:1b"), skills=False)
+        # a context set larger than the one the server runs (compaction is tested apart)
+        settings = Settings(model="small:1b", num_ctx=8192)
+        agent = make_agent(backend, store, workspace, settings, skills=False, compaction=False)
         events = await turn(agent, "Résume", conversation)
         later = await turn(agent, "Et ensuite ?", conversation)
     assert "".join(e.text for e in events if isinstance(e, Token)) == "Réponse."
