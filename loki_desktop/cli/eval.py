@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
+from loki_desktop.core.evaluation.variants import HARNESS_CHOICES
 from loki_desktop.core.i18n import _
 from loki_desktop.core.services import Services
 
@@ -34,7 +35,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--model", action="append", default=[], help=_("modèle (répétable)"))
     parser.add_argument("--suite", default="basic", help=_("suite de tâches (défaut : basic)"))
-    parser.add_argument("--harness", choices=("on", "off", "both"), default="both")
+    parser.add_argument(
+        "--harness",
+        action="append",
+        choices=HARNESS_CHOICES,
+        default=[],
+        help=_(
+            "on (tout le harnais), off (sans), both (les deux, défaut), ou on sans une partie : "
+            "memory-off, plan-off, review-off (répétable)"
+        ),
+    )
     parser.add_argument(
         "--tasks", type=int, metavar="N", help=_("seulement les N premières tâches")
     )
@@ -92,7 +102,9 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
     from loki_desktop.core.ports import BackendError
 
     settings = services.settings.load()
-    modes: list[Harness] = ["on", "off"] if args.harness == "both" else [args.harness]
+    from loki_desktop.core.evaluation.variants import modes_of
+
+    modes: list[Harness] = modes_of(args.harness)
     backends = _Backends(args, chosen_server(args, settings), services.secrets)
     try:
         models = args.model or [settings.model or await backends.first_model()]
@@ -155,7 +167,9 @@ class _Backends:
 
         if self.replay in REPLAY_SCRIPTS:
             script: replay.Script = self.replay  # type: ignore[assignment]  # checked above
-            return replay.ReplayBackend(replay.scripted(task, script, url), model=model)
+            return replay.ReplayBackend(
+                replay.scripted(task, script, url), model=model, side_calls=True
+            )
         if self.replay:
             path = Path(self.replay) / _slug(model) / mode / f"{task.id}.json"
             return replay.ReplayBackend(replay.load_recording(path), model=model)

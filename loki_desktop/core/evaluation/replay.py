@@ -36,12 +36,17 @@ class Reply:
 
 @dataclass
 class ReplayBackend:
-    """A ChatBackend answering each request with the next reply (the last one repeats)."""
+    """A ChatBackend answering each request with the next reply (the last one repeats).
+
+    `side_calls`: the harness's own short calls (a plan, a self-review, a summary) get a
+    fixed answer of their own and take no reply of the script (a task's reference knows
+    only the turn's rounds); a recording replays them in order instead."""
 
     replies: list[Reply]
     model: str = "replay"
     host: str = "replay:"
     requests: list[dict[str, Any]] = field(default_factory=list)
+    side_calls: bool = False
 
     async def list_models(self) -> list[ModelInfo]:
         return [ModelInfo(self.model)]
@@ -65,6 +70,10 @@ class ReplayBackend:
         options: dict[str, Any],
         **_extra: Any,
     ) -> AsyncIterator[ChatChunk]:
+        side = side_reply(messages) if self.side_calls and not tools else None
+        if side is not None:
+            yield ChatChunk(content=side, done=True, done_reason="stop", eval_count=5)
+            return
         index = min(len(self.requests), len(self.replies) - 1)
         self.requests.append({"messages": list(messages), "tools": list(tools)})
         reply = self.replies[index]
@@ -103,9 +112,33 @@ class RecordingBackend:
         self.replies.append(Reply(content, tuple(calls)))
 
 
+def side_reply(messages: Sequence[dict[str, Any]]) -> str | None:
+    """The fixed answer to one of the harness's own calls, or None for a turn's request."""
+    from loki_desktop.core.compaction import SUMMARY_SYSTEM
+    from loki_desktop.core.plan import PLAN_SYSTEM
+    from loki_desktop.core.review import REVIEW_SYSTEM
+
+    first = messages[0].get("content") if messages else None
+    answers = {
+        PLAN_SYSTEM: "1. Faire ce qui est demandé.\n2. Vérifier le résultat.",
+        REVIEW_SYSTEM: "OK",
+        SUMMARY_SYSTEM: "- Rien d'autre à retenir.",
+    }
+    return answers.get(first) if isinstance(first, str) else None
+
+
 def scripted(task: EvalTask, script: Script, url: str = "") -> list[Reply]:
     """The replies of a model that solves the task (`oracle`), gets it wrong (`sabotage`)
-    or solves it writing its calls as text (`text`: only the harness reads those)."""
+    or solves it writing its calls as text (`text`: only the harness reads those). Each of
+    the task's `earlier` messages gets an acknowledgement first."""
+    return [*_acknowledged(task), *_scripted_turn(task, script, url)]
+
+
+def _acknowledged(task: EvalTask) -> list[Reply]:
+    return [Reply("C'est noté.") for _ in task.earlier]
+
+
+def _scripted_turn(task: EvalTask, script: Script, url: str) -> list[Reply]:
     rounds = [tuple(_with_url(call, url) for call in calls) for calls in task.reference.rounds]
     answer = task.reference.answer
     if script == "sabotage":

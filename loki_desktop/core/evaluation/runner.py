@@ -1,8 +1,10 @@
-"""Running tasks: each in a fresh temporary workspace, with a time limit, harness on or off.
+"""Running tasks: each in a fresh temporary workspace, with a time limit, in a harness variant.
 
-"on" is Loki as it ships: skills, checks and the fix pass, text-form call recovery,
-prompted tools for models without native ones. "off" is what a person would get from a
-plain chat with native tools: the same tools, called natively only, and nothing else.
+"on" is the whole harness: skills, checks and the fix pass, text-form call recovery,
+prompted tools for models without native ones, compaction, the plan step and the
+self-review. "off" is what a person would get from a plain chat with native tools: the same
+tools, called natively only, and nothing else. The other variants are "on" without one part
+(core.evaluation.variants).
 """
 
 from __future__ import annotations
@@ -16,18 +18,20 @@ from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from loki_desktop.core.agent import Agent
 from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.evaluation.graders import Verdict, grade
 from loki_desktop.core.evaluation.tasks import EvalTask
+from loki_desktop.core.evaluation.variants import Harness, Parts, parts
 from loki_desktop.core.events import Done, Error, Token, ToolCall, ToolResult
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.ports import ChatBackend, ConversationStore, SecretStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.tools.toolbox import OwningSource
 
-Harness = Literal["on", "off"]
+__all__ = ["Harness", "Runner", "TaskResult"]
 BackendFor = Callable[[str, EvalTask, Harness, str], ChatBackend]  # model, task, mode, page URL
 StoreFor = Callable[[Path], ConversationStore]
 FETCH_SERVER_ID = "web"  # its tool is mcp_web_fetch (see suite_basic.FETCH_TOOL)
@@ -99,6 +103,7 @@ class Runner:
             workspace = Path(tmp) / "workspace"
             workspace.mkdir()
             for name, content in task.files.items():
+                (workspace / name).parent.mkdir(parents=True, exist_ok=True)
                 (workspace / name).write_text(content, encoding="utf-8")
             store = self.store_for(Path(tmp) / "history.db")
             backend = self.backend_for(model, task, mode, url)
@@ -133,35 +138,18 @@ class Runner:
         store: ConversationStore,
         backend: ChatBackend,
     ) -> _Outcome:
-        settings = Settings(
-            model=model,
-            max_rounds=self.settings.max_rounds,
-            num_ctx=self.settings.num_ctx,
-            skills_enabled=mode == "on",
-            auto_checks=mode == "on",
-            # off: tools are sent natively only, never described in the prompt
-            tool_modes={} if mode == "on" else {model: "native"},
-        )
+        agent_for = self._agents(model, parts(mode), workspace, store, backend)
         extra: list[OwningSource] = []
         manager = None
         if task.needs_fetch:
             manager = self._fetch_manager()
             extra.append(manager)
-        agent = build_agent(
-            settings=settings,
-            backend=backend,
-            store=store,
-            workspace=workspace,
-            approver=_NoShell(),
-            options=TurnOptions(
-                model=model, skills=mode == "on", extra_sources=extra, text_calls=mode == "on"
-            ),
-        )
         outcome = _Outcome()
         try:
             async with asyncio.timeout(task.time_limit_s):
+                await _earlier_conversation(agent_for([]), task)
                 async with contextlib.aclosing(
-                    agent.run_turn(task.prompt.replace("{url}", url))
+                    agent_for(extra).run_turn(task.prompt.replace("{url}", url))
                 ) as events:
                     async for event in events:
                         outcome.add(event)
@@ -172,6 +160,49 @@ class Runner:
                 await manager.aclose()
         return outcome
 
+    def _agents(
+        self,
+        model: str,
+        chosen: Parts,
+        workspace: Path,
+        store: ConversationStore,
+        backend: ChatBackend,
+    ) -> Callable[[list[OwningSource]], Agent]:
+        """Builds the variant's agents (one per conversation of the task)."""
+        on = chosen.harness
+        settings = Settings(
+            model=model,
+            max_rounds=self.settings.max_rounds,
+            num_ctx=self.settings.num_ctx,
+            skills_enabled=on,
+            auto_checks=on,
+            # off: tools are sent natively only, never described in the prompt
+            tool_modes={} if on else {model: "native"},
+        )
+
+        def agent(extra: list[OwningSource]) -> Agent:
+            # the memory helper's recall goes here once merged: `memories=` a store in the
+            # task's folder when `chosen.memory`, else None (see docs/intelligence.md)
+            options = TurnOptions(
+                model=model,
+                skills=on,
+                extra_sources=extra,
+                text_calls=on,
+                plan=chosen.plan,
+                review=chosen.review,
+                compaction=on,
+            )
+            return build_agent(
+                settings=settings,
+                backend=backend,
+                store=store,
+                workspace=workspace,
+                approver=_NoShell(),
+                options=options,
+            )
+
+        return agent
+
     def _fetch_manager(self) -> Any:
         from loki_desktop.core.mcp.catalogue import fetch_command
         from loki_desktop.core.mcp.manager import McpManager
@@ -179,6 +210,17 @@ class Runner:
         command = [*fetch_command(), "--allow-private-ips", "--ignore-robots-txt"]
         entry = {"enabled": True, "label": "Fetch", "command": command}
         return McpManager.from_settings({FETCH_SERVER_ID: entry}, self.secrets)
+
+
+async def _earlier_conversation(agent: Agent, task: EvalTask) -> None:
+    """Say the task's `earlier` messages in a conversation of their own, before the task's
+    request is asked in a new one (the memory tasks)."""
+    conversation: str | None = None
+    for text in task.earlier:
+        async with contextlib.aclosing(agent.run_turn(text, conversation)) as events:
+            async for _event in events:
+                pass
+        conversation = agent.last_conversation
 
 
 @dataclass

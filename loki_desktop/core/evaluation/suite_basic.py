@@ -545,4 +545,10 @@ def basic_suite() -> list[EvalTask]:
     return [*_file_tasks(), *_fix_tasks(), *_web_tasks(), *_data_tasks(), *_tool_tasks()]
 
 
-SUITES = {"basic": basic_suite}
+def _intelligence() -> list[EvalTask]:
+    from loki_desktop.core.evaluation.suite_intelligence import intelligence_suite
+
+    return intelligence_suite()
+
+
+SUITES = {"basic": basic_suite, "intelligence": _intelligence}

@@ -83,7 +83,7 @@ class Reference:
 @dataclass(frozen=True, slots=True)
 class EvalTask:
     id: str
-    kind: str  # "file", "fix", "web", "data", "tool"
+    kind: str  # "file", "fix", "web", "data", "tool", "memory", "workspace"
     prompt: str
     graders: tuple[Grader, ...]
     reference: Reference
@@ -91,6 +91,9 @@ class EvalTask:
     # "fetch": the runner serves `page` on a loopback port; {url} in the prompt is its address
     page: str = ""
     time_limit_s: float = 300.0
+    # said first, each in a turn of an earlier conversation of the task's run; `prompt` is
+    # then asked in a new conversation (the memory tasks)
+    earlier: tuple[str, ...] = ()
 
     @property
     def needs_fetch(self) -> bool:
