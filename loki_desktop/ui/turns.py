@@ -13,11 +13,14 @@ from PySide6.QtCore import QObject, Signal
 from loki_desktop.core.events import (
     ChangedFile,
     CheckReport,
+    Compacted,
     CutArgument,
     Done,
     Error,
     Event,
     Notice,
+    Plan,
+    Review,
     SkillUsed,
     Thinking,
     Token,
@@ -37,7 +40,11 @@ log = logging.getLogger(__name__)
 class TurnSink(Protocol):
     """What a turn's events are drained into (the chat view, the quick prompt)."""
 
-    def add_skill_badge(self, title: str) -> object: ...
+    def add_skill_badge(self, title: str, model: str = "") -> object: ...
+
+    def add_intelligence(self, event: Compacted | Plan | Review) -> object:
+        """The card of a summary, a plan or a self-review (ui.chat.cards)."""
+        ...
 
     def append_text(self, text: str) -> None: ...
 
@@ -82,8 +89,10 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             sink.append_text(text)
         case Thinking(text=text):
             sink.append_thinking(text)
-        case SkillUsed(title=title):
-            sink.add_skill_badge(title)
+        case SkillUsed(title=title, model=model):
+            sink.add_skill_badge(title, model)
+        case Compacted() | Plan() | Review():
+            sink.add_intelligence(event)
         case ToolCall(id=call_id, name=name, args=args, cut_args=cut):
             sink.add_tool_call(call_id, name, args, cut)
         case ToolResult(

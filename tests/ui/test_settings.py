@@ -47,7 +47,7 @@ async def test_general_and_intelligence_round_trip(
         assert general.model.findText("llama3.1:8b") >= 0  # filled from the server
         general.model.setCurrentText("llama3.1:8b")
         general.max_rounds.setValue(12)
-        assert general.num_ctx.currentData() == 8192  # the default
+        assert general.num_ctx.currentData() == 0  # the default: automatic, the model's own
         general.num_ctx.setCurrentIndex(general.num_ctx.findData(16384))
         general.theme.setCurrentIndex(general.theme.findData("dark"))
         dialog.show_page("intelligence")

@@ -11,6 +11,7 @@ from loki_desktop.core.events import CheckReport
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.ui.changes.shell_changes import ShellChangesList
 from loki_desktop.ui.changes.undo_note import undo_note_text
+from loki_desktop.ui.chat.cards import stored_card
 from loki_desktop.ui.chat.items import (
     AssistantMessage,
     CheckCard,
@@ -75,7 +76,7 @@ class TurnBuilder:
                     widgets.append(UserMessage(message.content, message.images))
                     skill = message.meta.skill
                     if skill is not None and skill.title:
-                        widgets.append(SkillBadge(skill.title))
+                        widgets.append(SkillBadge(skill.title, skill.model))
                 case ChatMessage(role="assistant"):
                     if message.thinking.strip():
                         widgets.append(ThinkingBlock(message.thinking, message.thinking_seconds))
@@ -92,6 +93,9 @@ class TurnBuilder:
                 case ChatMessage(role="tool"):
                     if (check := message.meta.check) is not None:
                         widgets.append(check_card(check))
+                case ChatMessage(role="system"):  # a summary, a plan, a review
+                    if (card := stored_card(message)) is not None:
+                        widgets.append(card)
                 case _:
                     pass
         return widgets

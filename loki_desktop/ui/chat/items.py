@@ -341,14 +341,19 @@ class CheckCard(QFrame):
 
 
 class SkillBadge(QWidget):
-    """The expert method chosen for this message: "Méthode : <titre>"."""
+    """The expert method chosen for this message: "Méthode : <titre>", and the model of a
+    code turn when it is not the chat model ("· modèle : <nom>")."""
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, model: str = "") -> None:
         super().__init__()
         self.title = title
+        self.model = model
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        self.badge = label(_("Méthode : {title}").format(title=title), "SkillBadge")
+        text = _("Méthode : {title}").format(title=title)
+        if model:
+            text += " · " + _("modèle : {model}").format(model=model)
+        self.badge = label(text, "SkillBadge")
         row.addWidget(self.badge)
         row.addStretch(1)
 

@@ -9,13 +9,14 @@ from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from loki_desktop.core.events import ChangedFile, CutArgument
+from loki_desktop.core.events import ChangedFile, Compacted, CutArgument, Plan, Review
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.ui.changes.shell_changes import ShellChangesList
 from loki_desktop.ui.chat.args_view import cut_note
+from loki_desktop.ui.chat.cards import plan_card, review_card, summary_card
 from loki_desktop.ui.chat.history import TurnBuilder, estimated_height, split_turns
 from loki_desktop.ui.chat.items import (
     AssistantMessage,
@@ -215,8 +216,19 @@ class ChatView(QScrollArea):
                 item.leave_behind()
         return self._add(UserMessage(text, images))
 
-    def add_skill_badge(self, title: str) -> SkillBadge:
-        return self._add(SkillBadge(title))
+    def add_skill_badge(self, title: str, model: str = "") -> SkillBadge:
+        return self._add(SkillBadge(title, model))
+
+    def add_intelligence(self, event: Compacted | Plan | Review) -> QWidget:
+        """A summary of earlier exchanges, the turn's plan, or what the review did."""
+        self.end_answer()
+        match event:
+            case Compacted(summary=summary):
+                return self._add(summary_card(summary))
+            case Plan(steps=steps):
+                return self._add(plan_card(steps))
+            case Review(summary=summary, changed=changed):
+                return self._add(review_card(summary, changed))
 
     def append_thinking(self, text: str) -> None:
         """Reasoning streams in its own block, open while it runs."""

@@ -35,6 +35,7 @@ from loki_desktop.ui.settings.language_choice import language_choice
 from loki_desktop.ui.settings.mcp import McpPage
 from loki_desktop.ui.settings.model import ModelBehaviour
 from loki_desktop.ui.settings.servers import Probe, ServersEditor, drafts_of
+from loki_desktop.ui.settings.turn_steps import TurnSteps
 from loki_desktop.ui.theme import Theme
 
 MAX_ROUNDS_LIMIT = 50
@@ -113,7 +114,9 @@ class GeneralPage(QWidget):
 
         self.num_ctx = QComboBox()
         self.num_ctx.setObjectName("ContextSize")
-        for size in sorted({*CONTEXT_SIZES, settings.num_ctx}):
+        # 0: none sent, the model's own context is used (core.llm.context_size)
+        self.num_ctx.addItem(_("Automatique (celui du modèle)"), 0)
+        for size in sorted({*CONTEXT_SIZES, settings.num_ctx} - {0}):
             self.num_ctx.addItem(_("{n} jetons").format(n=f"{size:,}".replace(",", " ")), size)
         self.num_ctx.setCurrentIndex(self.num_ctx.findData(settings.num_ctx))
         form.addRow(label(_("Contexte du modèle"), "CardTitle"), self.num_ctx)
@@ -121,8 +124,11 @@ class GeneralPage(QWidget):
             "",
             label(
                 _(
-                    "Envoyé à Ollama à chaque requête (num_ctx). Plus grand : plus d'historique "
-                    "et d'outils, mais plus de mémoire sur la carte graphique."
+                    "Automatique : Loki suit le contexte que le serveur applique au modèle (son "
+                    "num_ctx, sinon celui du serveur), visible dans Réglages → Modèles. Une "
+                    "taille choisie est envoyée à Ollama à chaque requête (num_ctx). Plus "
+                    "grand : plus d'historique et d'outils, mais plus de mémoire. Quand le "
+                    "contexte se remplit, les échanges anciens sont résumés."
                 ),
                 "FieldHelp",
                 wrap=True,
@@ -249,6 +255,8 @@ class IntelligencePage(QWidget):
                 wrap=True,
             )
         )
+        self.steps = TurnSteps(settings)
+        layout.addWidget(self.steps)
         self.evaluation = EvaluationPanel(runtime)
         layout.addWidget(self.evaluation)
 
@@ -295,6 +303,7 @@ class IntelligencePage(QWidget):
         settings.skills_enabled = self.skills_enabled.isChecked()
         settings.auto_checks = self.auto_checks.isChecked()
         settings.review_writes = self.review_writes.isChecked()
+        self.steps.apply(settings)
 
     def _open_folder(self) -> None:
         self.skills_folder.mkdir(parents=True, exist_ok=True)
@@ -342,6 +351,8 @@ class SettingsDialog(QDialog):
         self.models = ModelsPage(runtime, self._default_model_set)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
+        # a server tested on the General page offers its models as the code model too
+        self.general.servers.tested.connect(self.intelligence.steps.offer_models)
         for page in (self.general, self.models, self.mcp, self.intelligence):
             holder = QWidget()
             holder_layout = QVBoxLayout(holder)

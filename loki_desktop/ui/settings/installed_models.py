@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.context_size import effective_context
 from loki_desktop.core.llm.profiles import capability_marks
 from loki_desktop.core.llm.pull import BadModelName, check_model_name, human_bytes
 from loki_desktop.core.ports import BackendError, ModelInfo, ModelProfile
@@ -30,7 +31,7 @@ from loki_desktop.ui.models.download import PullPanel
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label
 from loki_desktop.ui.runtime import Runtime
 
-COLUMNS = ("name", "size", "family", "quantization", "capabilities", "context")
+COLUMNS = ("name", "size", "family", "quantization", "capabilities", "context", "used")
 
 
 class ModelsPage(QWidget):
@@ -56,6 +57,7 @@ class ModelsPage(QWidget):
                 _("Paramètres"),
                 _("Capacités"),
                 _("Contexte max"),
+                _("Contexte utilisé"),
             ]
         )
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -135,6 +137,8 @@ class ModelsPage(QWidget):
                 if profile.context_length
                 else "?"
             )
+            # what a turn really gets (the setting, the Modelfile's num_ctx, the server's)
+            used = effective_context(self.runtime.settings.num_ctx, profile)
             cells = (
                 name,
                 human_bytes(model.size) if model.size else "?",
@@ -142,10 +146,11 @@ class ModelsPage(QWidget):
                 _size_and_quantization(model, profile),
                 ", ".join(capability_marks(profile)),
                 context,
+                f"{used.tokens:,}".replace(",", "\u202f"),
             )
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                item.setToolTip(used.describe() if COLUMNS[column] == "used" else text)
                 if column == 0 and model.name == default:
                     item.setToolTip(_("{name} : le modèle par défaut").format(name=text))
                     font = item.font()
