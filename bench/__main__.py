@@ -23,6 +23,7 @@ MODULES = [
     "bench.skills",
     "bench.checks",
     "bench.first_token",
+    "bench.compaction",
     "bench.openai_first_token",
     "bench.thinking",
     "bench.mcp_calls",

@@ -15,7 +15,7 @@ request and with the automatic checks of the files it wrote. If the answer does 
 asked and nothing in it is wrong, reply with the single word OK. Otherwise reply with \
 FIX: followed by the real problems, in one or two sentences (not style, not wording)."""
 
-_OK = re.compile(r"^\W*(ok|okay|rien a changer|nothing to change)\W*$", re.IGNORECASE)
+_OK = re.compile(r"^\W*(ok|okay|rien [aà] changer|nothing to change)\W*$", re.IGNORECASE)
 _FIX = re.compile(r"^\W*(fix|corriger|probleme|problem)\s*:\s*", re.IGNORECASE)
 
 

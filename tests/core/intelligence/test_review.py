@@ -28,6 +28,7 @@ def reviewing(settings: Settings | None = None) -> Settings:
     [
         ("OK", None),
         ("ok.", None),
+        ("Rien à changer.", None),
         ("FIX: la moyenne est 5, pas 15", "la moyenne est 5, pas 15"),
         ("fix : il manque le fichier", "il manque le fichier"),
         ("The answer looks fine to me.", None),
