@@ -8,7 +8,7 @@ from pathlib import Path
 
 from loki_desktop.core.plan import PLAN_SYSTEM
 from loki_desktop.core.review import REVIEW_SYSTEM
-from tests.e2e.cli_runner import ask_json
+from tests.e2e.cli_runner import ask_json, run_cli
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 MULTI = "Crée notes.md, ajoute une liste de courses, puis vérifie le fichier"
@@ -69,3 +69,21 @@ def test_a_code_turn_runs_on_the_code_model_given(
     (skill,) = run.of_type("skill")
     assert skill["model"] == "qwen2.5-coder:7b"
     assert [body["model"] for body in ollama.chat_requests] == ["qwen2.5-coder:7b"]
+
+
+def test_the_plain_output_shows_the_plan_the_review_and_the_code_model(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    ollama.script(
+        Reply.text("1. Lire la trace\n2. Corriger"),
+        Reply.text("Corrigé."),
+        Reply.text("OK"),
+    )
+    args = ["ask", DEBUG_REQUEST + ", puis relance les tests et vérifie le résultat"]
+    args += ["--host", ollama.url, "--workspace", str(workspace), "--plan", "--review"]
+    run = run_cli(*args, "--code-model", "qwen2.5-coder:7b", home=loki_home)
+    assert run.code == 0, run.stderr
+    assert "modèle : qwen2.5-coder:7b" in run.stderr
+    assert "Plan :\n  1. Lire la trace\n  2. Corriger" in run.stderr
+    assert "[relu : rien à changer]" in run.stderr
+    assert run.stdout.strip() == "Corrigé."
