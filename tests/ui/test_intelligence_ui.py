@@ -15,8 +15,9 @@ from loki_desktop.core.review import REVIEW_SYSTEM
 from loki_desktop.core.services import Services
 from loki_desktop.ui.chat.cards import FoldCard
 from loki_desktop.ui.chat.items import SkillBadge
+from loki_desktop.ui.settings.installed_models import COLUMNS
 from loki_desktop.ui.window.main_window import MainWindow
-from tests.fakes.ollama_server import FakeOllama, Reply
+from tests.fakes.ollama_server import FakeOllama, ModelCard, Reply
 from tests.ui.helpers import open_window, wait_until
 
 MULTI = "Crée notes.md, ajoute une liste de courses, puis vérifie le fichier"
@@ -176,3 +177,28 @@ async def test_intelligence_switches_round_trip_and_reach_the_next_turn(
         await again.mcp.tasks.cancel_all()
         await again.tasks.cancel_all()
         await dialog.mcp.tasks.cancel_all()
+
+
+async def test_the_models_page_shows_the_context_a_turn_really_gets(
+    services: Services, qtbot: Any
+) -> None:
+    cards = {"qwen2.5-coder:7b": ModelCard(parameters="temperature 0.7\nnum_ctx 6144")}
+    with FakeOllama(cards=cards) as server:
+        async with open_window(services, qtbot, server.url) as window:
+            dialog = window.settings_opener.open()
+            dialog.show_page("models")
+            page = dialog.models
+            await wait_until(lambda: len(page.names) == 2, what="the models are listed")
+
+            def used(name: str) -> Any:
+                item = page.table.item(page.names.index(name), COLUMNS.index("used"))
+                assert item is not None
+                return item
+
+            assert used("qwen2.5-coder:7b").text() == "6\u202f144"  # its Modelfile's num_ctx
+            assert "Modelfile" in used("qwen2.5-coder:7b").toolTip()
+            assert used("llama3.1:8b").text() == "4\u202f096"  # Ollama's default
+            assert "défaut du serveur" in used("llama3.1:8b").toolTip()
+            dialog.reject()
+            await dialog.mcp.tasks.cancel_all()
+            await dialog.tasks.cancel_all()
