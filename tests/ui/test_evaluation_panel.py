@@ -18,9 +18,10 @@ async def test_evaluate_this_model_runs_and_keeps_the_results(
     services: Services, qtbot: Any
 ) -> None:
     with FakeOllama() as server:
-        # the model writes hello.txt right, then answers (harness on, then off)
+        # the model writes hello.txt right, then answers (harness on, then off); with the
+        # harness on, the self-review reads the answer once (core.evaluation.variants)
         hello = Reply.tool("write_file", {"path": "hello.txt", "content": "Bonjour le monde\n"})
-        server.script(hello, Reply.text("Fait."), hello, Reply.text("Fait."))
+        server.script(hello, Reply.text("Fait."), Reply.text("OK"), hello, Reply.text("Fait."))
         async with open_window(services, qtbot, server.url) as window:
             dialog = window.settings_opener.open()
             dialog.show_page("intelligence")
