@@ -10,6 +10,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QTextBrowser, QWidget
 
+from loki_desktop.core.compaction import SUMMARY_SYSTEM
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.services import Services
 from loki_desktop.ui.chat.items import AssistantMessage, UserMessage
@@ -181,7 +182,15 @@ async def test_what_the_person_reads_above_stays_put_while_an_answer_streams_bel
         view = await shown_at_bottom(window)
         bar = view.verticalScrollBar()
         lines = [f"ligne {i} du flot\n\n" for i in range(400)]
-        ollama.script(Reply.text(*lines, token_delay=0.01))
+
+        def reply(body: dict[str, Any]) -> Reply:
+            # the long history is summarised first (core.compaction): that call is not the
+            # answer that streams
+            if body["messages"][0]["content"] == SUMMARY_SYSTEM:
+                return Reply.text("- une longue conversation")
+            return Reply.text(*lines, token_delay=0.01)
+
+        ollama.script(reply, reply)
         window.composer.set_text("encore une question")
         window.composer.submit()
         await wait_until(lambda: view.streaming_message is not None)
