@@ -19,9 +19,11 @@ from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
+    from loki_desktop.core.assembly import TurnOptions
     from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.mcp.sampling import ModelSource
     from loki_desktop.core.messages import ImageAttachment
+    from loki_desktop.core.settings import Settings
     from loki_desktop.core.tools.preview import PreviewKeeper
 
 
@@ -138,9 +140,8 @@ async def _ask(
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.cli.approval import FixedApprover
-    from loki_desktop.core.assembly import TurnOptions, build_agent
+    from loki_desktop.core.assembly import build_agent
     from loki_desktop.core.llm.backends import make_backend
-    from loki_desktop.core.mcp.manager import McpManager
 
     settings = services.settings.load()
     server = chosen_server(args, settings)
@@ -150,20 +151,9 @@ async def _ask(
         print(exc, file=sys.stderr)
         return 1
     backend = make_backend(server, services.secrets)
-    options = TurnOptions(
-        model=args.model or "",
-        think=args.think,
-        skills=not args.no_skills,
-        user_skills_dir=services.user_skills_dir,
-    )
-    # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
-    # imported otherwise); the manager is closed below so no server outlives the command.
-    wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
-    mcp = McpManager.from_settings(
-        settings.mcp_servers, services.secrets, data_home=services.data_home, **wait
-    )
+    options = _turn_options(args, services)
+    mcp = _mcp_manager(args, settings, services, workspace)
     options.extra_sources.append(mcp)
-    mcp.set_roots([workspace])
     preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
     agent = build_agent(
@@ -180,6 +170,52 @@ async def _ask(
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
     if checkpoints is not None:
         agent.pending_notices += checkpoints.take_notices()
+    try:
+        return await _stream(agent, args, emit, images, interruption)
+    finally:
+        if preview is not None:
+            preview.close()
+        await mcp.aclose()
+        await backend.close()
+        store.close()
+        if checkpoints is not None:
+            checkpoints.close()
+
+
+def _turn_options(args: argparse.Namespace, services: Services) -> TurnOptions:
+    from loki_desktop.core.assembly import TurnOptions
+
+    return TurnOptions(
+        model=args.model or "",
+        think=args.think,
+        skills=not args.no_skills,
+        user_skills_dir=services.user_skills_dir,
+    )
+
+
+def _mcp_manager(
+    args: argparse.Namespace, settings: Settings, services: Services, workspace: Path
+) -> McpManager:
+    """MCP servers start at the turn's first step, only those turned on (`mcp` is not even
+    imported otherwise); the caller closes the manager so no server outlives the command."""
+    from loki_desktop.core.mcp.manager import McpManager
+
+    wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
+    mcp = McpManager.from_settings(
+        settings.mcp_servers, services.secrets, data_home=services.data_home, **wait
+    )
+    mcp.set_roots([workspace])
+    return mcp
+
+
+async def _stream(
+    agent: Agent,
+    args: argparse.Namespace,
+    emit: Callable[[Event], None],
+    images: list[ImageAttachment],
+    interruption: Interruption,
+) -> int:
+    """The turn's events to `emit`; the exit code (1 when the turn ended on an error)."""
     failed = False
     try:
         if images and (refusal := await _refuse_images(agent)):
@@ -199,14 +235,6 @@ async def _ask(
             # the promised last line, before the clean-up (the turn has stored what it said)
             _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
         raise
-    finally:
-        if preview is not None:
-            preview.close()
-        await mcp.aclose()
-        await backend.close()
-        store.close()
-        if checkpoints is not None:
-            checkpoints.close()
     return 1 if failed else 0
 
 
