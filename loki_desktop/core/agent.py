@@ -65,10 +65,10 @@ from loki_desktop.core.ports import (
 from loki_desktop.core.prompts import check_feedback, check_followup, system_prompt
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
 from loki_desktop.core.skills.model import Skill
+from loki_desktop.core.titles import conversation_title
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
 from loki_desktop.core.tools.toolbox import Toolbox
 
-TITLE_LENGTH = 60
 # The result stored for a call the user stopped before it finished (model-facing).
 INTERRUPTED_RESULT = "Error: interrupted by the user; the tool did not finish."
 # The result given to a call a crash (kill -9, power cut) left without one (model-facing).
@@ -798,12 +798,6 @@ class _Turn:
             )
             self.history.append(message)
         self.reply = _Reply()
-
-
-def conversation_title(text: str) -> str:
-    """A conversation's title: its first message on one line, cut to TITLE_LENGTH."""
-    line = " ".join(text.split())
-    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
 
 
 def _as_args(raw: Any) -> dict[str, Any]:

@@ -92,11 +92,19 @@ class Runtime:
         self.mcp_host: McpHost | None = None
         self._checkpoints: CheckpointStore | None = None
         self._checkpoints_failed = False
+        self._agent_loaded = False  # load_agent ran
 
     async def load(self) -> None:
-        """Import the Ollama client and the agent in a worker thread, so the window keeps
-        painting and answering meanwhile (the first use would import them in the GUI thread)."""
-        await asyncio.to_thread(_import_agent_modules)
+        """Import the model servers' clients in a worker thread, so the window keeps painting
+        and answering meanwhile (the first model list would import them in the GUI thread)."""
+        await asyncio.to_thread(_import_modules, SERVER_MODULES)
+
+    async def load_agent(self) -> None:
+        """Import the agent's modules in a worker thread before the first turn builds one.
+        Not at start: a window left idle would hold them (~25 MB) for nothing."""
+        if not self._agent_loaded:
+            await asyncio.to_thread(_import_modules, AGENT_MODULES)
+            self._agent_loaded = True
 
     @property
     def backend(self) -> Backend:
@@ -204,7 +212,7 @@ class Runtime:
 
     def new_conversation(self, first_message: str) -> str:
         """Store a new conversation, titled after its first message, in the current workspace."""
-        from loki_desktop.core.agent import conversation_title
+        from loki_desktop.core.titles import conversation_title
 
         workspace = self.workspace()
         return self.store.create(
@@ -384,11 +392,15 @@ class Runtime:
             self._checkpoints.close()
 
 
-# What the first model list, turn, rendered answer and the workspace watcher import (~300 ms).
-AGENT_MODULES = (
+# What the first model list imports, right after the first frame.
+SERVER_MODULES = (
     "loki_desktop.core.llm.ollama",
     "loki_desktop.core.llm.backends",
     "loki_desktop.core.llm.openai_backend",
+)
+# What the first turn and its rendered answer import (~300 ms together); the workspace
+# watcher imports its own when a workspace is open, the Markdown view at its first render.
+AGENT_MODULES = (
     "loki_desktop.core.assembly",
     "loki_desktop.core.mcp.service",
     "loki_desktop.core.checks.registry",
@@ -399,6 +411,11 @@ AGENT_MODULES = (
 )
 
 
-def _import_agent_modules() -> None:
-    for name in AGENT_MODULES:
+def _import_modules(names: tuple[str, ...]) -> None:
+    for name in names:
         importlib.import_module(name)
+
+
+def _import_agent_modules() -> None:
+    """Everything the start leaves for later (the start-imports test reads it)."""
+    _import_modules(SERVER_MODULES + AGENT_MODULES)

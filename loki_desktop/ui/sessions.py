@@ -44,6 +44,7 @@ class Session(QObject):
             lambda: runtime.make_agent(self.approver),
             runtime.running_turns,
             self,
+            prepare=runtime.load_agent,
         )
         self.undo = UndoBars(
             self.view,
