@@ -94,9 +94,10 @@ $(BROWSER): tests/browser/package.json tests/browser/package-lock.json
 
 # -n auto: one test worker a core; --dist load hands tests out as workers free up (the slow
 # ones are collected first: tests/conftest.py). Each worker is its own process: its own
-# QApplication, temp folders and ports (every server binds port 0).
+# QApplication, temp folders and ports (every server binds port 0). The 25 slowest tests are
+# listed at the end: where the time goes, as the suite grows.
 test: lint docs reference browser compile
-	$(BIN)/python -m pytest -n auto --dist load
+	$(BIN)/python -m pytest -n auto --dist load --durations=25
 
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet

@@ -1,5 +1,5 @@
 """What the window imports before its first frame: none of the agent stack (see the Start
-figure of `make bench` and README "Performance"). The stack is imported after the window is
+figure of `make bench` and docs/performance.md). The stack is imported after the window is
 shown, in a worker thread (Runtime.load), or at first use."""
 
 from __future__ import annotations
