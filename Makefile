@@ -100,7 +100,7 @@ test: lint docs reference browser compile
 	$(BIN)/python -m pytest -n auto --dist load --durations=25
 
 docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 test-fast: compile
 	$(BIN)/python -m pytest -q -x $(FAST)
