@@ -65,8 +65,10 @@ def main() -> None:
     with FakeOllama() as server, tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         asyncio.run(_turns(server, root))
-        for name, db in (("history.sql", root / "history.db"),
-                         ("checkpoints.sql", root / "checkpoints" / "index.db")):
+        for name, db in (
+            ("history.sql", root / "history.db"),
+            ("checkpoints.sql", root / "checkpoints" / "index.db"),
+        ):
             raw = sqlite3.connect(db)
             version = raw.execute("PRAGMA user_version").fetchone()[0]
             dump = "\n".join(raw.iterdump())
