@@ -11,8 +11,12 @@ from loki_desktop.core.export.jsonfile import from_dict, to_dict, to_json
 from loki_desktop.core.export.markdown import to_markdown
 from loki_desktop.core.files import atomic_write
 from loki_desktop.core.i18n import _
+from loki_desktop.core.mcp.config import secret_key
 from loki_desktop.core.mcp.secret_values import MASK, mask
 from loki_desktop.core.messages import ConversationExport
+from loki_desktop.core.model_servers import key_name, servers
+from loki_desktop.core.ports import SecretStore, SecretStoreUnavailable
+from loki_desktop.core.settings import Settings
 
 Format = Literal["md", "json", "html"]
 FORMATS: tuple[Format, ...] = ("md", "json", "html")
@@ -71,3 +75,24 @@ def default_name(title: str, fmt: Format) -> str:
     cleaned = "".join("-" if c in '/\\:*?"<>|' or ord(c) < 32 else c for c in title).strip()
     cleaned = cleaned.lstrip(".").strip() or _("conversation")
     return cleaned[:80] + SUFFIXES[fmt]
+
+
+def known_secrets(settings: Settings, store: SecretStore) -> list[str]:
+    """The values the keyring holds for the configured MCP servers and model servers (an
+    unusable keyring gives none: shaped secrets are still masked)."""
+    names = [
+        secret_key(str(server_id), str(name))
+        for server_id, entry in settings.mcp_servers.items()
+        if isinstance(entry, dict) and isinstance(entry.get("secrets"), list)
+        for name in entry["secrets"]
+    ]
+    names += [key_name(server.name) for server in servers(settings)]
+    values: list[str] = []
+    for name in names:
+        try:
+            value = store.get(name)
+        except SecretStoreUnavailable:
+            return values
+        if value:
+            values.append(value)
+    return values
