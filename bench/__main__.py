@@ -35,6 +35,7 @@ MODULES = [
     "bench.soak",
     "bench.jail_race",
     "bench.checkpoints",
+    "bench.conversations",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 

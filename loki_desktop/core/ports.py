@@ -332,8 +332,11 @@ class ConversationStore(Protocol):
         raises NotInConversation."""
         ...
 
-    def branches(self, conversation_id: str) -> dict[int, Branches]:
-        """The messages of the branch shown that have other versions, by message id."""
+    def branches(
+        self, conversation_id: str, among: Sequence[int] | None = None
+    ) -> dict[int, Branches]:
+        """The messages of the branch shown (or just those of `among`, a page's) that have
+        other versions, by message id."""
         ...
 
     def set_pinned(self, conversation_id: str, pinned: bool) -> None: ...

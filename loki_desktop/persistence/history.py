@@ -354,17 +354,16 @@ class History:
     def page(
         self, conversation_id: str, limit: int, before_id: int | None = None
     ) -> list[ChatMessage]:
-        """The `limit` messages before `before_id` (the latest ones when None), oldest first."""
+        """The `limit` messages of the branch shown before `before_id` (the latest ones when
+        None), oldest first: `limit` steps up from there, whatever the branch's length."""
         rows = self._db.execute(
-            tree.PATH + "SELECT m.* FROM messages m JOIN path ON m.id = path.id"
-            " WHERE m.id < :before ORDER BY m.id DESC LIMIT :limit",
+            tree.UP + "SELECT m.* FROM messages m JOIN up ON m.id = up.id ORDER BY m.id",
             {
-                "conversation": conversation_id,
-                "before": before_id if before_id is not None else 2**62,
+                "start": tree.page_start(self._db, conversation_id, before_id),
                 "limit": limit,
             },
         ).fetchall()
-        return [self._message(row) for row in reversed(rows)]
+        return [self._message(row) for row in rows]
 
     @_reported
     def append(self, conversation_id: str, message: ChatMessage) -> None:
@@ -520,8 +519,10 @@ class History:
             tree.switch(self._db, conversation_id, message_id)
 
     @_reported
-    def branches(self, conversation_id: str) -> dict[int, Branches]:
-        return tree.branches(self._db, conversation_id)
+    def branches(
+        self, conversation_id: str, among: Sequence[int] | None = None
+    ) -> dict[int, Branches]:
+        return tree.branches(self._db, conversation_id, among)
 
     @_reported
     def set_pinned(self, conversation_id: str, pinned: bool) -> None:

@@ -8,6 +8,7 @@ message is written after the one it follows, so the ids along a path only grow, 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import Branches
@@ -20,6 +21,27 @@ PATH = (
     " UNION ALL SELECT m.parent_id FROM messages m JOIN path ON m.id = path.id"
     " WHERE m.parent_id IS NOT NULL) "
 )
+
+# At most :limit ids going up from :start (NULL: none), as a CTE named `up`.
+UP = (
+    "WITH RECURSIVE up(id, n) AS (SELECT :start, 1 WHERE :start IS NOT NULL"
+    " UNION ALL SELECT m.parent_id, up.n + 1 FROM messages m JOIN up ON m.id = up.id"
+    " WHERE m.parent_id IS NOT NULL AND up.n < :limit) "
+)
+
+
+def page_start(db: sqlite3.Connection, conversation_id: str, before_id: int | None) -> int | None:
+    """Where a page going up begins: the leaf, or the message before `before_id`."""
+    if before_id is None:
+        row = db.execute(
+            "SELECT leaf_id FROM conversations WHERE id = ?", (conversation_id,)
+        ).fetchone()
+    else:
+        row = db.execute(
+            "SELECT parent_id FROM messages WHERE id = ? AND conversation_id = ?",
+            (before_id, conversation_id),
+        ).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
 
 
 def at_leaf(
@@ -69,14 +91,28 @@ def switch(db: sqlite3.Connection, conversation_id: str, message_id: int) -> Non
     db.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (leaf, conversation_id))
 
 
-def branches(db: sqlite3.Connection, conversation_id: str) -> dict[int, Branches]:
-    """The messages of the branch shown that have other versions, with those versions."""
-    rows = db.execute(
-        PATH + "SELECT p.id AS shown, s.id AS version FROM messages p"
-        " JOIN path ON p.id = path.id JOIN messages s ON s.conversation_id = p.conversation_id"
-        " AND s.parent_id IS p.parent_id ORDER BY p.id, s.id",
-        {"conversation": conversation_id},
-    ).fetchall()
+def branches(
+    db: sqlite3.Connection, conversation_id: str, among: Sequence[int] | None = None
+) -> dict[int, Branches]:
+    """The messages of the branch shown (or of `among`, the ones a page shows) that have
+    other versions, with those versions."""
+    siblings = (
+        " JOIN messages s ON s.conversation_id = p.conversation_id AND s.parent_id IS p.parent_id"
+    )
+    if among is None:
+        rows = db.execute(
+            PATH + "SELECT p.id AS shown, s.id AS version FROM messages p"
+            " JOIN path ON p.id = path.id" + siblings + " ORDER BY p.id, s.id",
+            {"conversation": conversation_id},
+        ).fetchall()
+    else:
+        marks = ", ".join("?" * len(among))
+        rows = db.execute(
+            "SELECT p.id AS shown, s.id AS version FROM messages p"
+            + siblings
+            + f" WHERE p.conversation_id = ? AND p.id IN ({marks}) ORDER BY p.id, s.id",
+            (conversation_id, *among),
+        ).fetchall()
     versions: dict[int, list[int]] = {}
     for shown, version in rows:
         versions.setdefault(shown, []).append(version)

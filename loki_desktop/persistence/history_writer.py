@@ -109,8 +109,10 @@ class BackgroundHistory:
     def last_turn(self, conversation_id: str) -> int:
         return self._read(lambda h: h.last_turn(conversation_id))
 
-    def branches(self, conversation_id: str) -> dict[int, Branches]:
-        return self._read(lambda h: h.branches(conversation_id))
+    def branches(
+        self, conversation_id: str, among: Sequence[int] | None = None
+    ) -> dict[int, Branches]:
+        return self._read(lambda h: h.branches(conversation_id, among))
 
     def export(self, conversation_id: str) -> ConversationExport:
         return self._read(lambda h: h.export(conversation_id))

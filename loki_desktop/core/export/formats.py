@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +22,23 @@ from loki_desktop.core.settings import Settings
 Format = Literal["md", "json", "html"]
 FORMATS: tuple[Format, ...] = ("md", "json", "html")
 SUFFIXES = {"md": ".md", "json": ".json", "html": ".html"}
+# keys whose values are never free text (left as they are by the masking)
+_NOT_TEXT = frozenset(
+    {
+        "images",
+        "kind",
+        "format",
+        "id",
+        "role",
+        "origin",
+        "tool_call_id",
+        "tool_name",
+        "model",
+        "text_call",
+        "direction",
+        "tools",
+    }
+)
 # a known secret shorter than this is not searched for (it would mask ordinary words)
 MIN_SECRET = 6
 
@@ -33,27 +51,33 @@ def render(conversation: ConversationExport, fmt: Format, secrets: Sequence[str]
     """The export as text. Secrets never go into it: the values of the keyring's secrets
     (`secrets`) and anything shaped like one (core.mcp.secret_values) become "••••" in every
     text of every message, so the JSON is lossless but for them."""
-    clean = masked(conversation, secrets)
-    if fmt == "json":
-        return to_json(clean)
-    return to_html(clean) if fmt == "html" else to_markdown(clean)
-
-
-def masked(conversation: ConversationExport, secrets: Sequence[str] = ()) -> ConversationExport:
     known = tuple(sorted({s for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True))
-    return from_dict(_mask_tree(to_dict(conversation), known))
+    if fmt == "md":  # plain text: masked whole, in one pass (images are data URIs: no match)
+        return _mask_text(to_markdown(conversation), known)
+    if fmt == "html":  # only the branch shown is on the page
+        shown = dataclasses.replace(conversation, messages=tuple(conversation.path()))
+        return to_html(masked(shown, known))
+    return to_json(masked(conversation, known))
+
+
+def masked(conversation: ConversationExport, known: Sequence[str] = ()) -> ConversationExport:
+    return from_dict(_mask_tree(to_dict(conversation), tuple(known)))
+
+
+def _mask_text(text: str, known: tuple[str, ...]) -> str:
+    for secret in known:
+        text = text.replace(secret, MASK)
+    return mask(text)
 
 
 def _mask_tree(value: Any, known: tuple[str, ...]) -> Any:
     if isinstance(value, str):
-        for secret in known:
-            value = value.replace(secret, MASK)
-        return mask(value)
+        return _mask_text(value, known)
     if isinstance(value, list):
         return [_mask_tree(item, known) for item in value]
     if isinstance(value, dict):
-        # images are data, not text: their base64 is left alone
-        return {k: v if k == "images" else _mask_tree(v, known) for k, v in value.items()}
+        # images are data, not text; ids, roles and kinds are Loki's own words
+        return {k: v if k in _NOT_TEXT else _mask_tree(v, known) for k, v in value.items()}
     return value
 
 
