@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from loki_desktop.core.events import ChangedFile, CheckReport
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.message_meta import MessageMeta
 from loki_desktop.core.messages import (
     Branches,
@@ -16,7 +17,6 @@ from loki_desktop.core.messages import (
     ChatMessage,
     ConversationExport,
     ConversationInfo,
-    ImageAttachment,
 )
 from loki_desktop.core.settings import Settings
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.message_meta import NO_META, MessageMeta
 from loki_desktop.core.messages import (
     Branches,
@@ -33,7 +34,6 @@ from loki_desktop.core.messages import (
     ChatMessage,
     ConversationExport,
     ConversationInfo,
-    ImageAttachment,
     StoredMessage,
 )
 from loki_desktop.core.ports import ImportRefused, StoreUnavailable, UnknownConversation

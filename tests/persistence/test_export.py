@@ -17,8 +17,9 @@ from loki_desktop.core.events import ChangedFile, CheckReport, Problem, SkillUse
 from loki_desktop.core.export.formats import ExportFailed, default_name, render, write
 from loki_desktop.core.export.jsonfile import ExportFormatError, parse_export, to_dict
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.message_meta import MessageMeta, UndoNote
-from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
+from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.ports import ImportRefused
 from loki_desktop.persistence.history import History
 

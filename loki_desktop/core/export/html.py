@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from loki_desktop.core.export.markdown import reasoning_title, when
 from loki_desktop.core.i18n import _
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.messages import (
     ChatMessage,
     ConversationExport,
-    ImageAttachment,
     StoredMessage,
 )
 

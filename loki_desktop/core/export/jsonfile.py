@@ -22,12 +22,12 @@ from typing import Any, cast, get_args
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.message_meta import MessageMeta
 from loki_desktop.core.messages import (
     CallRecord,
     ChatMessage,
     ConversationExport,
-    ImageAttachment,
     Origin,
     Role,
     StoredMessage,
