@@ -45,6 +45,7 @@ class ShortcutHost(Protocol):
     def workspace_picker(self) -> WorkspacePicker: ...
     @property
     def stack(self) -> QStackedWidget: ...
+    def export_conversation(self, conversation_id: str | None = None) -> object: ...
 
 
 FOCUS_EVENTS = (QEvent.Type.FocusIn, QEvent.Type.FocusOut)
@@ -59,6 +60,7 @@ def install_shortcuts(window: ShortcutHost, parent: QWidget) -> list[QShortcut]:
         ("Ctrl+,", window.settings_opener.open),
         (QKeySequence(Qt.Key.Key_Escape), window.sessions.stop_current),
         (QKeySequence.StandardKey.New, window.sessions.new_conversation),
+        ("Ctrl+Shift+E", window.export_conversation),
     )
     made = []
     for keys, slot in bindings:
