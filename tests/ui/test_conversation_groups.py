@@ -62,7 +62,7 @@ async def test_grouped_by_folder_pinned_first_and_filtered_to_this_folder(
         assert listing.headers() == ["Épinglées", "parseur", "Sans dossier"]
         assert listing.ids()[0] == ids["Site web"]
         menu = listing.menu_for(ids["Site web"], pinned=True)
-        assert [a.text() for a in menu.actions()][0] == "Désépingler"
+        assert menu.actions()[0].text() == "Désépingler"
 
         # a header is a caption: the arrows skip it, selecting opens nothing
         listing.list.setCurrentRow(0)
