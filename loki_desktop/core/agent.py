@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from loki_desktop.core.branches import branch_point, left_behind, left_behind_notice
+from loki_desktop.core.branches import NotPersons, rewind_at
 from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import (
@@ -351,20 +351,15 @@ class _Turn:
     def _branch_off(self, rewind: _Rewind) -> str | None:
         """End the branch shown where the new one starts (under the turn lock); the sentence
         that says why it cannot, or None."""
-        path = self.store.messages(self.conversation_id)
-        index = branch_point(path, rewind.message_id)
-        if index is None:
-            return _("Ce message ne peut pas être renvoyé : ce n'est pas l'un des vôtres.")
-        # a regenerated answer follows the message; an edited message takes its place
-        keep = index if rewind.kind == "regenerate" else index - 1
-        self.store.rewind(self.conversation_id, path[keep].id if keep >= 0 else None)
-        if self.agent.changes is not None:  # the files the branch left behind: say so
-            left = left_behind(
-                self.agent.changes.store, self.conversation_id, path, path[: keep + 1]
+        checkpoints = self.agent.changes.store if self.agent.changes is not None else None
+        try:
+            notice = rewind_at(
+                self.store, checkpoints, self.conversation_id, rewind.message_id, rewind.kind
             )
-            notice = left_behind_notice(left)
-            if notice is not None:
-                self.agent.pending_notices.append(notice)
+        except NotPersons as exc:
+            return str(exc)
+        if notice is not None:  # the files the branch left behind: said, never undone silently
+            self.agent.pending_notices.append(notice)
         return None
 
     async def _announce(self, *, resume: bool) -> AsyncIterator[Event]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.messages import ChatMessage
-from loki_desktop.core.ports import CheckpointStore, ConversationStore, TurnCheckpoint
+from loki_desktop.core.ports import CheckpointStore, ConversationStore, TurnCheckpoint, TurnLock
 
 
 class BranchBusy(Exception):
@@ -37,9 +37,49 @@ def branch_point(path: Sequence[ChatMessage], message_id: int | None) -> int | N
     return None
 
 
-def switch_branch(store: ConversationStore, conversation_id: str, message_id: int) -> None:
-    """Show the branch through `message_id`. Refused (BranchBusy) while a turn of the
-    conversation runs, here or in another process: the turn writes to the branch shown."""
+class NotPersons(ValueError):
+    """A message to edit or answer again that is not one of the person's (one sentence)."""
+
+
+def rewind_at(
+    store: ConversationStore,
+    checkpoints: CheckpointStore | None,
+    conversation_id: str,
+    message_id: int | None,
+    kind: str,
+) -> str | None:
+    """End the branch shown where a new one starts (the turn lock held by the caller): at
+    the person's message `message_id` for a regenerated answer ("regenerate"), just before
+    it for an edited one ("edit"). Returns the notice naming the files the branch left
+    behind changed (None: none); raises NotPersons."""
+    path = store.messages(conversation_id)
+    index = branch_point(path, message_id)
+    if index is None:
+        raise NotPersons(_("Ce message ne peut pas être renvoyé : ce n'est pas l'un des vôtres."))
+    keep = index if kind == "regenerate" else index - 1
+    store.rewind(conversation_id, path[keep].id if keep >= 0 else None)
+    if checkpoints is None:
+        return None
+    return left_behind_notice(left_behind(checkpoints, conversation_id, path, path[: keep + 1]))
+
+
+def branch_off(
+    store: ConversationStore,
+    checkpoints: CheckpointStore | None,
+    conversation_id: str,
+    message_id: int | None,
+    kind: str,
+) -> str | None:
+    """rewind_at under the conversation's turn lock (the window's edit and regenerate, before
+    their turn starts); raises BranchBusy while a turn runs there."""
+    held = _lock(store, conversation_id)
+    try:
+        return rewind_at(store, checkpoints, conversation_id, message_id, kind)
+    finally:
+        held.release()
+
+
+def _lock(store: ConversationStore, conversation_id: str) -> TurnLock:
     held = store.lock_turn(conversation_id)
     if held is None:
         raise BranchBusy(
@@ -48,6 +88,13 @@ def switch_branch(store: ConversationStore, conversation_id: str, message_id: in
                 "termine (ou arrêtez-la) avant de changer de version."
             )
         )
+    return held
+
+
+def switch_branch(store: ConversationStore, conversation_id: str, message_id: int) -> None:
+    """Show the branch through `message_id`. Refused (BranchBusy) while a turn of the
+    conversation runs, here or in another process: the turn writes to the branch shown."""
+    held = _lock(store, conversation_id)
     try:
         store.switch_branch(conversation_id, message_id)
     finally:

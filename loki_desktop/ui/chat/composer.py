@@ -35,6 +35,7 @@ class ComposerInput(QPlainTextEdit):
     submitted = Signal()
     escape_pressed = Signal()
     images_given = Signal(QMimeData)
+    edit_last_requested = Signal()  # Ctrl+↑ in the empty box: edit the last message sent
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
         return Attachments.offers_images(source) or super().canInsertFromMimeData(source)
@@ -54,6 +55,10 @@ class ComposerInput(QPlainTextEdit):
             return
         if event.key() == Qt.Key.Key_Escape:
             self.escape_pressed.emit()
+            return
+        ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        if event.key() == Qt.Key.Key_Up and ctrl and not self.toPlainText():
+            self.edit_last_requested.emit()
             return
         super().keyPressEvent(event)
 

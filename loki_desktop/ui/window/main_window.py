@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QTextCursor
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -215,6 +215,9 @@ class MainWindow(QMainWindow):
         sessions.shown.connect(self._on_shown)
         sessions.busy_changed.connect(self._on_busy)
         sessions.send_refused.connect(self.composer.keep_draft)
+        sessions.models = self._installed_models
+        sessions.edit_started.connect(self._edit_in_composer)
+        self.composer.input.edit_last_requested.connect(sessions.edit_last)
 
     # --- state kept between runs ------------------------------------------------------
 
@@ -252,6 +255,17 @@ class MainWindow(QMainWindow):
             lambda: known_secrets(runtime.services.settings.load(), runtime.services.secrets),
             runtime.workspace(),
         )
+
+    def _installed_models(self) -> list[str]:
+        picker = self.model_picker
+        names = (picker.itemData(index) for index in range(picker.count()))
+        return [name for name in names if isinstance(name, str) and name]
+
+    def _edit_in_composer(self, text: str) -> None:
+        """The message being edited, in the composer: the next send replaces it."""
+        self.composer.set_text(text)
+        self.composer.input.setFocus()
+        self.composer.input.moveCursor(QTextCursor.MoveOperation.End)
 
     def _show_title(self, title: str) -> None:
         """The conversation's title in the header and the window's title bar."""
