@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from loki_desktop.core.branches import NotPersons, rewind_at
+from loki_desktop.core.branches import NotPersons, left_behind_notice, rewind_at
 from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import (
@@ -353,11 +353,12 @@ class _Turn:
         that says why it cannot, or None."""
         checkpoints = self.agent.changes.store if self.agent.changes is not None else None
         try:
-            notice = rewind_at(
+            left = rewind_at(
                 self.store, checkpoints, self.conversation_id, rewind.message_id, rewind.kind
             )
         except NotPersons as exc:
             return str(exc)
+        notice = left_behind_notice(left)
         if notice is not None:  # the files the branch left behind: said, never undone silently
             self.agent.pending_notices.append(notice)
         return None

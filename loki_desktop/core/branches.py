@@ -47,11 +47,11 @@ def rewind_at(
     conversation_id: str,
     message_id: int | None,
     kind: str,
-) -> str | None:
+) -> LeftBehind:
     """End the branch shown where a new one starts (the turn lock held by the caller): at
     the person's message `message_id` for a regenerated answer ("regenerate"), just before
-    it for an edited one ("edit"). Returns the notice naming the files the branch left
-    behind changed (None: none); raises NotPersons."""
+    it for an edited one ("edit"). Returns the file changes the branch left behind (to be
+    said, with their undo offered); raises NotPersons."""
     path = store.messages(conversation_id)
     index = branch_point(path, message_id)
     if index is None:
@@ -59,8 +59,8 @@ def rewind_at(
     keep = index if kind == "regenerate" else index - 1
     store.rewind(conversation_id, path[keep].id if keep >= 0 else None)
     if checkpoints is None:
-        return None
-    return left_behind_notice(left_behind(checkpoints, conversation_id, path, path[: keep + 1]))
+        return LeftBehind(())
+    return left_behind(checkpoints, conversation_id, path, path[: keep + 1])
 
 
 def branch_off(
@@ -69,7 +69,7 @@ def branch_off(
     conversation_id: str,
     message_id: int | None,
     kind: str,
-) -> str | None:
+) -> LeftBehind:
     """rewind_at under the conversation's turn lock (the window's edit and regenerate, before
     their turn starts); raises BranchBusy while a turn runs there."""
     held = _lock(store, conversation_id)

@@ -11,10 +11,12 @@ from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from loki_desktop.core.branches import (
     BranchBusy,
+    LeftBehind,
     NotPersons,
     branch_off,
     branch_point,
     is_persons,
+    left_behind_notice,
     sibling,
     switch_branch,
 )
@@ -57,6 +59,7 @@ class Session(QObject):
         self.after_failure: asyncio.Task[None] | None = None  # is the server gone? (turn_errors)
         self.model_override = ""  # Régénérer avec…: the next turn's model, once
         self.on_a_new_branch = False  # its turn started a branch: shown again from the store
+        self.left_behind: LeftBehind | None = None  # what that branch left (said again then)
         self.runner = TurnRunner(
             self.view, lambda: self._agent(runtime), runtime.running_turns, self
         )
@@ -350,8 +353,21 @@ class Sessions(QObject):
         self.reload_conversation(session.id)
 
     def _show_branch(self, conversation_id: str) -> None:
-        if self.current is not None and self.current.id == conversation_id:
-            self.reload_conversation(conversation_id)
+        session = self.current
+        if session is None or session.id != conversation_id:
+            return
+        left = session.left_behind
+        self.reload_conversation(conversation_id)
+        if left is not None and self.current is not None:
+            self._offer_undo(self.current, left)
+
+    @staticmethod
+    def _offer_undo(session: Session, left: LeftBehind) -> None:
+        """Say which files the branch left behind changed, with each turn's undo."""
+        notice = left_behind_notice(left)
+        if notice is not None:
+            session.view.add_notice(notice)
+            session.undo.offer(left.turns)
 
     def _branch_for_edit(self, session: Session, message_id: int) -> Session | None:
         self.editing = None
@@ -366,7 +382,7 @@ class Sessions(QObject):
             session.view.add_notice(_(BUSY))
             return None
         try:
-            notice = branch_off(
+            left = branch_off(
                 self.runtime.store, self.runtime.checkpoints, session.id, message_id, kind
             )
         except (BranchBusy, NotPersons, NotInConversation) as exc:
@@ -375,8 +391,8 @@ class Sessions(QObject):
         self.reload_conversation(session.id)
         fresh = self.by_id.get(session.id, session)
         fresh.on_a_new_branch = True
-        if notice is not None:
-            fresh.view.add_notice(notice)
+        fresh.left_behind = left if left.turns else None
+        self._offer_undo(fresh, left)
         return fresh
 
     def _bar_after_turn(self, session: Session) -> None:

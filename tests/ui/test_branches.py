@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 
 from loki_desktop.core.services import Services
+from loki_desktop.ui.changes.undo_bar import UndoBar
 from loki_desktop.ui.chat.branch_bar import BranchBar
 from loki_desktop.ui.chat.items import AssistantMessage, NoticeLine, UserMessage
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -139,3 +141,32 @@ async def test_a_branch_switch_while_a_turn_runs_is_one_sentence_and_changes_not
         gate.set()
         await wait_until(lambda: idle(window), what="the turn's end")
         assert answers(window)[:1] == ["B."]
+
+
+async def test_an_edit_says_which_files_the_old_branch_changed_and_offers_their_undo(
+    services: Services, ollama: FakeOllama, qtbot: Any, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("avant\n")
+    ollama.script(
+        Reply.tool("write_file", {"path": "notes.txt", "content": "après\n"}),
+        Reply.text("Écrit."),
+        Reply.text("Rien écrit cette fois."),
+    )
+    async with open_window(services, qtbot, ollama.url) as window:
+        window.workspace_picker.choose(str(workspace))
+        await send(window, qtbot, "Écris notes.txt")
+        assert (workspace / "notes.txt").read_text() == "après\n"
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Up, Qt.KeyboardModifier.ControlModifier)
+        window.composer.set_text("")
+        await send(window, qtbot, "Ne touche rien")
+        await wait_until(lambda: shows_versions(window, "2/2"), what="the new version shown")
+
+        view = window.sessions.current.view
+        notices = [w.message for w in view.items() if isinstance(w, NoticeLine)]
+        assert any("notes.txt" in n and "(tour 1)" in n for n in notices), notices
+        assert (workspace / "notes.txt").read_text() == "après\n"  # nothing undone silently
+        (offered,) = [w for w in view.items() if isinstance(w, UndoBar)]
+        offered.button.click()
+        await wait_until(
+            lambda: (workspace / "notes.txt").read_text() == "avant\n", what="the undo"
+        )
