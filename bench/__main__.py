@@ -36,6 +36,7 @@ MODULES = [
     "bench.jail_race",
     "bench.checkpoints",
     "bench.conversations",
+    "bench.sidebar",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 
