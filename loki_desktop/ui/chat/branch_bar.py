@@ -60,12 +60,12 @@ class BranchBar(QWidget):
         layout.addStretch(1)
 
     def _arrows(self, layout: QHBoxLayout, versions: Branches) -> None:
-        previous = _small("‹", _("Version précédente"))
+        previous = _small("‹", _("Version précédente"), narrow=True)
         previous.setEnabled(versions.index > 0)
         previous.clicked.connect(lambda: self.step_requested.emit(self.message_id, -1))
         position = QLabel(versions.label)
         position.setObjectName("BranchPosition")
-        following = _small("›", _("Version suivante"))
+        following = _small("›", _("Version suivante"), narrow=True)
         following.setEnabled(versions.index < len(versions.ids) - 1)
         following.clicked.connect(lambda: self.step_requested.emit(self.message_id, 1))
         for widget in (previous, position, following):
@@ -88,9 +88,11 @@ class BranchBar(QWidget):
         self.model_menu().popup(self.with_model.mapToGlobal(self.with_model.rect().bottomLeft()))
 
 
-def _small(text: str, tip: str) -> QPushButton:
+def _small(text: str, tip: str, *, narrow: bool = False) -> QPushButton:
     button = QPushButton(text)
     button.setObjectName("BranchButton")
     button.setToolTip(tip)
     button.setFlat(True)
+    if narrow:  # an arrow: as wide as it is high, whatever the style's button padding
+        button.setFixedWidth(button.sizeHint().height())
     return button

@@ -371,8 +371,6 @@ class ConversationList(QFrame):
         size = ngettext("{n} message", "{n} messages", count).format(n=count)
         # a conversation just made has no message stored yet: its age only, not "0 messages"
         meta = f"{size} · {when(info.updated_at)}" if count else when(info.updated_at)
-        if info.pinned:
-            meta = "📌 " + meta
         if item.data(PINNED_ROLE) != info.pinned:
             item.setData(PINNED_ROLE, info.pinned)
         if item.text() != info.title:
