@@ -10,8 +10,14 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loki_desktop.core.branches import BranchBusy, switch_branch
 from loki_desktop.core.i18n import _, ngettext
-from loki_desktop.core.ports import ImportRefused, StoreUnavailable, UnknownConversation
+from loki_desktop.core.ports import (
+    ImportRefused,
+    NotInConversation,
+    StoreUnavailable,
+    UnknownConversation,
+)
 from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
@@ -57,6 +63,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     imported = verbs.add_parser("import", help=_("importe un export JSON"))
     imported.add_argument("file", type=Path, metavar=_("FICHIER.json"))
+    branch = verbs.add_parser(
+        "branch", help=_("montre la version d'une conversation qui passe par ce message")
+    )
+    branch.add_argument("id", help=_("la conversation"))
+    branch.add_argument("message", type=int, help=_("le numéro du message (voir « show »)"))
     remove = verbs.add_parser(
         "rm", help=_("supprime une conversation et ses points de restauration")
     )
@@ -72,6 +83,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
         "export": _export,
         "import": _import,
         "rm": _remove,
+        "branch": _branch,
     }
     with ExitStack() as stack:
         try:
@@ -81,7 +93,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
         except (StoreUnavailable, ImportRefused) as exc:
             print(exc, file=sys.stderr)
             return 1
-        except (BadInput, UnknownConversation) as exc:
+        except (BadInput, UnknownConversation, NotInConversation, BranchBusy) as exc:
             print(exc, file=sys.stderr)
             return 2
 
@@ -210,6 +222,13 @@ def _read_export(path: Path) -> str:
         raise BadInput(
             _("{path} ne peut pas être lu ({error}).").format(path=path, error=exc.strerror or exc)
         ) from exc
+
+
+def _branch(args: argparse.Namespace, store: ConversationStore, services: Services) -> int:
+    """The version through message N becomes the one shown (and the one `ask` continues)."""
+    _known(store, args.id)
+    switch_branch(store, args.id, args.message)
+    return _show(args, store, services)
 
 
 def _remove(args: argparse.Namespace, store: ConversationStore, services: Services) -> int:

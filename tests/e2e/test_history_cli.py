@@ -39,6 +39,18 @@ def test_list_regenerate_show_export_rm_import_round_trip(
     assert "Loki (llama3.1:8b)  (version 2/2)" in shown.stdout
     assert "Première réponse." not in shown.stdout  # the other version is not the one shown
 
+    first_answer = next(
+        line.split("]")[0].strip("[")
+        for line in shown.stdout.splitlines()
+        if "(version 2/2)" in line
+    )
+    older = run_cli("history", "branch", session, str(int(first_answer) - 1), home=loki_home)
+    assert older.code == 0, older.stderr
+    assert "Première réponse." in older.stdout
+    assert "(version 1/2)" in older.stdout
+    back = run_cli("history", "branch", session, first_answer, home=loki_home)
+    assert "Réponse de llama." in back.stdout
+
     exported = run_cli("history", "export", session, "-o", str(tmp_path / "c.json"), home=loki_home)
     assert exported.code == 0, exported.stderr
     markdown = run_cli("history", "export", session, home=loki_home)
