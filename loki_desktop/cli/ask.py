@@ -34,23 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_server_arguments(parser)
     parser.add_argument("--session", help=_("continue cette conversation"))
-    parser.add_argument(
-        "--regenerate",
-        action="store_true",
-        help=_(
-            "avec --session : refait la dernière réponse (avec --model, par un autre modèle) ; "
-            "l'ancienne reste une autre version de la conversation"
-        ),
-    )
-    parser.add_argument(
-        "--edit",
-        type=int,
-        metavar="MESSAGE",
-        help=_(
-            "avec --session : envoie le message à la place de votre message MESSAGE (son "
-            "numéro dans « history show ») ; l'ancienne version reste"
-        ),
-    )
+    _add_branch_arguments(parser)
     parser.add_argument(
         "--allow-shell",
         action="store_true",
@@ -110,6 +94,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
+
+
+def _add_branch_arguments(parser: argparse.ArgumentParser) -> None:
+    """--regenerate and --edit: a new version of an answer or of one of your messages."""
+    parser.add_argument(
+        "--regenerate",
+        action="store_true",
+        help=_(
+            "avec --session : refait la dernière réponse (avec --model, par un autre modèle) ; "
+            "l'ancienne reste une autre version de la conversation"
+        ),
+    )
+    parser.add_argument(
+        "--edit",
+        type=int,
+        metavar="MESSAGE",
+        help=_(
+            "avec --session : envoie le message à la place de votre message MESSAGE (son "
+            "numéro dans « history show ») ; l'ancienne version reste"
+        ),
+    )
 
 
 def run(args: argparse.Namespace, services: Services) -> int:

@@ -235,15 +235,8 @@ class ConversationList(QFrame):
         self.search.setPlaceholderText(_("Rechercher dans les conversations…"))
         self.search.setClearButtonEnabled(True)
         layout.addWidget(self.search)
-        caption = QHBoxLayout()
-        caption.addWidget(label(_("CONVERSATIONS"), "SidebarCaption"))
-        caption.addStretch(1)
         self.this_folder = QCheckBox(_("Ce dossier"))
-        self.this_folder.setObjectName("ThisFolderOnly")
-        self.this_folder.setToolTip(_("Seulement les conversations du dossier de travail"))
-        self.this_folder.toggled.connect(lambda _on: self.refresh())
-        caption.addWidget(self.this_folder)
-        layout.addLayout(caption)
+        layout.addLayout(self._caption())
 
         self.list = QListWidget()
         self.list.setObjectName("ConversationList")
@@ -279,6 +272,17 @@ class ConversationList(QFrame):
         self._search_timer.setInterval(SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self.refresh)
         self.search.textChanged.connect(lambda _text: self._search_timer.start())
+
+    def _caption(self) -> QHBoxLayout:
+        """CONVERSATIONS, and the filter that keeps the working folder's."""
+        caption = QHBoxLayout()
+        caption.addWidget(label(_("CONVERSATIONS"), "SidebarCaption"))
+        caption.addStretch(1)
+        self.this_folder.setObjectName("ThisFolderOnly")
+        self.this_folder.setToolTip(_("Seulement les conversations du dossier de travail"))
+        self.this_folder.toggled.connect(lambda _on: self.refresh())
+        caption.addWidget(self.this_folder)
+        return caption
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (
