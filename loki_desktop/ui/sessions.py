@@ -57,7 +57,7 @@ class Session(QObject):
         self.approver.on_ask = self.view.tool_waiting  # the card says EN ATTENTE meanwhile
         self.approver.on_answer = self.view.tool_answered
         self.after_failure: asyncio.Task[None] | None = None  # is the server gone? (turn_errors)
-        self.model_override = ""  # Régénérer avec…: the next turn's model, once
+        self.model_override = ("", "")  # Régénérer avec…: (server, model) of the next turn
         self.on_a_new_branch = False  # its turn started a branch: shown again from the store
         self.left_behind: LeftBehind | None = None  # what that branch left (said again then)
         self.runner = TurnRunner(
@@ -73,10 +73,8 @@ class Session(QObject):
         self.view.older_loaded.connect(self.undo.refresh)
 
     def _agent(self, runtime: Runtime) -> Agent:
-        agent = runtime.make_agent(self.approver)
-        if self.model_override:
-            agent.config.model, self.model_override = self.model_override, ""
-        return agent
+        (server, model), self.model_override = self.model_override, ("", "")
+        return runtime.make_agent(self.approver, server=server, model=model)
 
     def dispose(self) -> None:
         self.view.deleteLater()
@@ -113,7 +111,8 @@ class Sessions(QObject):
         self.heap_return = HeapReturn(self)  # closed conversations' memory back to the system
         self.by_id: dict[str, Session] = {}
         self.current: Session | None = None
-        self.models: Callable[[], list[str]] = list  # installed models (Régénérer avec…)
+        # installed models, (server, model), for Régénérer avec…
+        self.models: Callable[[], list[tuple[str, str]]] = list
         self.editing: tuple[str, int] | None = None  # (conversation, message) being edited
 
     # --- on screen ------------------------------------------------------------------------
@@ -197,7 +196,9 @@ class Sessions(QObject):
         view.models = self.models
         view.step_requested.connect(lambda mid, step: self.step(session, mid, step))
         view.edit_requested.connect(lambda mid: self.start_edit(session, mid))
-        view.regenerate_requested.connect(lambda mid, model: self.regenerate(session, mid, model))
+        view.regenerate_requested.connect(
+            lambda mid, server, model: self.regenerate(session, mid, model, server)
+        )
 
     def _show(self, session: Session) -> None:
         if self.editing is not None and self.editing[0] != session.id:
@@ -332,11 +333,14 @@ class Sessions(QObject):
         self.start_edit(session, persons[-1].id)
         return True
 
-    def regenerate(self, session: Session, question_id: int, model: str = "") -> None:
-        """Answer the person's message again (with `model`, or the one in use): a sibling."""
+    def regenerate(
+        self, session: Session, question_id: int, model: str = "", server: str = ""
+    ) -> None:
+        """Answer the person's message again (with `model` of the configured server
+        `server`, or the model in use): a sibling of the earlier answers."""
         fresh = self._branch(session, question_id, "regenerate")
         if fresh is not None:
-            fresh.model_override = model
+            fresh.model_override = (server, model)
             fresh.runner.retry(fresh.id)
 
     def step(self, session: Session, message_id: int, step: int) -> None:

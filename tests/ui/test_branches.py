@@ -170,3 +170,32 @@ async def test_an_edit_says_which_files_the_old_branch_changed_and_offers_their_
         await wait_until(
             lambda: (workspace / "notes.txt").read_text() == "avant\n", what="the undo"
         )
+
+
+async def test_regenerate_with_a_model_of_another_configured_server(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    ollama.script(Reply.text("Réponse locale."))
+    with FakeOllama(models=("mistral:7b",)) as other:
+        other.script(Reply.text("Réponse de l'autre serveur."))
+        settings = services.settings.load()
+        settings.model_servers = [
+            {"kind": "ollama", "name": "Local", "url": ollama.url},
+            {"kind": "ollama", "name": "Atelier", "url": other.url},
+        ]
+        settings.model_server = "Local"
+        services.settings.save(settings)
+        async with open_window(services, qtbot) as window:
+            await wait_until(lambda: window.model_picker.models_of("Atelier") == ["mistral:7b"])
+            await send(window, qtbot, "Bonjour")
+            await wait_until(lambda: window.sessions.current.view.branch_bars())
+            menu = bar(window, "answer").model_menu()
+            (mistral,) = [a for a in menu.actions() if a.text() == "mistral:7b"]
+            mistral.trigger()
+            await wait_until(
+                lambda: idle(window) and answers(window) == ["Réponse de l'autre serveur."],
+                what="the other server's answer",
+            )
+            assert other.chat_requests[-1]["model"] == "mistral:7b"
+            assert window.runtime.server.name == "Local"  # the server in use did not change
+            assert window.runtime.settings.model_server == "Local"

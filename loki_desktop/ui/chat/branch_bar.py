@@ -20,7 +20,8 @@ class BranchBar(QWidget):
 
     step_requested = Signal(int, int)  # message id, -1 or +1
     edit_requested = Signal(int)  # the question's id
-    regenerate_requested = Signal(int, str)  # the question's id, the model ("": the same)
+    # the question's id, the server and the model ("", "": the ones in use)
+    regenerate_requested = Signal(int, str, str)
 
     def __init__(
         self,
@@ -28,7 +29,7 @@ class BranchBar(QWidget):
         message_id: int,
         question_id: int,
         versions: Branches | None,
-        models: Callable[[], list[str]] = list,
+        models: Callable[[], list[tuple[str, str]]] = list,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -52,7 +53,7 @@ class BranchBar(QWidget):
             layout.addWidget(edit)
         else:
             again = _small(_("Régénérer"), _("Redemander cette réponse au même modèle"))
-            again.clicked.connect(lambda: self.regenerate_requested.emit(question_id, ""))
+            again.clicked.connect(lambda: self.regenerate_requested.emit(question_id, "", ""))
             layout.addWidget(again)
             self.with_model = _small(_("Régénérer avec…"), _("Redemander à un autre modèle"))
             self.with_model.clicked.connect(self._choose_model)
@@ -73,16 +74,23 @@ class BranchBar(QWidget):
         self.previous, self.position, self.next = previous, position, following
 
     def model_menu(self) -> QMenu:
-        """The installed models (of the server in use), one action each."""
+        """The installed models of every configured server, one action each (under each
+        server's name when there are several)."""
         menu = QMenu(self)
-        for model in self._models():
-            menu.addAction(model, self._regenerate_with(model))
+        listed = self._models()
+        several = len({server for server, _model in listed}) > 1
+        shown = ""
+        for server, model in listed:
+            if several and server != shown:
+                menu.addSection(server)
+                shown = server
+            menu.addAction(model, self._regenerate_with(server, model))
         if menu.isEmpty():
             menu.addAction(_("Aucun modèle installé")).setEnabled(False)
         return menu
 
-    def _regenerate_with(self, model: str) -> Callable[[], None]:
-        return lambda: self.regenerate_requested.emit(self.question_id, model)
+    def _regenerate_with(self, server: str, model: str) -> Callable[[], None]:
+        return lambda: self.regenerate_requested.emit(self.question_id, server, model)
 
     def _choose_model(self) -> None:
         self.model_menu().popup(self.with_model.mapToGlobal(self.with_model.rect().bottomLeft()))

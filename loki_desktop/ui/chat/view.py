@@ -52,7 +52,8 @@ class ChatView(QScrollArea):
     # the rows under stored messages (ui.chat.branch_bar), passed on to the session
     step_requested = Signal(int, int)  # message id, -1 or +1
     edit_requested = Signal(int)  # the person's message id
-    regenerate_requested = Signal(int, str)  # the person's message id, the model ("": same)
+    # the person's message id, the server and the model ("", "": the ones in use)
+    regenerate_requested = Signal(int, str, str)
 
     def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -86,7 +87,7 @@ class ChatView(QScrollArea):
         self._builder = TurnBuilder(self._new_tool_card)
         # the versions of a page's messages (the store's `branches`); None: no rows under them
         self.versions_of: Callable[[list[int]], dict[int, Branches]] | None = None
-        self.models: Callable[[], list[str]] = list  # for Régénérer avec…
+        self.models: Callable[[], list[tuple[str, str]]] = list  # (server, model): Régénérer avec…
         self._unbuilt: list[list[ChatMessage]] = []  # turns loaded but not built, oldest first
         self._waiting_answers: list[MarkdownView] = []  # long stored answers partly made
         self._loader: PageLoader | None = None

@@ -33,6 +33,7 @@ from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.sessions import Session, Sessions
 from loki_desktop.ui.text.rendering import ThemedRenderer
 from loki_desktop.ui.theme import Theme, app_icon
+from loki_desktop.ui.window.backend_status import SERVER_ROLE
 from loki_desktop.ui.window.compact_bar import CompactBar
 from loki_desktop.ui.window.fit import place_window
 from loki_desktop.ui.window.header import Header
@@ -256,10 +257,15 @@ class MainWindow(QMainWindow):
             runtime.workspace(),
         )
 
-    def _installed_models(self) -> list[str]:
-        picker = self.model_picker
-        names = (picker.itemData(index) for index in range(picker.count()))
-        return [name for name in names if isinstance(name, str) and name]
+    def _installed_models(self) -> list[tuple[str, str]]:
+        """(server, model) of every model the picker lists, every configured server's."""
+        picker, current = self.model_picker, self.runtime.server.name
+        listed = []
+        for row in range(picker.count()):
+            name = picker.itemData(row)
+            if isinstance(name, str) and name:
+                listed.append((str(picker.itemData(row, SERVER_ROLE) or current), name))
+        return listed
 
     def _edit_in_composer(self, text: str) -> None:
         """The message being edited, in the composer: the next send replaces it."""
