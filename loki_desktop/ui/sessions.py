@@ -338,6 +338,7 @@ class Sessions(QObject):
     ) -> None:
         """Answer the person's message again (with `model` of the configured server
         `server`, or the model in use): a sibling of the earlier answers."""
+        self.editing = None  # an edit under way is dropped: the composer's text stays
         fresh = self._branch(session, question_id, "regenerate")
         if fresh is not None:
             fresh.model_override = (server, model)
@@ -400,7 +401,8 @@ class Sessions(QObject):
         return fresh
 
     def _bar_after_turn(self, session: Session) -> None:
-        """Régénérer under the answer a live turn just gave (stored turns get it when built)."""
+        """Modifier under the message a live turn answered, Régénérer under its answer (stored
+        turns get them when built)."""
         if session.view.versions_of is None or session.runner.busy:
             return
         last = self.runtime.store.page(session.id, PAGE_SIZE)
@@ -409,5 +411,6 @@ class Sessions(QObject):
             return
         question, answer = last[index], last[index + 1]
         if answer.role == "assistant" and question.id is not None and answer.id is not None:
-            versions = self.runtime.store.branches(session.id, [answer.id]).get(answer.id)
-            session.view.add_answer_bar(answer.id, question.id, versions)
+            versions = self.runtime.store.branches(session.id, [question.id, answer.id])
+            session.view.add_question_bar(question.id, versions.get(question.id))
+            session.view.add_answer_bar(answer.id, question.id, versions.get(answer.id))

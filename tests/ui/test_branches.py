@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 
 from loki_desktop.core.services import Services
 from loki_desktop.ui.changes.undo_bar import UndoBar
@@ -59,6 +60,7 @@ async def test_regenerate_then_the_arrows_move_between_the_answers(
             lambda: any(b.kind == "answer" for b in window.sessions.current.view.branch_bars())
         )
         assert bar(window, "answer").versions is None  # one answer: no arrows yet
+        assert bar(window, "question").versions is None  # the live question has its row too
 
         qtbot.mouseClick(
             bar(window, "answer").findChildren(type(window.composer.button))[0],
@@ -111,6 +113,12 @@ async def test_ctrl_up_edits_the_last_message_and_keeps_the_old_version(
         question_bar.previous.click()
         await wait_until(lambda: questions(window) == ["Combien font 2+2 ?"], what="the old one")
         assert answers(window) == ["Réponse un."]
+        (edit,) = [
+            b for b in bar(window, "question").findChildren(QPushButton) if b.text() == "Modifier"
+        ]
+        edit.click()
+        assert window.composer.text() == "Combien font 2+2 ?"
+        assert window.sessions.editing is not None
 
 
 async def test_a_branch_switch_while_a_turn_runs_is_one_sentence_and_changes_nothing(

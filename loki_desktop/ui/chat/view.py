@@ -117,6 +117,15 @@ class ChatView(QScrollArea):
     def branch_bars(self) -> list[BranchBar]:
         return [w for w in self._widgets() if isinstance(w, BranchBar)]
 
+    def add_question_bar(self, question_id: int, versions: Branches | None) -> BranchBar | None:
+        """The row under the person's last message, once its live turn is stored."""
+        asked = [w for w in self._widgets() if isinstance(w, UserMessage)]
+        if not asked:
+            return None
+        bar = self._new_bar("question", question_id, question_id, versions)
+        self._layout.insertWidget(self._layout.indexOf(asked[-1]) + 1, bar)
+        return bar
+
     def add_answer_bar(
         self, answer_id: int, question_id: int, versions: Branches | None
     ) -> BranchBar:
