@@ -308,3 +308,26 @@ def test_a_disk_that_fills_up_midway_is_a_sentence_and_leaves_the_old_file(
 def test_the_proposed_file_name_is_the_title() -> None:
     assert default_name("Mon projet : v2/3", "md") == "Mon projet - v2-3.md"
     assert default_name("...", "json") == "conversation.json"
+
+
+def test_every_cut_of_an_export_and_every_field_of_the_wrong_type_is_one_error(
+    tmp_path: Path,
+) -> None:
+    history = History(tmp_path / "history.db")
+    text = render(history.export(full_conversation(history)), "json")
+    for cut in range(0, len(text) - 2, max(1, len(text) // 300)):
+        with pytest.raises(ExportFormatError):
+            parse_export(text[:cut])
+    data = json.loads(text)
+    for index, message in enumerate(data["messages"]):
+        for key in message:
+            broken = json.loads(text)
+            broken["messages"][index][key] = {"not": "this"} if key != "meta" else "x"
+            with pytest.raises(ExportFormatError, match="abîmé"):
+                parse_export(json.dumps(broken))
+    for key in data["conversation"]:
+        broken = json.loads(text)
+        broken["conversation"][key] = [1]
+        with pytest.raises(ExportFormatError, match="abîmé"):
+            parse_export(json.dumps(broken))
+    history.close()
