@@ -91,6 +91,7 @@ class Sessions(QObject):
     # (text, images) not sent: another runner answers in that conversation; kept for later
     send_refused = Signal(str, tuple)
     edit_started = Signal(str)  # the text of the message being edited (for the composer)
+    editing_changed = Signal(bool)  # an edit started, or ended (sent, cancelled, left)
 
     def __init__(
         self,
@@ -113,7 +114,7 @@ class Sessions(QObject):
         self.current: Session | None = None
         # installed models, (server, model), for Régénérer avec…
         self.models: Callable[[], list[tuple[str, str]]] = list
-        self.editing: tuple[str, int] | None = None  # (conversation, message) being edited
+        self._editing: tuple[str, int] | None = None  # (conversation, message) being edited
 
     # --- on screen ------------------------------------------------------------------------
 
@@ -189,6 +190,20 @@ class Sessions(QObject):
         self.by_id[conversation_id] = session
         self.stack.addWidget(session.view)
         return session
+
+    @property
+    def editing(self) -> tuple[str, int] | None:
+        return self._editing
+
+    @editing.setter
+    def editing(self, value: tuple[str, int] | None) -> None:
+        changed = (value is None) != (self._editing is None)
+        self._editing = value
+        if changed:
+            self.editing_changed.emit(value is not None)
+
+    def cancel_edit(self) -> None:
+        self.editing = None
 
     def _wire_branches(self, session: Session) -> None:
         conversation_id, view = session.id, session.view

@@ -119,6 +119,11 @@ async def test_ctrl_up_edits_the_last_message_and_keeps_the_old_version(
         edit.click()
         assert window.composer.text() == "Combien font 2+2 ?"
         assert window.sessions.editing is not None
+        assert "nouvelle version" in window.composer.hint.text()
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Escape)  # cancelled: nothing sent
+        assert window.sessions.editing is None
+        assert window.composer.text() == ""
+        assert "Échap : arrêter" in window.composer.hint.text()
 
 
 async def test_a_branch_switch_while_a_turn_runs_is_one_sentence_and_changes_nothing(

@@ -218,6 +218,8 @@ class MainWindow(QMainWindow):
         sessions.send_refused.connect(self.composer.keep_draft)
         sessions.models = self._installed_models
         sessions.edit_started.connect(self._edit_in_composer)
+        sessions.editing_changed.connect(self.composer.set_editing)
+        self.composer.edit_cancelled.connect(sessions.cancel_edit)
         self.composer.input.edit_last_requested.connect(sessions.edit_last)
 
     # --- state kept between runs ------------------------------------------------------
