@@ -35,6 +35,8 @@ MODULES = [
     "bench.soak",
     "bench.jail_race",
     "bench.checkpoints",
+    "bench.conversations",
+    "bench.sidebar",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 

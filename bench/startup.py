@@ -256,8 +256,13 @@ def _run_app(
     idle: float,
     workspace: Path | None = None,
     history: tuple[Path, str] | None = None,
+    database: Path | None = None,
 ) -> AppRun:
+    """One start; `history` reopens its conversation, `database` is only there (the
+    sidebar lists it, the welcome page is shown)."""
     home = Path(tempfile.mkdtemp(dir=root))
+    if database is not None:
+        shutil.copy(database, home / "history.db")
     settings: dict[str, Any] = {"host": host, "model": MODEL}
     if workspace is not None:
         settings["workspace"] = str(workspace)

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,13 +29,14 @@ if TYPE_CHECKING:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("ask", help=_("pose une question à l'agent, sans fenêtre"))
-    parser.add_argument("prompt", help=_("le message"))
+    parser.add_argument("prompt", nargs="?", help=_("le message (sans objet avec --regenerate)"))
     parser.add_argument("--workspace", type=Path, help=_("dossier de travail (défaut : courant)"))
     parser.add_argument(
         "--model", help=_("modèle (défaut : réglages, sinon le premier du serveur)")
     )
     add_server_arguments(parser)
     parser.add_argument("--session", help=_("continue cette conversation"))
+    _add_branch_arguments(parser)
     parser.add_argument(
         "--allow-shell",
         action="store_true",
@@ -97,10 +98,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+def _add_branch_arguments(parser: argparse.ArgumentParser) -> None:
+    """--regenerate and --edit: a new version of an answer or of one of your messages."""
+    parser.add_argument(
+        "--regenerate",
+        action="store_true",
+        help=_(
+            "avec --session : refait la dernière réponse (avec --model, par un autre modèle) ; "
+            "l'ancienne reste une autre version de la conversation"
+        ),
+    )
+    parser.add_argument(
+        "--edit",
+        type=int,
+        metavar="MESSAGE",
+        help=_(
+            "avec --session : envoie le message à la place de votre message MESSAGE (son "
+            "numéro dans « history show ») ; l'ancienne version reste"
+        ),
+    )
+
+
 def run(args: argparse.Namespace, services: Services) -> int:
     from loki_desktop.cli.output import JsonPrinter, PlainPrinter
     from loki_desktop.core.llm.thinking import valid_mode
 
+    refusal = _refuse_arguments(args)
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     workspace = (args.workspace or Path.cwd()).expanduser()
     if not workspace.is_dir():
         print(
@@ -223,7 +249,7 @@ async def _stream(
             if args.json:
                 print(refusal, file=sys.stderr)
             return 2
-        async for event in agent.run_turn(args.prompt, args.session, images):
+        async for event in _turn(agent, args, images):
             emit(event)
             if isinstance(event, Error) and args.json:
                 # the JSON goes to programs; the sentence is for the person running it
@@ -236,6 +262,32 @@ async def _stream(
             _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
         raise
     return 1 if failed else 0
+
+
+def _refuse_arguments(args: argparse.Namespace) -> str | None:
+    """The sentence that says why these arguments make no turn (None: they do)."""
+    if (args.regenerate or args.edit is not None) and args.session is None:
+        return _(
+            "--regenerate et --edit demandent --session ID (voir « loki-desktop history list »)."
+        )
+    if args.regenerate and args.edit is not None:
+        return _("--regenerate et --edit ne vont pas ensemble : choisissez l'un des deux.")
+    if args.regenerate and (args.prompt is not None or args.image):
+        return _("--regenerate refait une réponse : il ne prend ni message ni image.")
+    if not args.regenerate and not args.prompt:
+        return _('Le message manque : loki-desktop ask "votre question".')
+    return None
+
+
+def _turn(
+    agent: Agent, args: argparse.Namespace, images: list[ImageAttachment]
+) -> AsyncIterator[Event]:
+    """The turn the arguments ask for: a new message, a regenerated answer or an edit."""
+    if args.regenerate:
+        return agent.regenerate(args.session)
+    if args.edit is not None:
+        return agent.edit_and_resend(args.session, args.edit, args.prompt, images)
+    return agent.run_turn(args.prompt, args.session, images)
 
 
 def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSource) -> None:

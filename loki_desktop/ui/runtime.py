@@ -85,6 +85,7 @@ class Runtime:
         self.pending_notices: list[str] = []
         # replaced by a host change, closed at exit: running turns may still be using them
         self._retired: list[Backend] = []
+        self._others: dict[str, tuple[Backend, ContextBudget]] = {}  # Régénérer avec…
         # conversations with a turn under way, in the window or the quick prompt (TurnRunner)
         self.running_turns: set[str] = set()
         self.models_timeout_s = MODELS_TIMEOUT_S
@@ -219,29 +220,49 @@ class Runtime:
             conversation_title(first_message), str(workspace) if workspace else None
         )
 
-    def make_agent(self, approver: Approver) -> Agent:
-        """An agent for one turn, with the saved model (the window's picker sets it)."""
+    def make_agent(self, approver: Approver, *, server: str = "", model: str = "") -> Agent:
+        """An agent for one turn, with the saved model (the window's picker sets it), or
+        `model` on the configured server named `server` (Régénérer avec…)."""
         from loki_desktop.core.assembly import TurnOptions, build_agent
 
         mcp = self.mcp  # built first: its notices join the pending ones
         self.sync_preview()
+        backend, budget = self.backend, self.budget
+        if server and server != self.server.name:
+            backend, budget = self._other_server(server)
         agent = build_agent(
             settings=self.settings,
-            backend=self.backend,
+            backend=backend,
             store=self.store,
             workspace=self.workspace(),
             approver=approver,
             options=TurnOptions(
-                model=self.settings.model,
+                model=model or self.settings.model,
                 user_skills_dir=self.services.user_skills_dir,
                 extra_sources=[mcp.manager],
-                budget=self.budget,
+                budget=budget,
             ),
             checkpoints=self.checkpoints,
         )
         agent.pending_notices += self.pending_notices
         self.pending_notices = []
         return agent
+
+    def _other_server(self, name: str) -> tuple[Backend, ContextBudget]:
+        """A configured server other than the current one, for one regenerated answer (its
+        client kept, and closed with the others at the end)."""
+        from loki_desktop.core.llm.backends import make_backend
+        from loki_desktop.core.llm.budget import ContextBudget
+        from loki_desktop.core.model_servers import servers
+
+        if name not in self._others:
+            server = next((s for s in servers(self.settings) if s.name == name), None)
+            if server is None:
+                return self.backend, self.budget  # removed meanwhile: the current one
+            backend = make_backend(server, self.services.secrets)
+            self._retired.append(backend)
+            self._others[name] = (backend, ContextBudget())
+        return self._others[name]
 
     # --- the model server ---------------------------------------------------------------
 
