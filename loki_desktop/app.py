@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from loki_desktop import cli
+from loki_desktop.cli.closed_stdout import run_quietly
 from loki_desktop.core.i18n import _, set_language, set_typography
 from loki_desktop.core.services import Services
 
@@ -34,6 +35,10 @@ def build_services() -> Services:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    return run_quietly(lambda: _main(arguments))
+
+
+def _main(arguments: list[str]) -> int:
     choose_language()
     parser = cli.build_parser(arguments)
     parser.add_argument(

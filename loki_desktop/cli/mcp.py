@@ -43,7 +43,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     adder = commands.add_parser("add", help=_("ajoute un serveur personnel"))
     adder.add_argument("name", help=_("identifiant (a-z, 0-9, tiret)"))
-    target = adder.add_mutually_exclusive_group(required=True)
+    adder.add_argument(
+        "command_words",
+        nargs="*",
+        metavar="-- COMMANDE",
+        help=_("la commande stdio et ses arguments après --, ex. -- npx -y mon-serveur"),
+    )
+    target = adder.add_mutually_exclusive_group()
     target.add_argument(
         "--command",
         dest="server_command",  # not "command": the top-level parser's dest for the sub-command
@@ -196,19 +202,27 @@ def _set(args: argparse.Namespace, service: McpService) -> int:
 def _add(args: argparse.Namespace, service: McpService) -> int:
     from loki_desktop.core.mcp.config import McpConfigError
 
-    if args.server_command is not None:
+    given = [args.server_command is not None, args.url is not None, bool(args.command_words)]
+    if given.count(True) != 1:
+        raise McpConfigError(
+            _(
+                "Indiquez le serveur d'une seule façon : --command « … », --url ADRESSE, ou -- COMMANDE."
+            )
+        )
+    if args.url is None:
         if args.header:
             raise McpConfigError(_("--header ne s'emploie qu'avec --url."))
+        words = args.command_words or _split_command(args.server_command)
         config = service.add_stdio(
             args.name,
-            _split_command(args.server_command),
+            words,
             env=_pairs(args.env, "="),
             label=args.label,
             enabled=args.enable,
         )
     else:
         if args.env:
-            raise McpConfigError(_("--env ne s'emploie qu'avec --command."))
+            raise McpConfigError(_("--env ne s'emploie qu'avec une commande stdio."))
         config = service.add_http(
             args.name,
             args.url,
