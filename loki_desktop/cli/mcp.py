@@ -206,7 +206,8 @@ def _add(args: argparse.Namespace, service: McpService) -> int:
     if given.count(True) != 1:
         raise McpConfigError(
             _(
-                "Indiquez le serveur d'une seule façon : --command « … », --url ADRESSE, ou -- COMMANDE."
+                "Indiquez le serveur d'une seule façon : --command « … », --url ADRESSE, "
+                "ou -- COMMANDE."
             )
         )
     if args.url is None:

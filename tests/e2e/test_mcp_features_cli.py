@@ -102,7 +102,8 @@ def test_sampling_is_refused_unless_allowed(
     assert len(ollama.chat_requests) == 2  # the turn's two rounds: no sampling request
     (output,) = tool_outputs(ollama.chat_requests[1])
     assert output.startswith("refused: ")
-    assert "jamais" in output
+    assert "--allow-sampling" in output  # the cause: the flag, not the server's policy (ask)
+    assert "jamais" not in output
 
 
 def test_allowed_sampling_is_answered_by_the_turns_model(
