@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from loki_desktop import cli
+from loki_desktop.cli.argv import split_server_command
 from loki_desktop.cli.closed_stdout import run_quietly
 from loki_desktop.core.i18n import _, set_language, set_typography
 from loki_desktop.core.services import Services
@@ -46,7 +47,10 @@ def _main(arguments: list[str]) -> int:
         metavar="QUESTION",
         help=_("pose une question rapide dans la fenêtre (celle qui tourne déjà, s'il y en a une)"),
     )
+    arguments, server_command = split_server_command(arguments)
     args = parser.parse_args(arguments)
+    if server_command:
+        args.command_words = server_command
     if args.install_desktop_entry or args.uninstall_desktop_entry:
         from loki_desktop import desktop_integration
 

@@ -11,11 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 from loki_desktop.cli import mcp_login
 from loki_desktop.cli.secret_input import ask_value
-from loki_desktop.core.i18n import _, ngettext
+from loki_desktop.core.i18n import N_, _, ngettext
 from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
     from loki_desktop.core.mcp.service import McpService, ServerView
+
+
+_EXPOSE_HELP = N_(
+    "les seuls outils que le modèle voit, séparés par des virgules (« * » : tous) ; "
+    "voir leur coût avec « mcp tools ID »"
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,16 +45,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     setter.add_argument("id", help=_("identifiant du serveur"))
-    setter.add_argument("assignments", nargs="+", metavar=_("NOM=VALEUR"))
+    setter.add_argument("assignments", nargs="*", metavar=_("NOM=VALEUR"))
+    setter.add_argument("--expose", metavar=_("OUTIL,OUTIL"), help=_(_EXPOSE_HELP))
 
-    adder = commands.add_parser("add", help=_("ajoute un serveur personnel"))
-    adder.add_argument("name", help=_("identifiant (a-z, 0-9, tiret)"))
-    adder.add_argument(
-        "command_words",
-        nargs="*",
-        metavar="-- COMMANDE",
-        help=_("la commande stdio et ses arguments après --, ex. -- npx -y mon-serveur"),
+    adder = commands.add_parser(
+        "add",
+        help=_("ajoute un serveur personnel"),
+        epilog=_(
+            "La commande stdio peut aussi venir en dernier, après -- : "
+            "loki-desktop mcp add NOM [options] -- npx -y mon-serveur"
+        ),
     )
+    adder.add_argument("name", help=_("identifiant (a-z, 0-9, tiret)"))
+    adder.set_defaults(command_words=[])  # `mcp add NAME [options] -- CMD ARGS…`: see below
     target = adder.add_mutually_exclusive_group()
     target.add_argument(
         "--command",
@@ -67,10 +76,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=_("variable d'environnement"),
     )
     adder.add_argument("--label", help=_("nom affiché"))
+    adder.add_argument("--expose", metavar=_("OUTIL,OUTIL"), help=_(_EXPOSE_HELP))
     adder.add_argument("--enable", action="store_true", help=_("l'active tout de suite"))
 
     remover = commands.add_parser("remove", help=_("supprime un serveur personnel"))
     remover.add_argument("id", help=_("identifiant du serveur"))
+
+    tools = commands.add_parser(
+        "tools", help=_("se connecte une fois : chaque outil, son coût en jetons, s'il est exposé")
+    )
+    tools.add_argument("id", help=_("identifiant du serveur"))
+    tools.add_argument("--json", action="store_true", help=_("le résultat en JSON"))
 
     tester = commands.add_parser("test", help=_("se connecte une fois et liste les outils"))
     tester.add_argument("id", help=_("identifiant du serveur"))
@@ -113,6 +129,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
         "add": _add,
         "remove": _remove,
         "test": _test,
+        "tools": _tools,
         "import": _import,
         "sampling": _sampling,
         "login": mcp_login.login,
@@ -178,13 +195,18 @@ def _disable(args: argparse.Namespace, service: McpService) -> int:
 
 
 def _set(args: argparse.Namespace, service: McpService) -> int:
-    from loki_desktop.core.mcp.config import is_secret_param
+    from loki_desktop.core.mcp.config import McpConfigError, is_secret_param
 
+    if not args.assignments and args.expose is None:
+        raise McpConfigError(_("Rien à régler : donnez NOM=VALEUR ou --expose."))
+    if args.expose is not None:
+        _set_expose(service, args.id, args.expose)
     values: dict[str, str | None] = {}
     for assignment in args.assignments:
         name, sep, value = assignment.partition("=")
         values[name.strip()] = value if sep else ask_value(name.strip())
-    service.set_params(args.id, values)
+    if values:
+        service.set_params(args.id, values)
     for name, value in values.items():
         if not value:
             print(_("{id} : {name} effacé.").format(id=args.id, name=name))
@@ -231,12 +253,61 @@ def _add(args: argparse.Namespace, service: McpService) -> int:
             label=args.label,
             enabled=args.enable,
         )
+    if args.expose is not None:
+        _set_expose(service, config.id, args.expose)
     if config.enabled:
         print(_("{id} ajouté, activé.").format(id=config.id))
     else:
         print(_("{id} ajouté, désactivé (loki-desktop mcp enable {id}).").format(id=config.id))
     for name in config.secrets:  # also those taken out of the command line or URL
         print(_("{id} : {name} rangé dans le trousseau système.").format(id=config.id, name=name))
+    return 0
+
+
+def _set_expose(service: McpService, server_id: str, text: str) -> None:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names or names == ["*"]:
+        service.set_expose(server_id, None)
+        print(_("{id} : le modèle voit tous ses outils.").format(id=server_id))
+        return
+    service.set_expose(server_id, names)
+    print(_("{id} : le modèle ne voit que {names}.").format(id=server_id, names=", ".join(names)))
+
+
+def _tools(args: argparse.Namespace, service: McpService) -> int:
+    async def test() -> Any:
+        try:
+            return await service.test(args.id)
+        finally:
+            await service.aclose()
+
+    result = asyncio.run(test())
+    if not result.ok:
+        print(f"✗ {args.id} : {result.message}", file=sys.stderr)
+        return 1
+    rows = list(zip(result.tools, result.tool_tokens, strict=True))
+    exposed = set(result.exposed)
+    if args.json:
+        tools = [{"name": n, "tokens": t, "exposed": n in exposed} for n, t in rows]
+        print(json.dumps({"id": args.id, "tools": tools, "tokens": result.schema_tokens}))
+        return 0
+    width = max((len(name) for name, _tokens in rows), default=0)
+    for name, tokens in rows:
+        mark = "✓" if name in exposed else "·"
+        print(f"{mark} {name:<{width}}  ~{tokens}")
+    print(
+        ngettext(
+            "{exposed} outil exposé sur {total} : ~{tokens} jetons par requête.",
+            "{exposed} outils exposés sur {total} : ~{tokens} jetons par requête.",
+            len(exposed),
+        ).format(exposed=len(exposed), total=len(rows), tokens=result.schema_tokens)
+    )
+    wanted = service.server(args.id).config.expose or ()
+    if missing := [name for name in wanted if name not in result.tools]:
+        print(
+            _("⚠ ce serveur n'offre pas : {names}").format(names=", ".join(missing)),
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -26,7 +26,7 @@ from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
-from loki_desktop.core.slim import tools_cost
+from loki_desktop.core.slim import tool_tokens, tools_cost
 
 if TYPE_CHECKING:
     from loki_desktop.core.mcp.connection import Connection
@@ -362,6 +362,7 @@ class McpManager:
             True,
             tools=tuple(tool.name for tool in conn.tools),
             exposed=tuple(tool.name for tool in exposed(conn.tools, launch.expose)),
+            tool_tokens=tuple(tool_tokens(to_spec(config.id, tool)) for tool in conn.tools),
             schema_chars=chars,
             schema_tokens=tokens,
             seconds=seconds,

@@ -189,6 +189,11 @@ class McpService:
             raise McpConfigError(_("Réglage inconnu : « {policy} ».").format(policy=policy))
         self._change(server_id, lambda config: replace(config, sampling=policy))
 
+    def set_expose(self, server_id: str, names: Sequence[str] | None) -> None:
+        """The tools of the server that reach the model (None: all of them)."""
+        chosen = None if names is None else tuple(dict.fromkeys(n.strip() for n in names if n))
+        self._change(server_id, lambda config: replace(config, expose=chosen))
+
     def set_params(self, server_id: str, values: Mapping[str, str | None]) -> None:
         """Set (or with None/"" remove) parameters; secret ones go to the keyring only.
 
