@@ -18,6 +18,13 @@ if TYPE_CHECKING:
     from loki_desktop.core.mcp.service import McpService, ServerView
 
 
+_TIMEOUT_HELP = N_(
+    "limite d'un appel d'outil sans signe de vie, en secondes (défaut 30 ; « default » : "
+    "le défaut) ; chaque progrès annoncé par le serveur la renouvelle"
+)
+_MAX_TIMEOUT_HELP = N_(
+    "durée maximale d'un appel qui annonce ses progrès, en secondes (défaut 600)"
+)
 _EXPOSE_HELP = N_(
     "les seuls outils que le modèle voit, séparés par des virgules (« * » : tous) ; "
     "voir leur coût avec « mcp tools ID »"
@@ -47,6 +54,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     setter.add_argument("id", help=_("identifiant du serveur"))
     setter.add_argument("assignments", nargs="*", metavar=_("NOM=VALEUR"))
     setter.add_argument("--expose", metavar=_("OUTIL,OUTIL"), help=_(_EXPOSE_HELP))
+    setter.add_argument("--timeout", metavar="S", help=_(_TIMEOUT_HELP))
+    setter.add_argument("--max-timeout", metavar="S", help=_(_MAX_TIMEOUT_HELP))
 
     adder = commands.add_parser(
         "add",
@@ -77,6 +86,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     adder.add_argument("--label", help=_("nom affiché"))
     adder.add_argument("--expose", metavar=_("OUTIL,OUTIL"), help=_(_EXPOSE_HELP))
+    adder.add_argument("--timeout", metavar="S", help=_(_TIMEOUT_HELP))
+    adder.add_argument("--max-timeout", metavar="S", help=_(_MAX_TIMEOUT_HELP))
     adder.add_argument("--enable", action="store_true", help=_("l'active tout de suite"))
 
     remover = commands.add_parser("remove", help=_("supprime un serveur personnel"))
@@ -197,10 +208,13 @@ def _disable(args: argparse.Namespace, service: McpService) -> int:
 def _set(args: argparse.Namespace, service: McpService) -> int:
     from loki_desktop.core.mcp.config import McpConfigError, is_secret_param
 
-    if not args.assignments and args.expose is None:
-        raise McpConfigError(_("Rien à régler : donnez NOM=VALEUR ou --expose."))
+    limits = (args.timeout, args.max_timeout)
+    if not args.assignments and args.expose is None and limits == (None, None):
+        raise McpConfigError(_("Rien à régler : donnez NOM=VALEUR, --expose ou --timeout."))
     if args.expose is not None:
         _set_expose(service, args.id, args.expose)
+    if limits != (None, None):
+        _set_limits(service, args.id, *limits)
     values: dict[str, str | None] = {}
     for assignment in args.assignments:
         name, sep, value = assignment.partition("=")
@@ -255,6 +269,8 @@ def _add(args: argparse.Namespace, service: McpService) -> int:
         )
     if args.expose is not None:
         _set_expose(service, config.id, args.expose)
+    if (args.timeout, args.max_timeout) != (None, None):
+        _set_limits(service, config.id, args.timeout, args.max_timeout)
     if config.enabled:
         print(_("{id} ajouté, activé.").format(id=config.id))
     else:
@@ -272,6 +288,41 @@ def _set_expose(service: McpService, server_id: str, text: str) -> None:
         return
     service.set_expose(server_id, names)
     print(_("{id} : le modèle ne voit que {names}.").format(id=server_id, names=", ".join(names)))
+
+
+def _set_limits(
+    service: McpService, server_id: str, timeout: str | None, max_timeout: str | None
+) -> None:
+    """--timeout / --max-timeout: a number of seconds, or "default"; one not given stays."""
+    from loki_desktop.core.mcp.manager import CALL_MAX_S, CALL_TIMEOUT_S
+
+    config = service.server(server_id).config
+    timeout_s = _seconds(timeout, "--timeout", config.call_timeout_s)
+    max_s = _seconds(max_timeout, "--max-timeout", config.call_max_s)
+    service.set_call_limits(server_id, timeout_s, max_s)
+    print(
+        _("{id} : appel d'outil limité à {timeout} s sans signe de vie, {max} s en tout.").format(
+            id=server_id,
+            timeout=f"{timeout_s or CALL_TIMEOUT_S:g}",
+            max=f"{max(max_s or CALL_MAX_S, timeout_s or CALL_TIMEOUT_S):g}",
+        )
+    )
+
+
+def _seconds(text: str | None, flag: str, current: float | None) -> float | None:
+    from loki_desktop.core.mcp.config import McpConfigError, parse_seconds
+
+    if text is None:
+        return current
+    if text == "default":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise McpConfigError(
+            _("{flag} attend un nombre de secondes, ou « default ».").format(flag=flag)
+        ) from None
+    return parse_seconds(value, flag)
 
 
 def _tools(args: argparse.Namespace, service: McpService) -> int:

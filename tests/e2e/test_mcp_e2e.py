@@ -350,3 +350,24 @@ def test_the_expose_filter_from_the_cli_and_each_tools_cost(
         "expose" not in json.loads((loki_home / "settings.json").read_text())["mcp_servers"]["echo"]
     )
     assert main(["mcp", "set", "echo"]) == 1  # nothing to set: said, nothing written
+
+
+def test_a_servers_call_limits_from_the_cli(
+    loki_home: Path, capsys: pytest.CaptureFixture[str], memory_keyring: object
+) -> None:
+    from loki_desktop.app import main
+
+    def entry() -> dict[str, Any]:
+        return json.loads((loki_home / "settings.json").read_text())["mcp_servers"]["long"]
+
+    assert main(["mcp", "add", "long", "--timeout", "120", "--", "srv"]) == 0
+    assert entry()["timeout"] == 120.0
+    assert "max_timeout" not in entry()
+    assert main(["mcp", "set", "long", "--max-timeout", "900"]) == 0
+    assert (entry()["timeout"], entry()["max_timeout"]) == (120.0, 900.0)  # the other stays
+    assert "900 s en tout" in capsys.readouterr().out
+    assert main(["mcp", "set", "long", "--timeout", "default"]) == 0
+    assert "timeout" not in entry()
+    assert main(["mcp", "set", "long", "--timeout", "soon"]) == 1
+    assert "--timeout" in capsys.readouterr().err
+    assert entry()["max_timeout"] == 900.0  # nothing written by the refused change

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CONNECT_WAIT_S = 10.0  # what the first message waits, at most, for all servers together
-CALL_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = 30.0  # a tool call with no sign of life (a result or a progress report)
+CALL_MAX_S = 600.0  # a call that keeps reporting progress, in all
 HANDSHAKE_TIMEOUT_S = 60.0  # generous: `npx -y` may download the server first
 BACKOFF_S = (5.0, 15.0, 60.0, 300.0)  # between retries of a failing server
 
@@ -213,7 +214,9 @@ class McpManager:
                 _("serveur {id} indisponible").format(id=server_id),
             )
         started = time.monotonic()
-        result = await conn.call(tool, args, limit_s=self.call_timeout)
+        limit_s = conn.launch.call_timeout_s or self.call_timeout
+        max_s = max(conn.launch.call_max_s or CALL_MAX_S, limit_s)
+        result = await conn.call(tool, args, limit_s=limit_s, max_s=max_s)
         elapsed = time.monotonic() - started
         return ToolOutcome(
             result.ok,

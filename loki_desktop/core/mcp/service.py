@@ -189,6 +189,13 @@ class McpService:
             raise McpConfigError(_("Réglage inconnu : « {policy} ».").format(policy=policy))
         self._change(server_id, lambda config: replace(config, sampling=policy))
 
+    def set_call_limits(self, server_id: str, timeout_s: float | None, max_s: float | None) -> None:
+        """A tool call's limit without a sign of life, and in all (None: Loki's default)."""
+        self._change(
+            server_id,
+            lambda config: replace(config, call_timeout_s=timeout_s, call_max_s=max_s),
+        )
+
     def set_expose(self, server_id: str, names: Sequence[str] | None) -> None:
         """The tools of the server that reach the model (None: all of them)."""
         chosen = None if names is None else tuple(dict.fromkeys(n.strip() for n in names if n))
