@@ -90,6 +90,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     adder.add_argument("--max-timeout", metavar="S", help=_(_MAX_TIMEOUT_HELP))
     adder.add_argument("--enable", action="store_true", help=_("l'active tout de suite"))
 
+    installer = commands.add_parser(
+        "install",
+        help=_("installe un serveur partagé en paquet .mcpb (MCP Bundle)"),
+        description=_(
+            "Montre ce que contient le paquet (nom, auteur, outils, ce qu'il demande), le "
+            "décompresse dans le dossier de données et ajoute le serveur. Les valeurs "
+            "secrètes vont au trousseau système. « mcp remove ID » le désinstalle."
+        ),
+    )
+    installer.add_argument("file", type=Path, help=_("le paquet .mcpb"))
+    installer.add_argument(
+        "--set",
+        dest="values",
+        action="append",
+        default=[],
+        metavar=_("CLÉ=VALEUR"),
+        help=_("une valeur que le paquet demande (répétée pour une liste)"),
+    )
+    installer.add_argument(
+        "--name", help=_("identifiant du serveur (par défaut, d'après le paquet)")
+    )
+    installer.add_argument("--enable", action="store_true", help=_("l'active tout de suite"))
+
     remover = commands.add_parser("remove", help=_("supprime un serveur personnel"))
     remover.add_argument("id", help=_("identifiant du serveur"))
 
@@ -139,6 +162,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
         "set": _set,
         "add": _add,
         "remove": _remove,
+        "install": _install,
         "test": _test,
         "tools": _tools,
         "import": _import,
@@ -360,6 +384,45 @@ def _tools(args: argparse.Namespace, service: McpService) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _install(args: argparse.Namespace, service: McpService) -> int:
+    from loki_desktop.core.mcp.bundle import describe, read_bundle
+
+    bundle = read_bundle(args.file)
+    for line in describe(bundle):
+        print(line)
+    values = _bundle_values(args.values)
+    for option in bundle.options:
+        if option.required and option.key not in values and option.default is None:
+            if not sys.stdin.isatty():
+                continue  # said by the install: the value is missing
+            prompt = f"{option.title} [{option.key}]"
+            values[option.key] = ask_value(prompt) if option.sensitive else input(f"{prompt} : ")
+    config = service.install_bundle(args.file, values, name=args.name, enabled=args.enable)
+    state = _("activé") if config.enabled else _("désactivé")
+    print(_("{id} installé ({state}).").format(id=config.id, state=state))
+    for name in config.secrets:
+        print(_("{id} : {name} rangé dans le trousseau système.").format(id=config.id, name=name))
+    return 0
+
+
+def _bundle_values(pairs: list[str]) -> dict[str, Any]:
+    """`--set KEY=VALUE` words; a key given twice is a list (an option with `multiple`)."""
+    from loki_desktop.core.mcp.config import McpConfigError
+
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise McpConfigError(_("Attendu CLÉ=VALEUR : « {key} … ».").format(key=key[:20]))
+        key = key.strip()
+        if key in values:
+            before = values[key]
+            values[key] = [*before, value] if isinstance(before, list) else [before, value]
+        else:
+            values[key] = value
+    return values
 
 
 def _remove(args: argparse.Namespace, service: McpService) -> int:

@@ -371,3 +371,24 @@ def test_a_servers_call_limits_from_the_cli(
     assert main(["mcp", "set", "long", "--timeout", "soon"]) == 1
     assert "--timeout" in capsys.readouterr().err
     assert entry()["max_timeout"] == 900.0  # nothing written by the refused change
+
+
+def test_mcp_install_shows_the_bundle_then_adds_it(
+    loki_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], memory_keyring: object
+) -> None:
+    from loki_desktop.app import main
+    from tests.fakes.mcpb import SECRET, manifest, pack
+
+    bundle = pack(tmp_path / "echo.mcpb", manifest())
+    assert main(["mcp", "install", str(bundle), "--set", f"api_key={SECRET}", "--enable"]) == 0
+    shown = capsys.readouterr().out
+    assert "Echo Bundle 1.2.0, par Loki tests" in shown
+    assert "Outils annoncés : echo, env" in shown
+    assert "secret, rangé dans le trousseau" in shown  # what it asks for, before installing
+    assert "echo-bundle installé (activé)" in shown
+    assert main(["mcp", "list"]) == 0
+    assert SECRET not in capsys.readouterr().out
+    assert main(["mcp", "install", str(tmp_path / "missing.mcpb")]) == 1
+    assert "Paquet illisible" in capsys.readouterr().err
+    assert main(["mcp", "remove", "echo-bundle"]) == 0
+    assert not (loki_home / "mcp-bundles" / "echo-bundle").exists()

@@ -75,6 +75,13 @@ def parse_seconds(value: object, name: str) -> float | None:
     return float(value)
 
 
+def _bundle_folder(value: object) -> str:
+    """The folder name of an installed bundle: one plain name, never a path elsewhere."""
+    if not isinstance(value, str) or not SERVER_ID_PATTERN.fullmatch(value):
+        return ""
+    return value
+
+
 def _seconds(
     server_id: str, entry: Mapping[str, Any], name: str, notices: list[str]
 ) -> float | None:
@@ -236,6 +243,7 @@ class ServerConfig:
     # that keeps reporting progress may run in all ("max_timeout"); None: Loki's defaults.
     call_timeout_s: float | None = None
     call_max_s: float | None = None
+    bundle: str = ""  # installed from a .mcpb: its folder under the data folder's mcp-bundles/
 
     @property
     def display_name(self) -> str:
@@ -265,6 +273,8 @@ class ServerConfig:
             data["timeout"] = self.call_timeout_s
         if self.call_max_s is not None:
             data["max_timeout"] = self.call_max_s
+        if self.bundle:
+            data["bundle"] = self.bundle
         return data
 
     def launch_key(self) -> tuple[Any, ...]:
@@ -346,6 +356,7 @@ def parse_entry(
         "sampling": _sampling(server_id, entry.get("sampling", DEFAULT_SAMPLING), notices),
         "call_timeout_s": _seconds(server_id, entry, "timeout", notices),
         "call_max_s": _seconds(server_id, entry, "max_timeout", notices),
+        "bundle": _bundle_folder(entry.get("bundle", "")),
     }
     label = entry.get("label", "")
     if not isinstance(label, str):
