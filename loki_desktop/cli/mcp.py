@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,6 +123,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     tools.add_argument("id", help=_("identifiant du serveur"))
     tools.add_argument("--json", action="store_true", help=_("le résultat en JSON"))
 
+    for name, text in (
+        ("prompts", _("les prompts des serveurs activés (ou d'un seul), avec leurs arguments")),
+        (
+            "resources",
+            _("les ressources des serveurs activés (ou d'un seul), et leurs modèles d'adresse"),
+        ),
+    ):
+        offers = commands.add_parser(name, help=text)
+        offers.add_argument("id", nargs="?", help=_("identifiant du serveur"))
+        offers.add_argument("--json", action="store_true", help=_("le résultat en JSON"))
+
     tester = commands.add_parser("test", help=_("se connecte une fois et liste les outils"))
     tester.add_argument("id", help=_("identifiant du serveur"))
     tester.add_argument("--json", action="store_true", help=_("le résultat en JSON"))
@@ -165,6 +177,8 @@ def run(args: argparse.Namespace, services: Services) -> int:
         "install": _install,
         "test": _test,
         "tools": _tools,
+        "prompts": _prompts,
+        "resources": _resources,
         "import": _import,
         "sampling": _sampling,
         "login": mcp_login.login,
@@ -423,6 +437,101 @@ def _bundle_values(pairs: list[str]) -> dict[str, Any]:
         else:
             values[key] = value
     return values
+
+
+def _connected(args: argparse.Namespace, service: McpService, read: Callable[[Any], Any]) -> Any:
+    """Connect the enabled servers (or the one named: it must be on), read what they offer."""
+    from loki_desktop.core.mcp.config import McpConfigError
+
+    if args.id is not None and not service.server(args.id).config.enabled:
+        raise McpConfigError(
+            _("{id} n'est pas activé (loki-desktop mcp enable {id}).").format(id=args.id)
+        )
+
+    async def offers() -> Any:
+        manager = service.manager
+        manager.connect_wait = manager.handshake_timeout  # a listing waits for every server
+        try:
+            for notice in await manager.prepare():
+                print(notice, file=sys.stderr)
+            return read(service.manager)
+        finally:
+            await service.aclose()
+
+    return asyncio.run(offers())
+
+
+def _prompts(args: argparse.Namespace, service: McpService) -> int:
+    prompts = [
+        p
+        for p in _connected(args, service, lambda m: m.prompts())
+        if args.id in (None, p.server_id)
+    ]
+    if args.json:
+        print(json.dumps([_prompt_json(p) for p in prompts], ensure_ascii=False))
+        return 0
+    for prompt in prompts:
+        names = " ".join(f"{a.name}=…" if a.required else f"[{a.name}=…]" for a in prompt.arguments)
+        print(f"{prompt.server_id}/{prompt.name}  {names}".rstrip())
+        if prompt.title or prompt.description:
+            print(f"    {prompt.title or prompt.description}")
+    if not prompts:
+        print(_("Aucun prompt : les serveurs activés n'en proposent pas."), file=sys.stderr)
+    return 0
+
+
+def _prompt_json(prompt: Any) -> dict[str, Any]:
+    return {
+        "server": prompt.server_id,
+        "name": prompt.name,
+        "title": prompt.title,
+        "description": prompt.description,
+        "arguments": [
+            {"name": a.name, "required": a.required, "description": a.description}
+            for a in prompt.arguments
+        ],
+    }
+
+
+def _resources(args: argparse.Namespace, service: McpService) -> int:
+    resources, templates = _connected(
+        args, service, lambda m: (m.resources(), m.resource_templates())
+    )
+    resources = [r for r in resources if args.id in (None, r.server_id)]
+    templates = [t for t in templates if args.id in (None, t.server_id)]
+    if args.json:
+        listed = {
+            "resources": [_resource_json(r, uri=r.uri) for r in resources],
+            "templates": [
+                _resource_json(t, uri_template=t.uri_template, parameters=list(t.parameters))
+                for t in templates
+            ],
+        }
+        print(json.dumps(listed, ensure_ascii=False))
+        return 0
+    for resource in resources:
+        mime = f"  ({resource.mime_type})" if resource.mime_type else ""
+        print(f"{resource.uri}  {resource.label}{mime}")
+    for template in templates:
+        print(
+            _("{template}  modèle, paramètres : {names}").format(
+                template=template.uri_template, names=", ".join(template.parameters) or "—"
+            )
+        )
+    if not resources and not templates:
+        print(_("Aucune ressource : les serveurs activés n'en proposent pas."), file=sys.stderr)
+    return 0
+
+
+def _resource_json(item: Any, **where: Any) -> dict[str, Any]:
+    return {
+        "server": item.server_id,
+        **where,
+        "name": item.name,
+        "title": item.title,
+        "description": item.description,
+        "mime_type": item.mime_type,
+    }
 
 
 def _remove(args: argparse.Namespace, service: McpService) -> int:

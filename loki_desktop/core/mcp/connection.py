@@ -63,6 +63,7 @@ from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from loki_desktop.core.mcp.listing import (
     LIST_TIMEOUT_S,
     list_prompts,
+    list_resource_templates,
     list_resources,
     list_tools,
     prompt_messages,
@@ -70,7 +71,13 @@ from loki_desktop.core.mcp.listing import (
 )
 from loki_desktop.core.mcp.npx import npx_package, slow_start_reason
 from loki_desktop.core.mcp.oauth_redirect import Browser
-from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
+from loki_desktop.core.mcp.offers import (
+    McpPrompt,
+    McpResource,
+    McpResourceTemplate,
+    RenderedPrompt,
+    ResourceContent,
+)
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
 from loki_desktop.core.ports import SecretStore
@@ -144,6 +151,7 @@ class Connection:
         self.tools: list[McpTool] = []
         self.prompts: list[McpPrompt] = []
         self.resources: list[McpResource] = []
+        self.resource_templates: list[McpResourceTemplate] = []
         self.ready = asyncio.Event()  # set when the state leaves "connecting"
         self.closed = asyncio.Event()  # set when the owner task has closed everything
         self.started_at = time.monotonic()
@@ -322,6 +330,12 @@ class Connection:
                 self.resources = await list_resources(session, server_id, label)
         except Exception as exc:
             log.info("MCP server %s: prompts or resources not listed: %r", server_id, exc)
+        if capabilities is None or capabilities.resources is None:
+            return
+        try:  # apart: a server may list resources and not know templates
+            self.resource_templates = await list_resource_templates(session, server_id, label)
+        except Exception as exc:
+            log.info("MCP server %s: resource templates not listed: %r", server_id, exc)
 
     async def _relist(self, kind: ListKind) -> None:
         """The server said its tools (prompts, resources) changed: list them again, live."""

@@ -21,9 +21,16 @@ from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, LaunchCont
 from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
 from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec
+from loki_desktop.core.mcp.health import StartHealth
 from loki_desktop.core.mcp.launch import Launch, build_launch
 from loki_desktop.core.mcp.oauth_redirect import Browser
-from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
+from loki_desktop.core.mcp.offers import (
+    McpPrompt,
+    McpResource,
+    McpResourceTemplate,
+    RenderedPrompt,
+    ResourceContent,
+)
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
 from loki_desktop.core.slim import tool_tokens, tools_cost
@@ -79,6 +86,7 @@ class McpManager:
         self.secrets = secrets
         # Loki's data folder: where a server's own files go (Playwright's output)
         self.context = LaunchContext(data_home)
+        self.health = StartHealth(data_home)  # the last starts' failures, across processes
         # the workspace preview's address, told to the model in the browser's tool
         # descriptions while it runs (set by whoever runs the preview: window, `ask`)
         self.preview_url: str | None = None
@@ -162,6 +170,7 @@ class McpManager:
         started = [slot for slot in self._slots.values() if self._due(slot)]
         for slot in started:
             self._start(slot)
+            self._in_background_if_it_failed_lately(slot)
         waiting = [
             slot
             for slot in self._slots.values()
@@ -184,6 +193,30 @@ class McpManager:
                         "à un prochain message."
                     ).format(name=_label(slot.config))
                 )
+
+    def _in_background_if_it_failed_lately(self, slot: _Slot) -> None:
+        """A server whose last start failed (in this process or an earlier one) starts
+        without holding the message: its tools come if it answers."""
+        if slot.failures:
+            return  # failed here already: its notice is told by the failure itself
+        failure = self.health.last_failure(slot.config.id)
+        if failure is None or not failure.recent():
+            return
+        slot.waited = True
+        name = _label(slot.config)
+        if failure.failures >= 2:
+            notice = _(
+                "Le serveur MCP « {name} » ne répond pas au démarrage ({n} échecs de suite ; "
+                "le dernier : {cause}). Testez-le ou désactivez-le (Réglages → MCP, ou "
+                "loki-desktop mcp test {id} / mcp disable {id})."
+            ).format(name=name, n=failure.failures, cause=failure.cause, id=slot.config.id)
+        else:
+            notice = _(
+                "Le serveur MCP « {name} » n'a pas démarré la dernière fois ({cause}) : il "
+                "démarre en arrière-plan, sans retenir ce message ; ses outils viendront s'il "
+                "répond."
+            ).format(name=name, cause=failure.cause)
+        self._notices.append(notice)
 
     def connect(self, server_id: str) -> None:
         """Start one enabled server now if it is due (after a sign-in), without waiting."""
@@ -261,6 +294,10 @@ class McpManager:
     def resources(self) -> list[McpResource]:
         """The resources of the connected servers (the composer's "@" picker)."""
         return [r for conn in self._connected() for r in conn.resources]
+
+    def resource_templates(self) -> list[McpResourceTemplate]:
+        """The resource templates of the connected servers (`mcp resources`)."""
+        return [t for conn in self._connected() for t in conn.resource_templates]
 
     async def get_prompt(self, prompt: McpPrompt, arguments: dict[str, str]) -> RenderedPrompt:
         """Raises McpOfferError (one French sentence) when it cannot be rendered."""
@@ -482,6 +519,7 @@ class McpManager:
         if slot is None or slot.connection is not conn:
             return  # a connection that was dropped (settings changed) closing in the background
         if conn.state == "connected":
+            self.health.started(server_id)
             self._publish(server_id, conn.launch, conn)
             slot.error, slot.failures, slot.notified, slot.signin = "", 0, False, False
             log.info(
@@ -497,6 +535,8 @@ class McpManager:
             self._specs.pop(server_id, None)
             self._reroute()
             self._close_in_background(conn)
+            if conn.connect_seconds is None and conn.state == "error":  # it never started
+                self.health.failed(server_id, conn.message)
             self._failed(slot, conn.message)
             return
         elif conn.closed.is_set():

@@ -202,5 +202,10 @@ def logo() -> bytes:
     return _png()
 
 
+@server.resource("notes://day/{date}", name="day", title="Notes du jour", mime_type="text/plain")
+def day(date: str) -> str:
+    return f"Notes of {date}: nothing yet."
+
+
 if __name__ == "__main__":
     serve(server)
