@@ -41,11 +41,31 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The tool that reads a resource by its URI (a resource link a tool returned, or a resource a
+# server lists), offered while a connected server has resources. No "mcp_" prefix: that one
+# names a server's own tool.
+READ_RESOURCE = "read_mcp_resource"
+MAX_RESOURCE_CHARS = 100_000
 CONNECT_WAIT_S = 10.0  # what the first message waits, at most, for all servers together
 CALL_TIMEOUT_S = 30.0  # a tool call with no sign of life (a result or a progress report)
 CALL_MAX_S = 600.0  # a call that keeps reporting progress, in all
 HANDSHAKE_TIMEOUT_S = 60.0  # generous: `npx -y` may download the server first
 BACKOFF_S = (5.0, 15.0, 60.0, 300.0)  # between retries of a failing server
+
+
+_READ_RESOURCE_SPEC = ToolSpec(
+    name=READ_RESOURCE,
+    description=(
+        "Read a resource of a connected MCP server by its URI: a resource link a tool "
+        "returned, or one the server lists. Returns its text (and images for a vision model)."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"uri": {"type": "string", "description": "the resource's URI"}},
+        "required": ["uri"],
+    },
+    source="mcp",
+)
 
 
 @dataclass
@@ -226,15 +246,19 @@ class McpManager:
 
     def specs(self) -> list[ToolSpec]:
         specs = [spec for specs in self._specs.values() for spec in specs]
+        if self._resource_servers():
+            specs.append(_READ_RESOURCE_SPEC)
         return with_preview(specs, self.preview_url) if self.preview_url else specs
 
     def is_enabled(self, server_id: str) -> bool:
         return server_id in self._slots
 
     def owns(self, name: str) -> bool:
-        return name in self._routes or name in self._down
+        return name in self._routes or name in self._down or name == READ_RESOURCE
 
     async def call(self, name: str, args: dict[str, Any]) -> ToolOutcome:
+        if name == READ_RESOURCE:
+            return await self._read_resource_tool(str(args.get("uri", "")))
         server_id, tool = self._routes.get(name) or self._down[name]
         slot = self._slots.get(server_id)
         conn = slot.connection if slot else None
@@ -257,6 +281,46 @@ class McpManager:
             _first_line(result.text),
             extra={"mcp_server": server_id, "mcp_tool": tool, "seconds": round(elapsed, 3)},
             images=result.images,
+        )
+
+    def _resource_servers(self) -> list[Connection]:
+        # every SDK server declares the capability: what counts is having any to read
+        return [c for c in self._connected() if c.resources or c.resource_templates]
+
+    async def _read_resource_tool(self, uri: str) -> ToolOutcome:
+        """Read a resource for the model: from the server that lists it, else from each
+        server with resources in turn (a link a tool returned names no server)."""
+        from loki_desktop.core.mcp.connection import McpOfferError  # loaded: servers are on
+
+        servers = self._resource_servers()
+        listed = [c for c in servers if any(r.uri == uri for r in c.resources)]
+        errors: list[str] = []
+        for conn in listed or servers:
+            launch = conn.launch
+            resource = next(
+                (r for r in conn.resources if r.uri == uri),
+                McpResource(launch.server_id, launch.label, uri, uri),
+            )
+            try:
+                content = await conn.read_resource(resource)
+            except McpOfferError as exc:
+                errors.append(f"{launch.server_id}: {exc}")
+                continue
+            text = content.text
+            if len(text) > MAX_RESOURCE_CHARS:
+                text = text[:MAX_RESOURCE_CHARS] + "\n[… cut: the resource is longer]"
+            if not text and content.images:
+                text = "(no text: its images are attached)"
+            return ToolOutcome(
+                True,
+                text,
+                _("{uri} lu ({n} caractères)").format(uri=uri, n=len(content.text)),
+                extra={"mcp_server": launch.server_id, "mcp_resource": uri},
+                images=content.images,
+            )
+        said = "; ".join(errors) or "no connected server offers resources"
+        return ToolOutcome(
+            False, f"Error: {uri} could not be read ({said}).", _("{uri} illisible").format(uri=uri)
         )
 
     def _restarting(self, slot: _Slot) -> ToolOutcome:
