@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loki_desktop.core.i18n import _
-from loki_desktop.core.mcp.browser import with_preview
+from loki_desktop.core.mcp.browser import (
+    NAVIGATE_TOOL,
+    preview_instead_of_file,
+    rewritten_note,
+    with_preview,
+)
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, LaunchContext
 from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
@@ -270,6 +275,7 @@ class McpManager:
                 f"Error: the MCP server '{server_id}' is not connected; its tools are unavailable.",
                 _("serveur {id} indisponible").format(id=server_id),
             )
+        args, note = self._file_url_to_preview(tool, args)
         started = time.monotonic()
         limit_s = conn.launch.call_timeout_s or self.call_timeout
         max_s = max(conn.launch.call_max_s or CALL_MAX_S, limit_s)
@@ -277,11 +283,24 @@ class McpManager:
         elapsed = time.monotonic() - started
         return ToolOutcome(
             result.ok,
-            result.text,
+            note + result.text,
             _first_line(result.text),
             extra={"mcp_server": server_id, "mcp_tool": tool, "seconds": round(elapsed, 3)},
             images=result.images,
         )
+
+    def _file_url_to_preview(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """A browser asked to open a workspace file as file:// opens its preview URL instead
+        (the browser blocks file://, and a later console read would report a blank page)."""
+        url = args.get("url")
+        if tool != NAVIGATE_TOOL or not self.preview_url or not self.client.roots:
+            return args, ""
+        if not isinstance(url, str):
+            return args, ""
+        served = preview_instead_of_file(url, self.client.roots[0], self.preview_url)
+        if served is None:
+            return args, ""
+        return {**args, "url": served}, rewritten_note(url, served)
 
     def _resource_servers(self) -> list[Connection]:
         # every SDK server declares the capability: what counts is having any to read
