@@ -305,16 +305,16 @@ def _add(args: argparse.Namespace, service: McpService) -> int:
             label=args.label,
             enabled=args.enable,
         )
-    if args.expose is not None:
-        _set_expose(service, config.id, args.expose)
-    if (args.timeout, args.max_timeout) != (None, None):
-        _set_limits(service, config.id, args.timeout, args.max_timeout)
     if config.enabled:
         print(_("{id} ajouté, activé.").format(id=config.id))
     else:
         print(_("{id} ajouté, désactivé (loki-desktop mcp enable {id}).").format(id=config.id))
     for name in config.secrets:  # also those taken out of the command line or URL
         print(_("{id} : {name} rangé dans le trousseau système.").format(id=config.id, name=name))
+    if args.expose is not None:
+        _set_expose(service, config.id, args.expose)
+    if (args.timeout, args.max_timeout) != (None, None):
+        _set_limits(service, config.id, args.timeout, args.max_timeout)
     return 0
 
 
