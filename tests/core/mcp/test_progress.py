@@ -3,6 +3,11 @@ past its limit without a sign of life (up to the server's maximum); per-server l
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_entry, parse_seconds
@@ -66,3 +71,31 @@ def test_the_limits_are_kept_in_the_settings_and_checked() -> None:
         config = parse_entry("long", {**entry, "timeout": bad}, frozenset(), notices)
         assert config.call_timeout_s is None
         assert "timeout" in notices.pop()
+
+
+async def test_a_cancelled_turn_tells_the_server_its_call_is_cancelled(
+    secrets: KeyringSecrets, tag: str, tmp_path: Path
+) -> None:
+    manager = McpManager({"prog": stdio("prog", "progress", tag=tag)}, secrets, backoff=(0,))
+    try:
+        assert await manager.prepare() == []
+        call = asyncio.ensure_future(
+            manager.call("mcp_prog_until_cancelled", {"folder": str(tmp_path)})
+        )
+        assert await _eventually(lambda: (tmp_path / "started").exists())
+        call.cancel()  # what the Stop button does to the turn's task
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        # the server heard notifications/cancelled and stopped the tool's work
+        assert await _eventually(lambda: (tmp_path / "cancelled").exists())
+    finally:
+        await manager.aclose()
+
+
+async def _eventually(condition: Callable[[], bool], within_s: float = 60) -> bool:
+    deadline = time.monotonic() + within_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True

@@ -7,6 +7,8 @@ progress token). stdio only.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
@@ -29,6 +31,20 @@ async def quiet(seconds: float) -> str:
     """Work `seconds` without a word, then answer."""
     await anyio.sleep(seconds)
     return f"quiet for {seconds}"
+
+
+@server.tool()
+async def until_cancelled(folder: str) -> str:
+    """Work until the client cancels the call (notifications/cancelled): writes `started`, then
+    `cancelled` in `folder` when the cancellation reaches it."""
+    marks = Path(folder)
+    (marks / "started").write_text("yes")
+    try:
+        await anyio.sleep(120)
+    except anyio.get_cancelled_exc_class():
+        (marks / "cancelled").write_text("yes")
+        raise
+    return "never cancelled"
 
 
 if __name__ == "__main__":
