@@ -33,6 +33,7 @@ class MessageMeta:
       (core.llm.textcalls; "" for a native call), and `prompted_tools`, whether tools were
       described in the prompt (the notice about it is said once per conversation);
     - a harness note: `undo`;
+    - an assistant message: `model`, the model that wrote it (shown, and exported);
     - a card Loki stored (role "system", never sent as it is; core.compaction): `compacted`,
       the number of messages from the start a summary stands for; `plan`, the steps of a
       plan; `review`, what a self-review said and `review_changed`, whether it changed
@@ -48,6 +49,7 @@ class MessageMeta:
     text_call: str = ""
     prompted_tools: bool = False
     undo: UndoNote | None = None
+    model: str = ""
     compacted: int = 0
     plan: tuple[str, ...] = ()
     review: str = ""
@@ -75,6 +77,8 @@ class MessageMeta:
             data["tools"] = "prompted"
         if self.undo is not None:
             data["undo"] = _undo_json(self.undo)
+        if self.model:
+            data["model"] = self.model
         if self.compacted:
             data["compacted"] = self.compacted
         if self.plan:
@@ -106,6 +110,7 @@ class MessageMeta:
             text_call=_text(data.get("text_call")),
             prompted_tools=data.get("tools") == "prompted",
             undo=_undo(data.get("undo")),
+            model=_text(data.get("model")),
             compacted=_number(data.get("compacted")),
             plan=_texts(data.get("plan")),
             review=_text(review.get("text")) if isinstance(review, dict) else "",

@@ -2,7 +2,7 @@
 
 Memory tasks give a fact in a first conversation and ask for it in a new one (only a harness
 that remembers across conversations answers). Workspace tasks hide a fact in one file of a
-300-file folder that the request does not name. The tasks are in intelligence_tasks.toml;
+300-file folder that the request does not name. The tasks are in intelligence/tasks.toml;
 this module only builds them (and the folder's 299 other files, the same on every run).
 """
 
@@ -61,7 +61,7 @@ def intelligence_suite() -> list[EvalTask]:
 
 
 def _data() -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("intelligence_tasks.toml").read_text("utf-8")
+    text = resources.files(__package__).joinpath("intelligence", "tasks.toml").read_text("utf-8")
     return tomllib.loads(text)
 
 
