@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
     from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.mcp.sampling import ModelSource
+    from loki_desktop.core.memory.recall import Memories
     from loki_desktop.core.messages import ImageAttachment
+    from loki_desktop.core.model_servers import ModelServer
+    from loki_desktop.core.settings import Settings
     from loki_desktop.core.tools.preview import PreviewKeeper
 
 
@@ -70,6 +73,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument("--no-skills", action="store_true", help=_("n'injecte aucune méthode"))
+    parser.add_argument(
+        "--no-memory",
+        action="store_true",
+        help=_("ce tour sans souvenirs : rien n'est rappelé ni mémorisé"),
+    )
     parser.add_argument(
         "--think",
         metavar="MODE",
@@ -163,6 +171,7 @@ async def _ask(
         settings.mcp_servers, services.secrets, data_home=services.data_home, **wait
     )
     options.extra_sources.append(mcp)
+    options.memories = _memories(args, services, settings, server)
     mcp.set_roots([workspace])
     preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
@@ -203,11 +212,25 @@ async def _ask(
         if preview is not None:
             preview.close()
         await mcp.aclose()
+        if options.memories is not None:
+            await options.memories.aclose()
         await backend.close()
         store.close()
         if checkpoints is not None:
             checkpoints.close()
     return 1 if failed else 0
+
+
+def _memories(
+    args: argparse.Namespace, services: Services, settings: Settings, server: ModelServer
+) -> Memories | None:
+    """The turn's memories: none with --no-memory, the setting off, or no store (nothing
+    is then opened nor embedded)."""
+    if args.no_memory or not settings.memories or services.open_memories is None:
+        return None
+    from loki_desktop.core.memory.setup import memories_for
+
+    return memories_for(settings, server, services.open_memories, services.secrets)
 
 
 def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSource) -> None:

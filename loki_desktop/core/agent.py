@@ -44,6 +44,8 @@ from loki_desktop.core.llm.mode import (
 from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.textcalls import recovered_notice
+from loki_desktop.core.memory.recall import Memories
+from loki_desktop.core.memory.turn import TurnMemory
 from loki_desktop.core.message_meta import NO_META, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
 from loki_desktop.core.orphans import answer_orphans
@@ -134,6 +136,9 @@ class Agent:
     last_conversation: str | None = None
     # keeps each file's state before a tool changes it (core.changes); None: no checkpoints
     changes: ChangeRecorder | None = None
+    # what Loki remembers (core.memory): recalled before each turn, kept when asked; None:
+    # memories off (nothing opened, nothing embedded)
+    memories: Memories | None = None
 
     def run_turn(
         self,
@@ -221,6 +226,7 @@ class _Turn:
         self.sent: FittedRequest | None = None  # the last request, as fitted
         self.text = ""  # the user's message (on a retry: the last one, read from the history)
         self.model = ""  # resolved once the conversation is open
+        self.memory: TurnMemory | None = None  # this turn's recall and kept memory
 
     async def run(
         self,
@@ -238,6 +244,8 @@ class _Turn:
             yield Error(str(exc))
             yield Done("error", self.conversation_id or None, dict(self.stats))
         finally:
+            if self.memory is not None:
+                self.memory.cancel()
             # Cancelled (Stop button) or the consumer went away: keep what was said.
             with contextlib.suppress(StoreUnavailable):
                 self._answer_interrupted_calls()
@@ -310,6 +318,10 @@ class _Turn:
                 yield Error(refusal)
                 yield Done("error", self.conversation_id)
                 return
+        if self.agent.memories is not None:  # the recall runs while the tools get ready
+            self.memory = TurnMemory.start(
+                self.agent.memories, self.text, self.conversation_id, keep_asked=not resume
+            )
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(self.text)
         if not resume:
@@ -325,6 +337,9 @@ class _Turn:
         pending, self.agent.pending_notices = self.agent.pending_notices, []
         for notice in pending + await self.agent.toolbox.prepare():
             yield Notice(notice)
+        if self.memory is not None:
+            async for event in self.memory.events():
+                yield event
         try:
             self.model = await self.agent.resolve_model()
             self.mode = await self._mode(self.model)
@@ -478,6 +493,8 @@ class _Turn:
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
             texts.append(self.skill.body)
+        if self.memory is not None and (remembered := self.memory.system_text()):
+            texts.append(remembered)  # this turn only, like the skill
         return texts
 
     def _history_for_request(self) -> list[ChatMessage]:

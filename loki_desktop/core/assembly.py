@@ -9,6 +9,7 @@ from loki_desktop.core.agent import Agent, AgentConfig, SkillPicker
 from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.registry import Checkers
 from loki_desktop.core.llm.budget import ContextBudget
+from loki_desktop.core.memory.recall import Memories
 from loki_desktop.core.ports import Approver, ChatBackend, CheckpointStore, ConversationStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.skills.loader import load_router
@@ -32,6 +33,8 @@ class TurnOptions:
     budget: ContextBudget | None = None
     # what the evaluation's "harness off" turns off besides skills and checks
     text_calls: bool = True
+    # the process's memories (core.memory.setup); used only when the setting is on
+    memories: Memories | None = None
 
 
 def build_agent(
@@ -84,4 +87,5 @@ def build_agent(
         pending_notices=list(skill_notices),
         budget=options.budget or ContextBudget(),
         changes=changes,
+        memories=options.memories if settings.memories else None,
     )

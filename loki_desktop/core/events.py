@@ -144,6 +144,33 @@ def report_json(report: CheckReport) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
+class RecalledItem:
+    """One memory recalled for a turn, with the score that ranked it (core.memory.fusion)."""
+
+    id: int
+    text: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """The memories given to the model for this turn (before its first token), shown as a
+    quiet « Souvenirs : N » badge. `vectors` names the embedder used ("" : words only)."""
+
+    items: tuple[RecalledItem, ...]
+    vectors: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Memorised:
+    """A memory kept during the turn (the person said « retiens que… »): a card with
+    *Oublier*, which deletes memory `id`."""
+
+    id: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something the user should know that does not stop the turn."""
 
@@ -170,7 +197,19 @@ class Done:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-Event = Token | Thinking | SkillUsed | ToolCall | ToolResult | CheckReport | Notice | Error | Done
+Event = (
+    Token
+    | Thinking
+    | SkillUsed
+    | ToolCall
+    | ToolResult
+    | CheckReport
+    | Recalled
+    | Memorised
+    | Notice
+    | Error
+    | Done
+)
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -211,6 +250,14 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return shown
         case CheckReport():
             return {"type": "check", **report_json(event)}
+        case Recalled(items=items, vectors=vectors):
+            return {
+                "type": "recall",
+                "items": [{"id": i.id, "text": i.text, "score": i.score} for i in items],
+                "vectors": vectors,
+            }
+        case Memorised(id=memory_id, text=text):
+            return {"type": "memorised", "id": memory_id, "text": text}
         case Notice(message=message):
             return {"type": "notice", "message": message}
         case Error(message=message):

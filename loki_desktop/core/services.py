@@ -6,7 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from loki_desktop.core.ports import CheckpointStore, ConversationStore, SecretStore, SettingsStore
+from loki_desktop.core.ports import (
+    CheckpointStore,
+    ConversationStore,
+    MemoryStore,
+    SecretStore,
+    SettingsStore,
+)
 
 
 @dataclass
@@ -24,3 +30,5 @@ class Services:
     open_history_at: Callable[[Path], ConversationStore] | None = None
     # the checkpoints of changed files (undo); opened by the commands and the window that need it
     open_checkpoints: Callable[[], CheckpointStore] | None = None
+    # what Loki remembers (memories.db); opened at the first recall, only when memories are on
+    open_memories: Callable[[], MemoryStore] | None = None

@@ -131,6 +131,12 @@ class Settings:
         default_factory=list, metadata={"entries_checked_elsewhere": True}
     )
     model_server: str = ""
+    # Réglages → Intelligence: memories recalled before each turn and kept when asked
+    # (« retiens que… »); off: no memory file opened, nothing embedded
+    memories: bool = True
+    # the server's embedding model for memories (Ollama /api/embed, OpenAI /embeddings);
+    # empty, or missing on the server: the embedded model (core.memory.embedders)
+    embedding_model: str = "embeddinggemma"
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -32,3 +32,7 @@ def user_skills_dir() -> Path:
 
 def checkpoints_dir() -> Path:
     return data_home() / "checkpoints"
+
+
+def memories_path() -> Path:
+    return data_home() / "memories.db"
