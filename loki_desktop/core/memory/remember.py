@@ -32,7 +32,7 @@ MAX_MEMORY_CHARS = 2_000
 _ASKED = re.compile(
     r"""^\s*(?:(?:s'il te pla[iî]t|stp|please|peux-tu|can you|could you)[\s,]+)?
     (?:
-        (?:retiens|retenez|m[ée]morise[sz]?|enregistre[sz]?)(?:\s+bien)?(?:\s+que\s+|\s*:\s*|\s+)
+        (?:retiens|retenez|m[ée]morise[sz]?)(?:\s+bien)?(?:\s+que\s+|\s*:\s*|\s+(?!que\b))
       | (?:souviens-toi|souvenez-vous|rappelle-toi)(?:\s+que\s+|\s*:\s*)
       | n'oublie(?:z)?\s+pas\s+que\s+
       | remember(?:\s+that\s+|\s*:\s*)
