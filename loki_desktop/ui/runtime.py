@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
     Backend = OllamaBackend | OpenAIBackend
     from loki_desktop.core.mcp.service import McpService
+    from loki_desktop.core.memory.recall import Memories
     from loki_desktop.core.tools.preview import PreviewKeeper
 
 log = logging.getLogger(__name__)
@@ -92,11 +93,49 @@ class Runtime:
         self.mcp_host: McpHost | None = None
         self._checkpoints: CheckpointStore | None = None
         self._checkpoints_failed = False
+        # what Loki remembers (core.memory), made at first use for the server and embedding
+        # model of that moment; those replaced are closed at exit
+        self._memories: Memories | None = None
+        self._memories_key: tuple[ModelServer, str] | None = None
+        self._memories_retired: list[Memories] = []
+        self._memory_work: set[asyncio.Future[object]] = set()
 
     async def load(self) -> None:
         """Import the Ollama client and the agent in a worker thread, so the window keeps
         painting and answering meanwhile (the first use would import them in the GUI thread)."""
         await asyncio.to_thread(_import_agent_modules)
+        memories = self.memories
+        if memories is not None:
+            # the embedded model loads now, on a worker thread, if there are memories to
+            # recall (so the first turn does not wait for it); never before the first frame
+            self._keep_work(asyncio.ensure_future(memories.warm()))
+
+    @property
+    def memories(self) -> Memories | None:
+        """The memories, when the setting is on (None: nothing opened, nothing embedded)."""
+        if not self.settings.memories or self.services.open_memories is None:
+            return None
+        key = (self.server, self.settings.embedding_model)
+        if self._memories is None or key != self._memories_key:
+            from loki_desktop.core.memory.setup import memories_for
+
+            if self._memories is not None:
+                self._memories_retired.append(self._memories)
+            self._memories = memories_for(
+                self.settings, self.server, self.services.open_memories, self.services.secrets
+            )
+            self._memories_key = key
+        return self._memories
+
+    def forget_memory(self, memory_id: int) -> None:
+        """*Oublier* on a « Mémorisé » card: the memory is deleted off the GUI thread."""
+        memories = self.memories
+        if memories is not None:
+            self._keep_work(asyncio.ensure_future(memories.forget(memory_id)))
+
+    def _keep_work(self, future: asyncio.Future[object]) -> None:
+        self._memory_work.add(future)
+        future.add_done_callback(self._memory_work.discard)
 
     @property
     def backend(self) -> Backend:
@@ -228,6 +267,7 @@ class Runtime:
                 user_skills_dir=self.services.user_skills_dir,
                 extra_sources=[mcp.manager],
                 budget=self.budget,
+                memories=self.memories,
             ),
             checkpoints=self.checkpoints,
         )
@@ -379,6 +419,10 @@ class Runtime:
                 await backend.close()
             except Exception:
                 log.exception("closing the Ollama client of %s failed", backend.host)
+        for work in list(self._memory_work):
+            work.cancel()
+        for memories in [*self._memories_retired, *([self._memories] if self._memories else [])]:
+            await memories.aclose()
         self.store.close()  # on this thread: a plain History's connection belongs to it
         if self._checkpoints is not None:
             self._checkpoints.close()

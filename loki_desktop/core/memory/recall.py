@@ -79,6 +79,23 @@ class Memories:
             self._store.close()
             self._store = None
 
+    async def warm(self) -> None:
+        """Get the embedder ready when there are memories to recall (the embedded model
+        loads on a worker thread); silent on failure: the first recall says why."""
+        try:
+            store = await asyncio.to_thread(self.store)
+            if await asyncio.to_thread(store.count):
+                await self.embedders.active(store)
+                await self.embedders.warm()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the first recall meets the same failure and says it
+            return
+
+    async def forget(self, memory_id: int) -> bool:
+        store = await asyncio.to_thread(self.store)
+        return await asyncio.to_thread(store.delete, memory_id)
+
     # --- recall ----------------------------------------------------------------------
 
     async def recall(self, message: str, limit: int = RECALL_LIMIT) -> Recall:

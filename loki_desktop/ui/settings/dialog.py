@@ -33,6 +33,7 @@ from loki_desktop.ui.settings.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.settings.installed_models import ModelsPage
 from loki_desktop.ui.settings.language_choice import language_choice
 from loki_desktop.ui.settings.mcp import McpPage
+from loki_desktop.ui.settings.memory_panel import MemorySection
 from loki_desktop.ui.settings.model import ModelBehaviour
 from loki_desktop.ui.settings.servers import Probe, ServersEditor, drafts_of
 from loki_desktop.ui.theme import Theme
@@ -249,6 +250,8 @@ class IntelligencePage(QWidget):
                 wrap=True,
             )
         )
+        self.memory = MemorySection(runtime)
+        layout.addWidget(self.memory)
         self.evaluation = EvaluationPanel(runtime)
         layout.addWidget(self.evaluation)
 
@@ -295,6 +298,7 @@ class IntelligencePage(QWidget):
         settings.skills_enabled = self.skills_enabled.isChecked()
         settings.auto_checks = self.auto_checks.isChecked()
         settings.review_writes = self.review_writes.isChecked()
+        self.memory.apply(settings)
 
     def _open_folder(self) -> None:
         self.skills_folder.mkdir(parents=True, exist_ok=True)

@@ -87,10 +87,10 @@ async def test_a_server_without_the_model_falls_back_and_says_so_once(
 async def test_a_hanging_server_never_holds_the_turn(
     tmp_path: Path, embedding_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fresh = _memories(tmp_path, embedding_ollama)
-    await _fill(fresh)
-    fresh = _memories(tmp_path / "again", embedding_ollama)  # a new process: asks again
-    await _fill(fresh)
+    first = _memories(tmp_path, embedding_ollama)
+    await _fill(first)
+    await first.aclose()
+    fresh = _memories(tmp_path, embedding_ollama)  # a new process: asks the server again
     monkeypatch.setattr(vector_state, "PROBE_TIMEOUT_S", 0.5)
     embedding_ollama.embed.hang.set()
     found = await fresh.recall("Moustache")

@@ -1,0 +1,92 @@
+"""Memories in the window: the « Mémorisé » card and *Oublier*, the « Souvenirs : N » badge,
+the Intelligence switch and the memory panel, on a real runtime and the scripted server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loki_desktop.core.services import Services
+from loki_desktop.ui.chat.memory_items import MemorisedCard, RecallBadge
+from loki_desktop.ui.settings.dialog import SettingsDialog
+from loki_desktop.ui.settings.memory_panel import MemoryPanel, MemorySection
+from tests.fakes.ollama_server import FakeOllama, Reply
+from tests.ui.helpers import open_runtime, open_window, wait_until
+from tests.ui.test_sessions import kinds, open_sessions
+
+
+def _embed_with_the_chat_model(services: Services) -> None:
+    # the scripted server embeds with any model it lists; the embedded model is not needed
+    services.settings.update(lambda s: setattr(s, "embedding_model", "qwen2.5-coder:7b"))
+
+
+async def test_a_kept_memory_shows_a_card_that_forgets_it_and_a_recall_shows_a_badge(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    _embed_with_the_chat_model(services)
+    async with open_sessions(services, qtbot, ollama.url) as opened:
+        sessions, runtime = opened.sessions, opened.sessions.runtime
+        ollama.script(Reply.text("Noté."), Reply.text("Sur 10.0.0.7."), Reply.text("Noté."))
+        sessions.send("Retiens que le NAS du bureau est en 10.0.0.7")
+        await opened.idle()
+        session = sessions.current
+        assert kinds(session)[:2] == ["UserMessage", "MemorisedCard"]
+        card = session.view.items()[1]
+        assert isinstance(card, MemorisedCard) and "10.0.0.7" in card.text.text()
+
+        sessions.send("Quelle est l'adresse du NAS du bureau ?")
+        await opened.idle()
+        badges = [item for item in session.view.items() if isinstance(item, RecallBadge)]
+        assert len(badges) == 1 and badges[0].toggle.text() == "Souvenirs : 1"
+        assert badges[0].list.isHidden()
+        badges[0].toggle.click()
+        assert not badges[0].list.isHidden() and "10.0.0.7" in badges[0].list.text()
+
+        card.forget_button.click()
+        memories = runtime.memories
+        assert memories is not None
+        await wait_until(lambda: memories.store().count() == 0, what="the memory forgotten")
+        assert card.text.text() == "Oublié." and not card.forget_button.isEnabled()
+
+
+async def test_the_intelligence_switch_turns_memories_off(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog: SettingsDialog = window.settings_opener.open()
+        section = dialog.intelligence.memory
+        assert isinstance(section, MemorySection) and section.enabled.isChecked()
+        section.enabled.setChecked(False)
+        section.embedding_model.setText("nomic-embed-text")
+        dialog.save()
+        saved = services.settings.load()
+        assert saved.memories is False and saved.embedding_model == "nomic-embed-text"
+        assert window.runtime.memories is None  # off: nothing is opened
+        await dialog.tasks.cancel_all()
+
+
+async def test_the_panel_lists_searches_and_forgets(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    _embed_with_the_chat_model(services)
+    async with open_runtime(services, ollama.url) as runtime:
+        memories = runtime.memories
+        assert memories is not None
+        from loki_desktop.core.memory.remember import keep
+
+        for text in ("Mon chat s'appelle Moustache", "Le NAS est en 10.0.0.7"):
+            await keep(memories, text, source="typed")
+        panel = MemoryPanel(memories)
+        qtbot.addWidget(panel)
+        await wait_until(lambda: panel.list.count() == 2)
+        panel.search.setText("Moustache")
+        panel.refresh()
+        await wait_until(lambda: panel.list.count() == 1)
+        assert panel.list.item(0).text() == "Mon chat s'appelle Moustache"
+        panel.list.setCurrentRow(0)
+        panel.forget_selected()
+        await wait_until(lambda: panel.list.count() == 0)
+        panel.search.clear()
+        await wait_until(lambda: panel.list.count() == 1)
+        assert panel.list.item(0).text() == "Le NAS est en 10.0.0.7"
+        panel.accept()
+        await panel.tasks.cancel_all()
