@@ -1,4 +1,4 @@
-"""`loki-desktop memory …` and the memories of `ask`, as real processes against the scripted server."""
+"""`loki-desktop memory …` and the memories of `ask`: real processes, the scripted server."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ def test_add_list_search_edit_rm(ollama: FakeOllama, loki_home: Path) -> None:
     added = run_cli("memory", "add", "Mon chat s'appelle Moustache", "--json", home=loki_home)
     assert added.code == 0, added.stderr
     memory = json.loads(added.stdout)
-    assert memory["text"] == "Mon chat s'appelle Moustache" and memory["source"] == "typed"
+    assert memory["text"] == "Mon chat s'appelle Moustache"
+    assert memory["source"] == "typed"
     again = run_cli("memory", "add", "Mon chat s'appelle Moustache", "--json", home=loki_home)
     assert json.loads(again.stdout)["existed"] is True
     listed = json.loads(run_cli("memory", "list", "--json", home=loki_home).stdout)
@@ -32,7 +33,8 @@ def test_add_list_search_edit_rm(ollama: FakeOllama, loki_home: Path) -> None:
     edited = run_cli(
         "memory", "edit", str(memory["id"]), "Mon chat s'appelle Pixel", home=loki_home
     )
-    assert edited.code == 0 and "Pixel" in edited.stdout
+    assert edited.code == 0
+    assert "Pixel" in edited.stdout
     removed = run_cli("memory", "rm", str(memory["id"]), home=loki_home)
     assert removed.code == 0, removed.stderr
     assert run_cli("memory", "rm", str(memory["id"]), home=loki_home).code == 1
@@ -42,7 +44,8 @@ def test_add_list_search_edit_rm(ollama: FakeOllama, loki_home: Path) -> None:
 def test_a_secret_is_refused(ollama: FakeOllama, loki_home: Path) -> None:
     _settings(loki_home, ollama)
     run = run_cli("memory", "add", "la clé est sk-abcdefghijklmnop1234", home=loki_home)
-    assert run.code == 2 and "secret" in run.stderr
+    assert run.code == 2
+    assert "secret" in run.stderr
     assert json.loads(run_cli("memory", "list", "--json", home=loki_home).stdout) == []
 
 
@@ -67,6 +70,7 @@ def test_ask_streams_a_recall_event_and_no_memory_turns_it_off(
     off = ask_json(
         ollama, workspace, loki_home, "--no-memory", prompt="Quelle est l'adresse du NAS ?"
     )
-    assert off.code == 0 and off.of_type("recall") == []
+    assert off.code == 0
+    assert off.of_type("recall") == []
     assert len(ollama.embed_requests) == embeds  # nothing embedded
     assert "10.0.0.7" not in json.dumps(ollama.chat_requests[-1]["messages"][0])

@@ -26,12 +26,14 @@ def test_add_search_update_delete(tmp_path: Path) -> None:
     store.put_vectors("m", 2, [(prod, b"\x00" * 8)])
     assert store.vectors("m").ids == (prod,)
     changed = store.update(prod, "Le serveur de prod est sous Ubuntu 24.04", "serveur ubuntu")
-    assert changed is not None and changed.text.startswith("Le serveur")
+    assert changed is not None
+    assert changed.text.startswith("Le serveur")
     assert store.version() != before
     assert store.vectors("m").ids == ()  # a new text needs a new vector
     assert store.search_terms(["debian"], 5) == []
     assert [i for i, _ in store.search_terms(["ubuntu"], 5)] == [prod]
-    assert store.delete(cat) and not store.delete(cat)
+    assert store.delete(cat)
+    assert not store.delete(cat)
     assert store.search_terms(terms("Moustache"), 5) == []
     assert store.find_text("Le serveur de prod est sous Ubuntu 24.04") is not None
     store.close()
@@ -54,10 +56,12 @@ def test_a_corrupt_file_is_moved_aside_and_a_new_one_made(tmp_path: Path) -> Non
     path.write_bytes(b"this is not a database" * 200)
     store = MemoryFile(path)
     notices = store.take_notices()
-    assert len(notices) == 1 and "mis de côté" in notices[0]
+    assert len(notices) == 1
+    assert "mis de côté" in notices[0]
     assert store.count() == 0
     aside = [p for p in tmp_path.iterdir() if ".corrupt-" in p.name]
-    assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not")
+    assert len(aside) == 1
+    assert aside[0].read_bytes().startswith(b"this is not")
     _add(store, "de nouveau")
     assert store.count() == 1
     store.close()
@@ -85,7 +89,8 @@ def test_ten_thousand_memories(tmp_path: Path) -> None:
         store.add(f"souvenir {n} code K{n:05d}", f"souvenir {n} k{n:05d}", source="typed")
     assert store.count() == 10_000
     hits = store.search_terms(["k04242"], 5)
-    assert len(hits) == 1 and store.get(hits[0][0]).text.endswith("K04242")  # type: ignore[union-attr]
+    assert len(hits) == 1
+    assert store.get(hits[0][0]).text.endswith("K04242")
     assert len(store.without_vectors("m", 64)) == 64
     store.close()
 

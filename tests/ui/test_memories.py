@@ -31,21 +31,25 @@ async def test_a_kept_memory_shows_a_card_that_forgets_it_and_a_recall_shows_a_b
         session = sessions.current
         assert kinds(session)[:2] == ["UserMessage", "MemorisedCard"]
         card = session.view.items()[1]
-        assert isinstance(card, MemorisedCard) and "10.0.0.7" in card.text.text()
+        assert isinstance(card, MemorisedCard)
+        assert "10.0.0.7" in card.text.text()
 
         sessions.send("Quelle est l'adresse du NAS du bureau ?")
         await opened.idle()
         badges = [item for item in session.view.items() if isinstance(item, RecallBadge)]
-        assert len(badges) == 1 and badges[0].toggle.text() == "Souvenirs : 1"
+        assert len(badges) == 1
+        assert badges[0].toggle.text() == "Souvenirs : 1"
         assert badges[0].list.isHidden()
         badges[0].toggle.click()
-        assert not badges[0].list.isHidden() and "10.0.0.7" in badges[0].list.text()
+        assert not badges[0].list.isHidden()
+        assert "10.0.0.7" in badges[0].list.text()
 
         card.forget_button.click()
         memories = runtime.memories
         assert memories is not None
         await wait_until(lambda: memories.store().count() == 0, what="the memory forgotten")
-        assert card.text.text() == "Oublié." and not card.forget_button.isEnabled()
+        assert card.text.text() == "Oublié."
+        assert not card.forget_button.isEnabled()
 
 
 async def test_the_intelligence_switch_turns_memories_off(
@@ -54,12 +58,14 @@ async def test_the_intelligence_switch_turns_memories_off(
     async with open_window(services, qtbot, ollama.url) as window:
         dialog: SettingsDialog = window.settings_opener.open()
         section = dialog.intelligence.memory
-        assert isinstance(section, MemorySection) and section.enabled.isChecked()
+        assert isinstance(section, MemorySection)
+        assert section.enabled.isChecked()
         section.enabled.setChecked(False)
         section.embedding_model.setText("nomic-embed-text")
         dialog.save()
         saved = services.settings.load()
-        assert saved.memories is False and saved.embedding_model == "nomic-embed-text"
+        assert saved.memories is False
+        assert saved.embedding_model == "nomic-embed-text"
         assert window.runtime.memories is None  # off: nothing is opened
         await dialog.tasks.cancel_all()
 

@@ -78,7 +78,8 @@ async def test_a_server_without_the_model_falls_back_and_says_so_once(
     assert found.vectors == ""  # no embedded model in this test: words only
     assert found.items[0].text == FACTS[1]
     said = " ".join(memories.take_notices() + list(found.notices))
-    assert "absent-embedder" in said and "mots seulement" in said
+    assert "absent-embedder" in said
+    assert "mots seulement" in said
     again = await memories.recall("Moustache")
     assert again.notices == ()  # said once
     await memories.aclose()
@@ -128,7 +129,8 @@ async def test_an_openai_compatible_server_embeds_through_v1_embeddings(tmp_path
         assert found.vectors == "openai:text-embedding-3-small"
         assert found.items[0].text == FACTS[1]
         bodies = [body for _, path, body, _ in server.requests if path == "/v1/embeddings"]
-        assert bodies and bodies[-1] == {
+        assert bodies
+        assert bodies[-1] == {
             "model": "text-embedding-3-small",
             "input": ["Moustache est mon chat"],
         }
@@ -150,7 +152,8 @@ async def test_nothing_is_embedded_while_there_is_no_memory(
 ) -> None:
     memories = _memories(tmp_path, embedding_ollama)
     found = await memories.recall("bonjour")
-    assert found.items == () and embedding_ollama.embed_requests == []
+    assert found.items == ()
+    assert embedding_ollama.embed_requests == []
     await memories.aclose()
 
 

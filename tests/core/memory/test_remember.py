@@ -50,7 +50,8 @@ def test_a_secret_is_refused_with_a_sentence() -> None:
         "la base est postgres://app:s3cret@db.lan/app",
     ):
         refusal = refusal_of(text)
-        assert refusal is not None and "secret" in refusal
+        assert refusal is not None
+        assert "secret" in refusal
     assert refusal_of("Le mot de passe du wifi est affiché sur le frigo") is None
     assert refusal_of("   ") is not None
     assert refusal_of("x" * 5000) is not None

@@ -52,7 +52,8 @@ async def test_a_fact_told_once_is_recalled_in_a_later_conversation(
     later = make_agent(backend, store, workspace, memories=memories)
     asked = await turn(later, "Sur quel port tourne mon serveur de production ?")
     recalled = [e for e in asked if isinstance(e, Recalled)]
-    assert len(recalled) == 1 and recalled[0].items[0].id == kept[0].id
+    assert len(recalled) == 1
+    assert recalled[0].items[0].id == kept[0].id
     assert event_to_json(recalled[0])["type"] == "recall"
     system = _system(ollama.chat_requests[1])
     assert "Debian 12, port 8443" in system
