@@ -35,6 +35,8 @@ MODULES = [
     "bench.soak",
     "bench.jail_race",
     "bench.checkpoints",
+    "bench.recall_quality",
+    "bench.recall_cost",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 

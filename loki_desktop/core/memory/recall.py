@@ -111,38 +111,52 @@ class Memories:
 
     async def _recall(self, message: str, limit: int) -> Recall:
         store = await asyncio.to_thread(self.store)
-        if not message.strip() or await asyncio.to_thread(store.count) == 0:
+        count = await asyncio.to_thread(store.count)
+        if not message.strip() or count == 0:
             return Recall(notices=tuple(self.take_notices()))
+        # the words are searched while the question is embedded
         words_task = asyncio.create_task(asyncio.to_thread(self._word_hits, store, message))
-        query, embedder = await self._query_vector(store, message)
+        query, embedder = await self._query_vector(store, message, count)
         words = await words_task
-        cosines = None
-        if query is not None and embedder is not None:
-            cosines = await asyncio.to_thread(self._cosines, store, embedder.name, query)
-        exact = await asyncio.to_thread(self._exact_hits, store, message, words, cosines)
-        ranked = fuse(words, cosines, exact, limit)
-        items = []
-        for scored in ranked:
-            memory = await asyncio.to_thread(store.get, scored.memory_id)
-            if memory is not None:
-                items.append(RecalledItem(memory.id, memory.text, round(scored.score, 3)))
-        return Recall(
-            tuple(items),
-            embedder.name if cosines is not None and embedder else "",
-            tuple(self.take_notices()),
+        model = embedder.name if embedder is not None and query is not None else ""
+        items, used = await asyncio.to_thread(
+            self._ranked, store, message, words, model, query, limit
         )
+        return Recall(items, model if used else "", tuple(self.take_notices()))
 
     def _word_hits(self, store: MemoryStore, message: str) -> dict[int, float]:
         return dict(store.search_terms(terms(message), WORD_CANDIDATES))
 
+    def _ranked(
+        self,
+        store: MemoryStore,
+        message: str,
+        words: dict[int, float],
+        model: str,
+        query: Vectors | None,
+        limit: int,
+    ) -> tuple[tuple[RecalledItem, ...], bool]:
+        """The recalled memories (one worker-thread hop for the search and the rows), and
+        whether vectors took part."""
+        cosines = self._cosines(store, model, query) if query is not None else None
+        exact = self._exact_hits(store, message, words, cosines)
+        items = []
+        for scored in fuse(words, cosines, exact, limit):
+            memory = store.get(scored.memory_id)
+            if memory is not None:
+                items.append(RecalledItem(memory.id, memory.text, round(scored.score, 3)))
+        return tuple(items), cosines is not None
+
     async def _query_vector(
-        self, store: MemoryStore, message: str
+        self, store: MemoryStore, message: str, count: int
     ) -> tuple[Vectors | None, Embedder | None]:
         embedder = await self.embedders.active(store)
         if embedder is None:
             return None, None
-        with contextlib.suppress(EmbedFailed):
-            await self.backfill(INLINE_BACKFILL, rounds=1)
+        ids, _matrix = await asyncio.to_thread(self._cache.get, store, embedder.name)
+        if len(ids) < count:  # memories kept without a vector (a failed server, a change)
+            with contextlib.suppress(EmbedFailed):
+                await self.backfill(INLINE_BACKFILL, rounds=1)
         try:
             vectors = await asyncio.wait_for(embedder.embed([message]), QUERY_TIMEOUT_S)
         except (EmbedFailed, TimeoutError) as exc:
@@ -155,7 +169,10 @@ class Memories:
         if matrix is None or matrix.shape[1] != query.shape[0]:
             return None
         sims = matrix @ query
-        top = np.argsort(-sims)[:WORD_CANDIDATES]
+        if len(sims) > WORD_CANDIDATES:  # the best ones without sorting them all
+            top = np.argpartition(-sims, WORD_CANDIDATES)[:WORD_CANDIDATES]
+        else:
+            top = np.arange(len(sims))
         return {int(ids[i]): float(sims[i]) for i in top}
 
     def _exact_hits(

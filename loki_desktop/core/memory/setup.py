@@ -23,8 +23,6 @@ def memories_for(
     from the embedded one. Nothing is opened or asked until the first recall."""
     model = settings.embedding_model.strip()
     primary = (
-        ServerEmbedder(server.kind, server.url, model, api_key(server, secrets))
-        if model
-        else None
+        ServerEmbedder(server.kind, server.url, model, api_key(server, secrets)) if model else None
     )
     return Memories(open_store, EmbedderChoice(primary))
