@@ -74,7 +74,7 @@ class MemoryFile:
         self._writes = 0  # our own changes (PRAGMA data_version counts only the others')
         try:
             self._db = self._open()
-        except sqlite3.OperationalError as exc:
+        except (sqlite3.OperationalError, OSError) as exc:  # locked, unwritable folder
             raise MemoriesUnavailable(_unavailable(self.path, exc)) from exc
         except sqlite3.DatabaseError as exc:
             kept = move_aside(self.path, companions=("-wal", "-shm"))

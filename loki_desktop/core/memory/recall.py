@@ -81,12 +81,15 @@ class Memories:
 
     async def warm(self) -> None:
         """Get the embedder ready when there are memories to recall (the embedded model
-        loads on a worker thread); silent on failure: the first recall says why."""
+        loads on a worker thread), then embed the memories still without a vector of it (a
+        new embedding model, vectors of another size); silent on failure: the first recall
+        says why."""
         try:
             store = await asyncio.to_thread(self.store)
             if await asyncio.to_thread(store.count):
                 await self.embedders.active(store)
                 await self.embedders.warm()
+                await self.backfill()
         except asyncio.CancelledError:
             raise
         except Exception:  # the first recall meets the same failure and says it

@@ -166,3 +166,18 @@ async def test_the_embedded_model_understands_a_paraphrase(tmp_path: Path) -> No
     assert found.vectors == "embedded:usem3"
     assert found.items[0].text == FACTS[1]
     await memories.aclose()
+
+
+async def test_warming_embeds_every_memory_left_without_a_vector(
+    tmp_path: Path, embedding_ollama: FakeOllama
+) -> None:
+    words_only = Memories(
+        lambda: MemoryFile(tmp_path / "memories.db"), EmbedderChoice(None, fallback=lambda: None)
+    )
+    for n in range(150):  # kept while no embedder was there
+        await keep(words_only, f"souvenir numéro {n}", source="typed")
+    await words_only.aclose()
+    memories = _memories(tmp_path, embedding_ollama)
+    await memories.warm()
+    assert len(memories.store().vectors("ollama:embeddinggemma").ids) == 150
+    await memories.aclose()

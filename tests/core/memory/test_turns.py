@@ -97,3 +97,17 @@ async def test_memories_off_open_nothing_and_embed_nothing(
     assert not path.exists()
     assert ollama.embed_requests == []
     assert "remember" not in _system(ollama.chat_requests[0])
+
+
+async def test_a_store_that_cannot_open_never_fails_the_turn(
+    ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "not-a-folder"
+    folder.write_text("a file where the memories' folder should be")
+    broken = Memories(lambda: MemoryFile(folder / "memories.db"), EmbedderChoice(None))
+    ollama.script(Reply.text("Bonjour !"))
+    agent = make_agent(backend, store, workspace, memories=broken)
+    events = await turn(agent, "Bonjour")
+    assert event_to_json(events[-1])["reason"] == "completed"
+    assert any(isinstance(e, Notice) and "Souvenirs non consultés" in e.message for e in events)
+    assert not any(isinstance(e, Recalled) for e in events)
