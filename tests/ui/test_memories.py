@@ -96,3 +96,20 @@ async def test_the_panel_lists_searches_and_forgets(
         assert panel.list.item(0).text() == "Le NAS est en 10.0.0.7"
         panel.accept()
         await panel.tasks.cancel_all()
+
+
+async def test_the_embedding_model_downloads_through_the_models_page(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    ollama.pull.library["embeddinggemma"] = (300_000, 500)  # in the scripted registry
+    async with open_window(services, qtbot, ollama.url) as window:
+        dialog: SettingsDialog = window.settings_opener.open()
+        section = dialog.intelligence.memory
+        assert section.embedding_model.text() == "embeddinggemma"
+        section.download.click()
+        assert dialog.PAGES[dialog.nav.currentRow()] == "models"
+        await wait_until(lambda: "embeddinggemma" in ollama.models, what="the model pulled")
+        pulls = [body for _m, path, body in ollama.requests if path == "/api/pull"]
+        assert pulls[-1]["model"] == "embeddinggemma"
+        await dialog.models.aclose()
+        await dialog.tasks.cancel_all()

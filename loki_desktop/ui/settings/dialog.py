@@ -346,6 +346,7 @@ class SettingsDialog(QDialog):
         self.models = ModelsPage(runtime, self._default_model_set)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
+        self.intelligence.memory.pull = self._pull_model
         for page in (self.general, self.models, self.mcp, self.intelligence):
             holder = QWidget()
             holder_layout = QVBoxLayout(holder)
@@ -385,6 +386,12 @@ class SettingsDialog(QDialog):
 
     def _default_model_set(self, name: str) -> None:
         self.general.model.setCurrentText(name)  # so that Save keeps it
+
+    def _pull_model(self, name: str) -> None:
+        """A download asked from another page (the embedding model) runs on Modèles."""
+        self.show_page("models")
+        self.models.pull_field.setText(name)
+        self.models.pull_button.click()
 
     def show_page(self, name: str) -> None:
         self.nav.setCurrentRow(self.PAGES.index(name))

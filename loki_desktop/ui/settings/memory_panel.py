@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -64,9 +65,20 @@ class MemorySection(QWidget):
         self.manage = button(_("Gérer les souvenirs…"))
         self.manage.clicked.connect(self.open_panel)
         row.addWidget(self.manage)
+        # the download goes through Réglages → Modèles (the dialog sets `pull`)
+        self.download = button(_("Télécharger ce modèle sur le serveur"))
+        self.download.clicked.connect(self._download)
+        self.download.setVisible(runtime.server.kind == "ollama")
+        row.addWidget(self.download)
         row.addStretch(1)
+        self.pull: Callable[[str], None] | None = None
         layout.addLayout(row)
         self.panel: MemoryPanel | None = None
+
+    def _download(self) -> None:
+        name = self.embedding_model.text().strip()
+        if name and self.pull is not None:
+            self.pull(name)
 
     def apply(self, settings: Settings) -> None:
         settings.memories = self.enabled.isChecked()
