@@ -34,7 +34,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     remove.add_argument("id", type=int, help=_("son numéro (voir « memory list »)"))
     search = actions.add_parser("search", help=_("les souvenirs qu'un message rappellerait"))
     search.add_argument("text", help=_("le message ou les mots cherchés"))
-    for sub in (listing, add, edit, remove, search):
+    extract = actions.add_parser(
+        "extract", help=_("demande au modèle ce qu'une conversation apprend de vous, et le garde")
+    )
+    extract.add_argument("--session", help=_("la conversation (défaut : la dernière)"))
+    extract.add_argument("--model", help=_("modèle (défaut : réglages, sinon le premier)"))
+    for sub in (listing, add, edit, remove, search, extract):
         sub.add_argument("--json", action="store_true", help=_("un objet JSON"))
     parser.set_defaults(run=run)
 
@@ -51,6 +56,8 @@ def run(args: argparse.Namespace, services: Services) -> int:
         settings, current_server(settings), services.open_memories, services.secrets
     )
     try:
+        if args.action == "extract":
+            return asyncio.run(_extract(args, services, memories))
         return asyncio.run(_act(args, memories))
     except StoreUnavailable as exc:
         print(exc, file=sys.stderr)
@@ -81,6 +88,42 @@ async def _act(args: argparse.Namespace, memories: Memories) -> int:
         for notice in memories.take_notices():
             print(_("note : {text}").format(text=notice), file=sys.stderr)
         await memories.aclose()
+
+
+async def _extract(args: argparse.Namespace, services: Services, memories: Memories) -> int:
+    """The facts a stored conversation teaches (one model call), kept and printed."""
+    from loki_desktop.core.llm.backends import make_backend
+    from loki_desktop.core.memory.extract import extract
+    from loki_desktop.core.model_servers import current_server
+    from loki_desktop.core.ports import BackendError
+
+    settings = services.settings.load()
+    history = services.open_history()
+    backend = make_backend(current_server(settings), services.secrets)
+    try:
+        session = args.session or next(
+            (c.id for c in history.list_conversations() if c.message_count), None
+        )
+        if session is None or not history.exists(session):
+            print(_("Conversation introuvable : {id}").format(id=session or "-"), file=sys.stderr)
+            return 2
+        try:
+            model = args.model or settings.model or (await backend.list_models())[0].name
+        except (BackendError, IndexError) as exc:
+            print(str(exc) or _("Aucun modèle sur le serveur."), file=sys.stderr)
+            return 1
+        kept = await extract(memories, backend, model, history.messages(session), session)
+    finally:
+        history.close()
+        await backend.close()
+        await memories.aclose()
+    if args.json:
+        _print_json([{"id": m.id, "text": m.text} for m in kept])
+    elif not kept:
+        print(_("Rien de nouveau à retenir de cette conversation."), file=sys.stderr)
+    for memory in [] if args.json else kept:
+        print(_("Mémorisé (n° {id}) : {text}").format(id=memory.id, text=memory.text))
+    return 0
 
 
 def _as_json(memory: Memory) -> dict[str, Any]:

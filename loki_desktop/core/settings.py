@@ -134,6 +134,9 @@ class Settings:
     # Réglages → Intelligence: memories recalled before each turn and kept when asked
     # (« retiens que… »); off: no memory file opened, nothing embedded
     memories: bool = True
+    # « Retenir à la fin d'une conversation »: leaving a conversation, one call to the
+    # model keeps what it taught about the person (shown, each with Oublier); off by default
+    memory_extraction: bool = False
     # the server's embedding model for memories (Ollama /api/embed, OpenAI /embeddings);
     # empty, or missing on the server: the embedded model (core.memory.embedders)
     embedding_model: str = "embeddinggemma"

@@ -74,3 +74,17 @@ def test_ask_streams_a_recall_event_and_no_memory_turns_it_off(
     assert off.of_type("recall") == []
     assert len(ollama.embed_requests) == embeds  # nothing embedded
     assert "10.0.0.7" not in json.dumps(ollama.chat_requests[-1]["messages"][0])
+
+
+def test_extract_keeps_what_a_stored_conversation_teaches(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    _settings(loki_home, ollama)
+    ollama.script(Reply.text("Bien noté."), Reply.text('["Travaille avec Neovim"]'))
+    told = ask_json(ollama, workspace, loki_home, prompt="J'écris tout mon code dans Neovim.")
+    assert told.code == 0, told.stderr
+    run = run_cli("memory", "extract", "--json", home=loki_home)
+    assert run.code == 0, run.stderr
+    kept = json.loads(run.stdout)
+    assert [m["text"] for m in kept] == ["Travaille avec Neovim"]
+    assert "Neovim" in ollama.chat_requests[-1]["messages"][0]["content"]

@@ -113,3 +113,42 @@ async def test_the_embedding_model_downloads_through_the_models_page(
         assert pulls[-1]["model"] == "embeddinggemma"
         await dialog.models.aclose()
         await dialog.tasks.cancel_all()
+
+
+async def test_leaving_a_conversation_keeps_what_it_taught_when_the_setting_allows(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    def setup(settings: Any) -> None:
+        settings.memory_extraction = True
+        settings.model = "qwen2.5-coder:7b"
+
+    services.settings.update(setup)
+    async with open_window(services, qtbot, ollama.url) as window:
+        ollama.script(Reply.text("Bien noté."), Reply.text('["Travaille avec Neovim"]'))
+        window.sessions.send("J'écris tout mon code dans Neovim.")
+        await wait_until(lambda: not window.sessions.current.runner.busy)
+        window.sessions.new_conversation()  # the conversation is left: it is read once
+        bar = window.extracted
+        await wait_until(lambda: bar.cards, what="the extracted memory shown")
+        assert bar.cards[0].text.text() == "Mémorisé : Travaille avec Neovim"
+        memories = window.runtime.memories
+        assert memories is not None
+        assert [m.source for m in memories.store().recent()] == ["extracted"]
+        bar.cards[0].forget_button.click()
+        await wait_until(lambda: memories.store().count() == 0)
+        bar.close_button.click()
+        assert bar.isHidden()
+
+
+async def test_leaving_a_conversation_reads_nothing_while_the_setting_is_off(
+    services: Services, ollama: FakeOllama, qtbot: Any
+) -> None:
+    services.settings.update(lambda s: setattr(s, "model", "qwen2.5-coder:7b"))
+    async with open_window(services, qtbot, ollama.url) as window:
+        ollama.script(Reply.text("Bien noté."))
+        window.sessions.send("J'écris tout mon code dans Neovim.")
+        await wait_until(lambda: not window.sessions.current.runner.busy)
+        window.sessions.new_conversation()
+        assert window.end_of_conversation.read == {}  # not read: no extraction started
+        assert len(ollama.chat_requests) == 1  # no extraction call
+        assert window.extracted.isHidden()

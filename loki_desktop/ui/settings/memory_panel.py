@@ -45,6 +45,12 @@ class MemorySection(QWidget):
         self.enabled.setObjectName("MemoriesEnabled")
         self.enabled.setChecked(settings.memories)
         layout.addWidget(self.enabled)
+        self.extraction = QCheckBox(
+            _("Retenir à la fin d'une conversation ce qu'elle m'apprend (montré, avec Oublier)")
+        )
+        self.extraction.setObjectName("MemoryExtraction")
+        self.extraction.setChecked(settings.memory_extraction)
+        layout.addWidget(self.extraction)
         form = QFormLayout()
         self.embedding_model = QLineEdit(settings.embedding_model)
         self.embedding_model.setPlaceholderText(_("vide : le modèle intégré"))
@@ -82,6 +88,7 @@ class MemorySection(QWidget):
 
     def apply(self, settings: Settings) -> None:
         settings.memories = self.enabled.isChecked()
+        settings.memory_extraction = self.extraction.isChecked()
         settings.embedding_model = self.embedding_model.text().strip()
 
     def open_panel(self) -> MemoryPanel | None:

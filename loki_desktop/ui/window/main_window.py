@@ -20,6 +20,7 @@ from loki_desktop.core.mcp.host import SamplingPolicy
 from loki_desktop.ui.chat.attachments import Attachments
 from loki_desktop.ui.chat.composer import Composer
 from loki_desktop.ui.chat.conversations import ConversationList
+from loki_desktop.ui.chat.extracted_bar import EndOfConversation, ExtractedBar
 from loki_desktop.ui.chat.stream_status import StreamStatus
 from loki_desktop.ui.chat.welcome import WelcomePage
 from loki_desktop.ui.mcp.composer import McpComposer
@@ -103,6 +104,7 @@ class MainWindow(QMainWindow):
         self.banner = Banner()
         self.notice_bar = NoticeBar()
         self.notice_bar.show_messages(self.runtime.startup_notices)
+        self.extracted = ExtractedBar(self.runtime.forget_memory)
         self.welcome = WelcomePage()
         self.downloads = ModelDownloads(self.runtime, self.welcome, self)
         self.stack = QStackedWidget()
@@ -153,6 +155,7 @@ class MainWindow(QMainWindow):
         banner_box.setContentsMargins(16, 12, 16, 0)
         banner_box.addWidget(self.banner)
         banner_box.addWidget(self.notice_bar)
+        banner_box.addWidget(self.extracted)
         banner_box.addWidget(self.downloads.panel)
         right_layout.addLayout(banner_box)
         right_layout.addWidget(self.right_splitter, 1)
@@ -207,6 +210,10 @@ class MainWindow(QMainWindow):
             lambda session: watch_turn(session, self.tasks, self.server_status.check, self.banner)
         )
         sessions.shown.connect(self._on_shown)
+        self.end_of_conversation = EndOfConversation(self.runtime, self.extracted, self.tasks)
+        sessions.shown.connect(
+            lambda session: self.end_of_conversation.shown(session.id if session else None)
+        )
         sessions.busy_changed.connect(self._on_busy)
         sessions.send_refused.connect(self.composer.keep_draft)
 
