@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.figures import Figure
+from bench.startup import _env as cli_env
 from loki_desktop.core.memory.embedders import EMBEDDED_NAME, EmbeddedEncoder, Vectors
 from loki_desktop.core.memory.recall import Memories
 from loki_desktop.core.memory.terms import terms
@@ -159,8 +160,6 @@ def load_figures() -> list[Figure]:
 
 
 def _ask_seconds(home: Path, url: str, workspace: Path, *extra: str) -> float:
-    from tests.conftest import cli_env
-
     start = time.perf_counter()
     subprocess.run(
         [
@@ -185,7 +184,6 @@ def _ask_seconds(home: Path, url: str, workspace: Path, *extra: str) -> float:
 
 
 def ask_figures() -> list[Figure]:
-    from tests.conftest import cli_env
     from tests.fakes.ollama_server import FakeOllama, Reply
 
     with tempfile.TemporaryDirectory() as folder, FakeOllama(default=Reply.text("8443")) as server:
