@@ -13,7 +13,7 @@ from loki_desktop.core.i18n import _, set_language, set_typography
 from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
-    from loki_desktop.core.ports import MemoryStore
+    from loki_desktop.core.ports import MemoryStore, PassageStore
 
 
 def build_services() -> Services:
@@ -35,7 +35,14 @@ def build_services() -> Services:
         open_history_at=History,
         open_checkpoints=lambda: CheckpointFolder(paths.checkpoints_dir()),
         open_memories=lambda: _memory_file(paths.memories_path()),
+        open_index=lambda root: _index_file(paths.index_path(root)),
     )
+
+
+def _index_file(path: Path) -> PassageStore:
+    from loki_desktop.persistence.workspace_index import IndexFile  # only when indexing
+
+    return IndexFile(path)
 
 
 def _memory_file(path: Path) -> MemoryStore:

@@ -19,7 +19,9 @@ from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
+    from loki_desktop.core.assembly import TurnOptions
     from loki_desktop.core.image_attachment import ImageAttachment
+    from loki_desktop.core.knowledge.index import KnowledgeTools
     from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.mcp.sampling import ModelSource
     from loki_desktop.core.memory.recall import Memories
@@ -77,6 +79,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--no-memory",
         action="store_true",
         help=_("ce tour sans souvenirs : rien n'est rappelé ni mémorisé"),
+    )
+    parser.add_argument(
+        "--no-index",
+        action="store_true",
+        help=_("ce tour sans l'index du dossier (pas d'outil search_workspace)"),
     )
     parser.add_argument(
         "--think",
@@ -172,6 +179,7 @@ async def _ask(
     )
     options.extra_sources.append(mcp)
     options.memories = _memories(args, services, settings, server)
+    options.knowledge = _knowledge(args, services, settings, server, workspace, options)
     mcp.set_roots([workspace])
     preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
@@ -212,8 +220,12 @@ async def _ask(
         if preview is not None:
             preview.close()
         await mcp.aclose()
+        if options.knowledge is not None:
+            await options.knowledge.aclose()
         if options.memories is not None:
             await options.memories.aclose()
+        elif options.knowledge is not None:
+            await options.knowledge.knowledge.embedders.aclose()
         await backend.close()
         store.close()
         if checkpoints is not None:
@@ -231,6 +243,28 @@ def _memories(
     from loki_desktop.core.memory.setup import memories_for
 
     return memories_for(settings, server, services.open_memories, services.secrets)
+
+
+def _knowledge(
+    args: argparse.Namespace,
+    services: Services,
+    settings: Settings,
+    server: ModelServer,
+    workspace: Path,
+    options: TurnOptions,
+) -> KnowledgeTools | None:
+    """The workspace's index and its search tool: none with --no-index or the setting off."""
+    if args.no_index or not settings.workspace_index or services.open_index is None:
+        return None
+    from loki_desktop.core.knowledge.setup import knowledge_tools
+    from loki_desktop.core.memory.setup import embedders_for
+
+    embedders = (
+        options.memories.embedders
+        if options.memories is not None
+        else embedders_for(settings, server, services.secrets)
+    )
+    return knowledge_tools(workspace, services.open_index, embedders)
 
 
 def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSource) -> None:

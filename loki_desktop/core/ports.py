@@ -506,3 +506,53 @@ class MemoryStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+# --- workspace knowledge (core.knowledge) ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A piece of a workspace file: `path` relative to the workspace, `line` its first line."""
+
+    id: int
+    path: str
+    line: int
+    text: str
+
+
+class PassageStore(Protocol):
+    """One workspace's index: its files' states, their passages with terms (FTS5) and
+    vectors (one set per embedding model). Safe to call from several threads."""
+
+    def files(self) -> dict[str, tuple[float, int]]:
+        """Every indexed file: (mtime, size) when it was read."""
+        ...
+
+    def replace(
+        self, path: str, mtime: float, size: int, passages: Sequence[tuple[int, str, str]]
+    ) -> None:
+        """The file's passages (line, text, terms) instead of those it had."""
+        ...
+
+    def remove(self, path: str) -> None: ...
+
+    def count(self) -> int: ...
+
+    def version(self) -> int: ...
+
+    def passage(self, passage_id: int) -> Passage | None: ...
+
+    def search_terms(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]: ...
+
+    def put_vectors(self, model: str, dim: int, rows: Sequence[tuple[int, bytes]]) -> None: ...
+
+    def vectors(self, model: str) -> VectorRows: ...
+
+    def without_vectors(self, model: str, limit: int) -> list[Passage]: ...
+
+    def drop_vectors(self, model: str) -> None: ...
+
+    def take_notices(self) -> list[str]: ...
+
+    def close(self) -> None: ...

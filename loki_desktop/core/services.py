@@ -10,6 +10,7 @@ from loki_desktop.core.ports import (
     CheckpointStore,
     ConversationStore,
     MemoryStore,
+    PassageStore,
     SecretStore,
     SettingsStore,
 )
@@ -32,3 +33,5 @@ class Services:
     open_checkpoints: Callable[[], CheckpointStore] | None = None
     # what Loki remembers (memories.db); opened at the first recall, only when memories are on
     open_memories: Callable[[], MemoryStore] | None = None
+    # a workspace's index (outside the workspace, one file per folder), opened at a turn
+    open_index: Callable[[Path], PassageStore] | None = None

@@ -137,6 +137,9 @@ class Settings:
     # « Retenir à la fin d'une conversation »: leaving a conversation, one call to the
     # model keeps what it taught about the person (shown, each with Oublier); off by default
     memory_extraction: bool = False
+    # Réglages → Intelligence: the workspace's files indexed (outside it) for the
+    # search_workspace tool; off: no index opened
+    workspace_index: bool = True
     # the server's embedding model for memories (Ollama /api/embed, OpenAI /embeddings);
     # empty, or missing on the server: the embedded model (core.memory.embedders)
     embedding_model: str = "embeddinggemma"

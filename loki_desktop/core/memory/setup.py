@@ -21,8 +21,15 @@ def memories_for(
 ) -> Memories:
     """Memories whose vectors come from the server's embedding model (the setting), else
     from the embedded one. Nothing is opened or asked until the first recall."""
+    return Memories(open_store, embedders_for(settings, server, secrets))
+
+
+def embedders_for(
+    settings: Settings, server: ModelServer, secrets: SecretStore | None = None
+) -> EmbedderChoice:
+    """The server's embedding model (the setting), else the embedded one, else words."""
     model = settings.embedding_model.strip()
     primary = (
         ServerEmbedder(server.kind, server.url, model, api_key(server, secrets)) if model else None
     )
-    return Memories(open_store, EmbedderChoice(primary))
+    return EmbedderChoice(primary)

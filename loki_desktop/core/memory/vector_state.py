@@ -11,15 +11,26 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.memory.embedders import EmbeddedEncoder, Embedder, EmbedFailed
-from loki_desktop.core.ports import MemoryStore
+from loki_desktop.core.ports import VectorRows
 
 PROBE_TIMEOUT_S = 3.0
+
+
+class VectorSource(Protocol):
+    """Where vectors are kept (the memories, a workspace's index)."""
+
+    def version(self) -> int: ...
+
+    def vectors(self, model: str) -> VectorRows: ...
+
+    def drop_vectors(self, model: str) -> None: ...
 
 
 def embedded_if_installed() -> Embedder | None:
@@ -47,7 +58,7 @@ class EmbedderChoice:
     def chosen(self) -> Embedder | None:
         return self._chosen if self._decided else None
 
-    async def active(self, store: MemoryStore) -> Embedder | None:
+    async def active(self, store: VectorSource) -> Embedder | None:
         """The embedder to use (decided at the first call; it may load the embedded model on
         a worker thread)."""
         async with self._lock:
@@ -70,7 +81,7 @@ class EmbedderChoice:
             self._say(words_only_notice())
         return fallback
 
-    async def _check_size(self, store: MemoryStore, embedder: Embedder) -> None:
+    async def _check_size(self, store: VectorSource, embedder: Embedder) -> None:
         rows = await asyncio.to_thread(store.vectors, embedder.name)
         if not rows.ids:
             return
@@ -135,7 +146,7 @@ class VectorCache:
         self._lock = threading.Lock()
 
     def get(
-        self, store: MemoryStore, model: str
+        self, store: VectorSource, model: str
     ) -> tuple[NDArray[np.int64], NDArray[np.float32] | None]:
         with self._lock:
             key = (model, store.version())
