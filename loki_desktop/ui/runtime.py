@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from loki_desktop.core.mcp.host import McpHost
 
     Backend = OllamaBackend | OpenAIBackend
+    from loki_desktop.core.knowledge.index import KnowledgeTools
     from loki_desktop.core.mcp.service import McpService
     from loki_desktop.core.memory.recall import Memories
     from loki_desktop.core.tools.preview import PreviewKeeper
@@ -99,6 +100,8 @@ class Runtime:
         self._memories_key: tuple[ModelServer, str] | None = None
         self._memories_retired: list[Memories] = []
         self._memory_work: set[asyncio.Future[object]] = set()
+        # the workspace's index (its search_workspace tool), one per folder opened
+        self._knowledge: dict[Path, KnowledgeTools] = {}
 
     async def load(self) -> None:
         """Import the Ollama client and the agent in a worker thread, so the window keeps
@@ -126,6 +129,24 @@ class Runtime:
             )
             self._memories_key = key
         return self._memories
+
+    def knowledge(self) -> KnowledgeTools | None:
+        """The current workspace's index and tool, when the setting is on."""
+        folder = self.workspace()
+        if folder is None or not self.settings.workspace_index or self.services.open_index is None:
+            return None
+        if folder not in self._knowledge:
+            from loki_desktop.core.knowledge.setup import knowledge_tools
+            from loki_desktop.core.memory.setup import embedders_for
+
+            memories = self.memories
+            embedders = (
+                memories.embedders
+                if memories is not None
+                else embedders_for(self.settings, self.server, self.services.secrets)
+            )
+            self._knowledge[folder] = knowledge_tools(folder, self.services.open_index, embedders)
+        return self._knowledge[folder]
 
     def forget_memory(self, memory_id: int) -> None:
         """*Oublier* on a « Mémorisé » card: the memory is deleted off the GUI thread."""
@@ -268,6 +289,7 @@ class Runtime:
                 extra_sources=[mcp.manager],
                 budget=self.budget,
                 memories=self.memories,
+                knowledge=self.knowledge(),
             ),
             checkpoints=self.checkpoints,
         )
@@ -421,6 +443,8 @@ class Runtime:
                 log.exception("closing the Ollama client of %s failed", backend.host)
         for work in list(self._memory_work):
             work.cancel()
+        for knowledge in self._knowledge.values():
+            await knowledge.aclose()
         for memories in [*self._memories_retired, *([self._memories] if self._memories else [])]:
             await memories.aclose()
         self.store.close()  # on this thread: a plain History's connection belongs to it

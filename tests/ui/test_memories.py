@@ -152,3 +152,26 @@ async def test_leaving_a_conversation_reads_nothing_while_the_setting_is_off(
         assert window.end_of_conversation.read == {}  # not read: no extraction started
         assert len(ollama.chat_requests) == 1  # no extraction call
         assert window.extracted.isHidden()
+
+
+async def test_a_window_turn_searches_the_workspace_and_the_switch_turns_it_off(
+    services: Services, ollama: FakeOllama, qtbot: Any, tmp_path: Any
+) -> None:
+    folder = tmp_path / "notes-folder"
+    folder.mkdir()
+    (folder / "maison.md").write_text("Le mot de passe du wifi est sous la box.\n")
+    services.settings.update(lambda s: setattr(s, "embedding_model", ""))
+    async with open_sessions(services, qtbot, ollama.url) as opened:
+        runtime = opened.sessions.runtime
+        runtime.settings.workspace = str(folder)
+        runtime.settings.memories = False
+        ollama.script(
+            Reply.tool("search_workspace", {"query": "wifi"}), Reply.text("Sous la box.")
+        )
+        opened.sessions.send("Où ai-je noté le mot de passe du wifi ?")
+        await opened.idle()
+        sent = ollama.chat_requests[1]["messages"][-1]
+        assert sent["role"] == "tool"
+        assert sent["content"].startswith("maison.md:1:")
+        runtime.settings.workspace_index = False
+        assert runtime.knowledge() is None

@@ -51,6 +51,12 @@ class MemorySection(QWidget):
         self.extraction.setObjectName("MemoryExtraction")
         self.extraction.setChecked(settings.memory_extraction)
         layout.addWidget(self.extraction)
+        self.index = QCheckBox(
+            _("Index du dossier de travail : l'outil search_workspace cherche dans ses fichiers")
+        )
+        self.index.setObjectName("WorkspaceIndex")
+        self.index.setChecked(settings.workspace_index)
+        layout.addWidget(self.index)
         form = QFormLayout()
         self.embedding_model = QLineEdit(settings.embedding_model)
         self.embedding_model.setPlaceholderText(_("vide : le modèle intégré"))
@@ -89,6 +95,7 @@ class MemorySection(QWidget):
     def apply(self, settings: Settings) -> None:
         settings.memories = self.enabled.isChecked()
         settings.memory_extraction = self.extraction.isChecked()
+        settings.workspace_index = self.index.isChecked()
         settings.embedding_model = self.embedding_model.text().strip()
 
     def open_panel(self) -> MemoryPanel | None:
