@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +53,9 @@ log = logging.getLogger(__name__)
 # Listing the models is instant on a working server; one that accepts the connection but
 # never answers would otherwise hold the check for the chat read timeout (10 minutes).
 MODELS_TIMEOUT_S = 10.0
+# the window's background index build embeds this many batches of 64 passages at most (the
+# rest at the next builds; words find them meanwhile)
+BUILD_EMBED_BATCHES = 200
 
 # The settings the window never writes: the MCP service (core.mcp.service) owns them.
 MCP_OWNED = frozenset({"mcp_servers"})
@@ -147,6 +151,19 @@ class Runtime:
             )
             self._knowledge[folder] = knowledge_tools(folder, self.services.open_index, embedders)
         return self._knowledge[folder]
+
+    async def build_index(self, progress: Callable[[int, int], None]) -> None:
+        """Bring the workspace's index up to date in the background (files on a worker
+        thread; every passage embedded), telling `progress` (files read, files to read)."""
+        tools = self.knowledge()
+        if tools is None:
+            return
+        try:
+            await tools.knowledge.update(progress, embed_batches=BUILD_EMBED_BATCHES)
+        except StoreUnavailable as exc:
+            self.pending_notices.append(str(exc))
+        finally:
+            progress(0, 0)  # done: the line goes
 
     def forget_memory(self, memory_id: int) -> None:
         """*Oublier* on a « Mémorisé » card: the memory is deleted off the GUI thread."""

@@ -175,3 +175,35 @@ async def test_a_window_turn_searches_the_workspace_and_the_switch_turns_it_off(
         assert sent["content"].startswith("maison.md:1:")
         runtime.settings.workspace_index = False
         assert runtime.knowledge() is None
+
+
+async def test_choosing_a_workspace_builds_its_index_in_the_background_with_a_progress_line(
+    services: Services, ollama: FakeOllama, qtbot: Any, tmp_path: Any
+) -> None:
+    folder = tmp_path / "many-files"
+    folder.mkdir()
+    for n in range(60):
+        (folder / f"note{n}.md").write_text(f"Note {n} : le code K{n:03d} est dans le classeur.\n")
+    services.settings.update(lambda s: setattr(s, "embedding_model", ""))
+    async with open_window(services, qtbot, ollama.url) as window:
+        seen: list[tuple[int, int]] = []
+        lines: list[str] = []
+        shown = window._index_progress
+
+        def track(done: int, total: int) -> None:
+            seen.append((done, total))
+            shown(done, total)
+            if window.index_line.isVisibleTo(window):
+                lines.append(window.index_line.text())
+
+        window.workspace.on_index_progress = track
+        window.workspace.choose(str(folder))
+        await wait_until(lambda: seen and seen[-1] == (0, 0), what="the index built")
+        assert (1, 60) in seen
+        assert (60, 60) in seen
+        assert "Index du dossier : 30 / 60 fichiers" in lines
+        assert window.index_line.isHidden()  # done: the line is gone
+        tools = window.runtime.knowledge()
+        assert tools is not None
+        hits = await tools.knowledge.search("K042")
+        assert hits[0].path == "note42.md"

@@ -63,6 +63,10 @@ class Knowledge:
             self.notices += self._store.take_notices()
         return self._store
 
+    @property
+    def updating(self) -> bool:
+        return self._lock.locked()
+
     async def update(self, progress: Progress | None = None, embed_batches: int = 2) -> int:
         """Read the files changed since the last update, drop the deleted ones, embed up to
         `embed_batches` batches of passages still without a vector (the rest at the next
@@ -165,6 +169,8 @@ class KnowledgeTools:
         return name == "search_workspace"
 
     async def prepare(self) -> list[str]:
+        if self.knowledge.updating:  # the window's build runs: search what is indexed so far
+            return []
         try:
             read = await self.knowledge.update()
         except OSError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from loki_desktop.ui.qt_helpers import OwnedTasks
 from loki_desktop.ui.runtime import Runtime
@@ -29,6 +30,9 @@ class Workspace:
         self.feed = feed
         self.tasks = tasks
         picker.changed.connect(self.choose)
+        # the index build's progress (files read, files to read; 0, 0 when done): the window
+        # shows it as a line
+        self.on_index_progress: Callable[[int, int], None] = lambda _done, _total: None
 
     def restore(self) -> None:
         """The saved folder in the picker, forgotten if it is gone since the last run."""
@@ -49,7 +53,9 @@ class Workspace:
         self.watch()
 
     def watch(self) -> asyncio.Task[None]:
-        """(Re)start the watcher on the current workspace; its problems fill the panel."""
+        """(Re)start the watcher on the current workspace; its problems fill the panel. The
+        workspace's index is brought up to date meanwhile, in the background."""
+        self.tasks.spawn(self.runtime.build_index(self.on_index_progress))
         return self.tasks.spawn(
             self.feed.watch(self.runtime.workspace(), enabled=self.runtime.settings.auto_checks)
         )
