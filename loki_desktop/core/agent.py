@@ -29,6 +29,8 @@ from loki_desktop.core.events import (
 )
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.knowledge.index import Knowledge
+from loki_desktop.core.knowledge.turn import TurnPassages
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
 from loki_desktop.core.llm.mode import (
     ModelMode,
@@ -140,6 +142,9 @@ class Agent:
     # what Loki remembers (core.memory): recalled before each turn, kept when asked; None:
     # memories off (nothing opened, nothing embedded)
     memories: Memories | None = None
+    # the workspace's index: its best passages join the turn when the message asks about
+    # the workspace's files (core.knowledge.turn); None: index off
+    knowledge: Knowledge | None = None
 
     def run_turn(
         self,
@@ -228,6 +233,7 @@ class _Turn:
         self.text = ""  # the user's message (on a retry: the last one, read from the history)
         self.model = ""  # resolved once the conversation is open
         self.memory: TurnMemory | None = None  # this turn's recall and kept memory
+        self.passages: TurnPassages | None = None  # the workspace passages recalled
 
     async def run(
         self,
@@ -247,6 +253,8 @@ class _Turn:
         finally:
             if self.memory is not None:
                 self.memory.cancel()
+            if self.passages is not None:
+                self.passages.cancel()
             # Cancelled (Stop button) or the consumer went away: keep what was said.
             with contextlib.suppress(StoreUnavailable):
                 self._answer_interrupted_calls()
@@ -323,6 +331,8 @@ class _Turn:
             self.memory = TurnMemory.start(
                 self.agent.memories, self.text, self.conversation_id, keep_asked=not resume
             )
+        if self.agent.knowledge is not None:
+            self.passages = TurnPassages.start(self.agent.knowledge, self.text)
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(self.text)
         if not resume:
@@ -338,9 +348,10 @@ class _Turn:
         pending, self.agent.pending_notices = self.agent.pending_notices, []
         for notice in pending + await self.agent.toolbox.prepare():
             yield Notice(notice)
-        if self.memory is not None:
-            async for event in self.memory.events():
-                yield event
+        for recall in (self.memory, self.passages):
+            if recall is not None:
+                async for event in recall.events():
+                    yield event
         try:
             self.model = await self.agent.resolve_model()
             self.mode = await self._mode(self.model)
@@ -494,8 +505,9 @@ class _Turn:
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
             texts.append(self.skill.body)
-        if self.memory is not None and (remembered := self.memory.system_text()):
-            texts.append(remembered)  # this turn only, like the skill
+        for recall in (self.memory, self.passages):
+            if recall is not None and (recalled := recall.system_text()):
+                texts.append(recalled)  # this turn only, like the skill
         return texts
 
     def _history_for_request(self) -> list[ChatMessage]:

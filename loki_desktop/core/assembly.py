@@ -94,4 +94,5 @@ def build_agent(
         budget=options.budget or ContextBudget(),
         changes=changes,
         memories=options.memories if settings.memories else None,
+        knowledge=options.knowledge.knowledge if options.knowledge in sources else None,
     )

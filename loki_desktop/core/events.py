@@ -150,6 +150,9 @@ class RecalledItem:
     id: int
     text: str
     score: float
+    # a passage of a workspace file (core.knowledge): its file and first line ("" for a memory)
+    path: str = ""
+    line: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +256,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
         case Recalled(items=items, vectors=vectors):
             return {
                 "type": "recall",
-                "items": [{"id": i.id, "text": i.text, "score": i.score} for i in items],
+                "items": [_recalled_json(item) for item in items],
                 "vectors": vectors,
             }
         case Memorised(id=memory_id, text=text):
@@ -264,3 +267,10 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return {"type": "error", "message": message}
         case Done(reason=reason, session=session):
             return {"type": "done", "reason": reason, "session": session}
+
+
+def _recalled_json(item: RecalledItem) -> dict[str, Any]:
+    shown: dict[str, Any] = {"id": item.id, "text": item.text, "score": item.score}
+    if item.path:  # a passage of a workspace file
+        shown.update(path=item.path, line=item.line)
+    return shown

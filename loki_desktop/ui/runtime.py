@@ -159,7 +159,9 @@ class Runtime:
         if tools is None:
             return
         try:
-            await tools.knowledge.update(progress, embed_batches=BUILD_EMBED_BATCHES)
+            await tools.knowledge.update(
+                progress, embed_batches=BUILD_EMBED_BATCHES, background=True
+            )
         except StoreUnavailable as exc:
             self.pending_notices.append(str(exc))
         finally:

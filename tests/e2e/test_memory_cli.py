@@ -68,7 +68,12 @@ def test_ask_streams_a_recall_event_and_no_memory_turns_it_off(
     }
     embeds = len(ollama.embed_requests)
     off = ask_json(
-        ollama, workspace, loki_home, "--no-memory", prompt="Quelle est l'adresse du NAS ?"
+        ollama,
+        workspace,
+        loki_home,
+        "--no-memory",
+        "--no-index",
+        prompt="Quelle est l'adresse du NAS ?",
     )
     assert off.code == 0
     assert off.of_type("recall") == []

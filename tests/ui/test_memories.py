@@ -165,9 +165,7 @@ async def test_a_window_turn_searches_the_workspace_and_the_switch_turns_it_off(
         runtime = opened.sessions.runtime
         runtime.settings.workspace = str(folder)
         runtime.settings.memories = False
-        ollama.script(
-            Reply.tool("search_workspace", {"query": "wifi"}), Reply.text("Sous la box.")
-        )
+        ollama.script(Reply.tool("search_workspace", {"query": "wifi"}), Reply.text("Sous la box."))
         opened.sessions.send("Où ai-je noté le mot de passe du wifi ?")
         await opened.idle()
         sent = ollama.chat_requests[1]["messages"][-1]

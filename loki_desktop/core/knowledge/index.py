@@ -56,6 +56,7 @@ class Knowledge:
         self._cache = VectorCache()
         self.notices: list[str] = []
         self._lock = asyncio.Lock()
+        self._building = False
 
     async def store(self) -> PassageStore:
         if self._store is None:
@@ -64,27 +65,38 @@ class Knowledge:
         return self._store
 
     @property
-    def updating(self) -> bool:
-        return self._lock.locked()
+    def building(self) -> bool:
+        """A background build runs (the window's): a turn searches what is indexed so far
+        rather than wait for it."""
+        return self._building
 
-    async def update(self, progress: Progress | None = None, embed_batches: int = 2) -> int:
+    async def update(
+        self, progress: Progress | None = None, embed_batches: int = 2, *, background: bool = False
+    ) -> int:
         """Read the files changed since the last update, drop the deleted ones, embed up to
         `embed_batches` batches of passages still without a vector (the rest at the next
         update; words find them meanwhile); returns how many files were read. One update at
         a time."""
         async with self._lock:
-            store = await self.store()
-            known = await asyncio.to_thread(store.files)
-            found = await asyncio.to_thread(lambda: list(scan(self.root)))
-            changed = [s for s in found if known.get(s.path) != (s.mtime, s.size)]
-            for gone in set(known) - {s.path for s in found}:
-                await asyncio.to_thread(store.remove, gone)
-            for done, state in enumerate(changed, 1):
-                await asyncio.to_thread(self._index_file, store, state)
-                if progress is not None:
-                    progress(done, len(changed))
-            await self._embed_missing(store, embed_batches)
-            return len(changed)
+            self._building = background
+            try:
+                return await self._update(progress, embed_batches)
+            finally:
+                self._building = False
+
+    async def _update(self, progress: Progress | None, embed_batches: int) -> int:
+        store = await self.store()
+        known = await asyncio.to_thread(store.files)
+        found = await asyncio.to_thread(lambda: list(scan(self.root)))
+        changed = [s for s in found if known.get(s.path) != (s.mtime, s.size)]
+        for gone in set(known) - {s.path for s in found}:
+            await asyncio.to_thread(store.remove, gone)
+        for done, state in enumerate(changed, 1):
+            await asyncio.to_thread(self._index_file, store, state)
+            if progress is not None:
+                progress(done, len(changed))
+        await self._embed_missing(store, embed_batches)
+        return len(changed)
 
     def _index_file(self, store: PassageStore, state: FileState) -> None:
         text = read_text(self.root, state)  # None: binary, too big, gone meanwhile
@@ -97,7 +109,9 @@ class Knowledge:
         )
 
     async def _embed_missing(self, store: PassageStore, batches: int) -> None:
-        embedder = await self.embedders.active(store) if batches else None
+        if not batches or not await asyncio.to_thread(store.count):
+            return  # nothing to embed: the embedder is not even asked
+        embedder = await self.embedders.active(store)
         for _batch in range(batches if embedder is not None else 0):
             assert embedder is not None
             waiting = await asyncio.to_thread(store.without_vectors, embedder.name, EMBED_BATCH)
@@ -169,7 +183,7 @@ class KnowledgeTools:
         return name == "search_workspace"
 
     async def prepare(self) -> list[str]:
-        if self.knowledge.updating:  # the window's build runs: search what is indexed so far
+        if self.knowledge.building:  # the window's build runs: search what is indexed so far
             return []
         try:
             read = await self.knowledge.update()

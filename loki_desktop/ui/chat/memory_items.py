@@ -21,17 +21,26 @@ class RecallBadge(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         row = QHBoxLayout()
-        self.toggle = button(_("Souvenirs : {n}").format(n=len(self.items)), flat=True)
+        passages = any(item.path for item in self.items)
+        title = _("Passages du dossier : {n}") if passages else _("Souvenirs : {n}")
+        self.toggle = button(title.format(n=len(self.items)), flat=True)
         self.toggle.setObjectName("RecallBadge")
         self.toggle.setCheckable(True)
         self.toggle.setToolTip(_("Ce que Loki s'est rappelé pour ce message"))
         row.addWidget(self.toggle)
         row.addStretch(1)
         layout.addLayout(row)
-        self.list = label("\n".join(f"• {item.text}" for item in self.items), "Notice", wrap=True)
+        self.list = label("\n".join(_line(item) for item in self.items), "Notice", wrap=True)
         self.list.setVisible(False)
         layout.addWidget(self.list)
         self.toggle.toggled.connect(self.list.setVisible)
+
+
+def _line(item: RecalledItem) -> str:
+    if not item.path:
+        return f"• {item.text}"
+    first = item.text.strip().splitlines()[0] if item.text.strip() else ""
+    return f"• {item.path}:{item.line} — {first[:160]}"
 
 
 class MemorisedCard(QFrame):

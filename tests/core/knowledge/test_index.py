@@ -5,10 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from loki_desktop.core.events import Recalled, event_to_json
 from loki_desktop.core.knowledge.files import scan
 from loki_desktop.core.knowledge.index import Knowledge, KnowledgeTools
+from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.memory.vector_state import EmbedderChoice
+from loki_desktop.persistence.history import History
 from loki_desktop.persistence.workspace_index import IndexFile
+from tests.agent_rig import make_agent, turn
+from tests.fakes.ollama_server import FakeOllama, Reply
 
 
 def minimal_pdf(text: str) -> bytes:
@@ -116,4 +121,24 @@ async def test_the_tool_gives_passages_with_file_and_line(tmp_path: Path) -> Non
     empty = await tools.call("search_workspace", {"query": "zzzz introuvable"})
     assert empty.ok
     assert empty.output == "No passage found."
+    await tools.aclose()
+
+
+async def test_a_message_about_the_files_gets_the_best_passages(
+    ollama: FakeOllama, backend: OllamaBackend, store: History, tmp_path: Path
+) -> None:
+    root = _workspace(tmp_path / "ws")
+    tools = KnowledgeTools(_knowledge(root, tmp_path / "index.db"))
+    ollama.script(Reply.text("Sous la box."), Reply.text("Bonjour !"))
+    agent = make_agent(backend, store, root, knowledge=tools)
+    events = await turn(agent, "Où ai-je noté le mot de passe du wifi ?")
+    recalled = [e for e in events if isinstance(e, Recalled)]
+    assert recalled[0].items[0].path == "notes/maison.md"
+    assert event_to_json(recalled[0])["items"][0]["line"] == 1
+    system = "\n".join(
+        m["content"] for m in ollama.chat_requests[0]["messages"] if m["role"] == "system"
+    )
+    assert "notes/maison.md:1:" in system
+    plain = await turn(make_agent(backend, store, root, knowledge=tools), "Bonjour")
+    assert not any(isinstance(e, Recalled) for e in plain)  # not about the files
     await tools.aclose()
