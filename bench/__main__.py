@@ -37,6 +37,7 @@ MODULES = [
     "bench.checkpoints",
     "bench.recall_quality",
     "bench.recall_cost",
+    "bench.index_cost",
 ]
 RESULTS = Path(__file__).resolve().parent / "results"
 
