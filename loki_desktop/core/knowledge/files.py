@@ -14,8 +14,10 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 MAX_TEXT_BYTES = 2_000_000
 MAX_PDF_BYTES = 20_000_000
@@ -68,6 +70,8 @@ def _read_gitignore(path: Path) -> pathspec.GitIgnoreSpec | None:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    import pathspec  # only when a folder has a .gitignore
+
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 

