@@ -205,3 +205,9 @@ async def test_choosing_a_workspace_builds_its_index_in_the_background_with_a_pr
         assert tools is not None
         hits = await tools.knowledge.search("K042")
         assert hits[0].path == "note42.md"
+        # then the watcher feeds it: a turn reads only the file saved
+        await wait_until(lambda: tools.knowledge.fed, what="the watcher feeding the index")
+        (folder / "nouveau.md").write_text("Le digicode de la cave est 4821.\n")
+        await wait_until(lambda: tools.knowledge.reported, what="the save reported")
+        assert await tools.knowledge.update() == 1
+        assert (await tools.knowledge.search("digicode"))[0].path == "nouveau.md"

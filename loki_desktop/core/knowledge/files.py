@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,7 +65,40 @@ def scan(root: Path) -> Iterator[FileState]:
                 yield FileState(rel, info.st_mtime, info.st_size)
 
 
+def states_of(root: Path, paths: Iterable[str]) -> Iterator[FileState]:
+    """The states of these relative paths that `scan` would give (the others are left out:
+    gone, ignored, hidden, links, folders)."""
+    for rel in sorted(set(paths)):
+        parts = rel.split("/")
+        if any(p.startswith(".") or p in SKIPPED_DIRS for p in parts):
+            continue
+        if _ignored_by_gitignores(root, parts):
+            continue
+        try:
+            info = os.lstat(root / rel)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            yield FileState(rel, info.st_mtime, info.st_size)
+
+
+def _ignored_by_gitignores(root: Path, parts: list[str]) -> bool:
+    """Whether a .gitignore of the path's folders (root first) ignores it or a folder of it."""
+    for depth in range(len(parts)):
+        spec = _read_gitignore(root.joinpath(*parts[:depth], ".gitignore"))
+        if spec is None:
+            continue
+        rest = parts[depth:]
+        for end in range(1, len(rest) + 1):
+            below = "/".join(rest[:end]) + ("/" if end < len(rest) else "")
+            if spec.match_file(below):
+                return True
+    return False
+
+
 def _read_gitignore(path: Path) -> pathspec.GitIgnoreSpec | None:
+    if not path.is_file():
+        return None
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:

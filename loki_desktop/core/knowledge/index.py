@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from loki_desktop.core.i18n import _, ngettext
-from loki_desktop.core.knowledge.files import FileState, passages, read_text, scan
+from loki_desktop.core.knowledge.files import FileState, passages, read_text, scan, states_of
 from loki_desktop.core.memory.embedders import EmbedFailed
 from loki_desktop.core.memory.fusion import fuse
 from loki_desktop.core.memory.terms import exact_tokens, terms
@@ -56,6 +56,11 @@ class Knowledge:
         self.notices: list[str] = []
         self._lock = asyncio.Lock()
         self._building = False
+        # True while the workspace watcher reports changes (`changed`): once the folder was
+        # walked in full, an update reads only the paths it reported
+        self.fed = False
+        self._walked = False
+        self._dirty: set[str] = set()
 
     async def store(self) -> PassageStore:
         if self._store is None:
@@ -83,17 +88,36 @@ class Knowledge:
             finally:
                 self._building = False
 
+    @property
+    def reported(self) -> int:
+        """Paths the watcher reported since the last update."""
+        return len(self._dirty)
+
+    def changed(self, path: Path) -> None:
+        """The watcher saw `path` change (saved, created, deleted, moved)."""
+        try:
+            self._dirty.add(path.resolve().relative_to(self.root).as_posix())
+        except (ValueError, OSError):
+            return  # outside the workspace
+
     async def _update(self, progress: Progress | None, embed_batches: int) -> int:
         store = await self.store()
         known = await asyncio.to_thread(store.files)
-        found = await asyncio.to_thread(lambda: list(scan(self.root)))
+        dirty, self._dirty = self._dirty, set()
+        if self.fed and self._walked:  # only what the watcher reported
+            found = await asyncio.to_thread(lambda: list(states_of(self.root, dirty)))
+            gone = {p for p in dirty if p in known} - {s.path for s in found}
+        else:
+            found = await asyncio.to_thread(lambda: list(scan(self.root)))
+            gone = set(known) - {s.path for s in found}
         changed = [s for s in found if known.get(s.path) != (s.mtime, s.size)]
-        for gone in set(known) - {s.path for s in found}:
-            await asyncio.to_thread(store.remove, gone)
+        for path in gone:
+            await asyncio.to_thread(store.remove, path)
         for done, state in enumerate(changed, 1):
             await asyncio.to_thread(self._index_file, store, state)
             if progress is not None:
                 progress(done, len(changed))
+        self._walked = True
         await self._embed_missing(store, embed_batches)
         return len(changed)
 

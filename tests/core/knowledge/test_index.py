@@ -142,3 +142,38 @@ async def test_a_message_about_the_files_gets_the_best_passages(
     plain = await turn(make_agent(backend, store, root, knowledge=tools), "Bonjour")
     assert not any(isinstance(e, Recalled) for e in plain)  # not about the files
     await tools.aclose()
+
+
+async def test_fed_by_the_watcher_an_update_reads_only_the_reported_paths(
+    tmp_path: Path,
+) -> None:
+    from loki_desktop.core.checks.registry import Checkers
+    from loki_desktop.core.watch import WorkspaceWatcher
+    from tests.ui.helpers import wait_until
+
+    root = _workspace(tmp_path / "ws")
+    knowledge = _knowledge(root, tmp_path / "index.db")
+    assert await knowledge.update() == 5  # walked in full once
+    reported: list[Path] = []
+
+    def changed(path: Path) -> None:
+        reported.append(path)
+        knowledge.changed(path)
+
+    watcher = WorkspaceWatcher(root, Checkers(), lambda _p, _r: None, on_change=changed)
+    await watcher.start()
+    knowledge.fed = True
+    try:
+        (root / "notes" / "neuf.md").write_text("Le digicode de la cave est 4821.\n")
+        (root / "notes" / "vieux.log").write_text("digicode ignoré")  # .gitignore: *.log
+        (root / "src" / "app.py").unlink()
+        await wait_until(
+            lambda: {p.name for p in reported} >= {"neuf.md", "vieux.log", "app.py"},
+            what="the watcher's reports",
+        )
+    finally:
+        await watcher.stop()
+    assert await knowledge.update() == 1  # only the new note was read
+    assert [h.path for h in await knowledge.search("digicode")] == ["notes/neuf.md"]
+    assert await knowledge.search("srv-prod-03.lan") == []
+    await knowledge.aclose()
