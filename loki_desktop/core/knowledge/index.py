@@ -61,6 +61,7 @@ class Knowledge:
         self.fed = False
         self._walked = False
         self._dirty: set[str] = set()
+        self.passages = 0  # in the index after the last update (0: nothing to search)
 
     async def store(self) -> PassageStore:
         if self._store is None:
@@ -118,6 +119,7 @@ class Knowledge:
             if progress is not None:
                 progress(done, len(changed))
         self._walked = True
+        self.passages = await asyncio.to_thread(store.count)
         await self._embed_missing(store, embed_batches)
         return len(changed)
 
@@ -226,11 +228,13 @@ class KnowledgeTools:
         return notices
 
     def specs(self) -> list[ToolSpec]:
+        if not self.knowledge.passages:  # an empty folder: no tool that cannot find anything
+            return []
         return [
             ToolSpec(
                 "search_workspace",
-                "Search the workspace's files (text, code, Markdown, PDF) by meaning and by "
-                "exact words; returns the best passages with their file and line.",
+                "Search the workspace's files by meaning or exact words; returns passages "
+                "with file and line.",
                 schema_of(SearchArgs),
             )
         ]
