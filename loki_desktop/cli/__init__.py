@@ -24,6 +24,7 @@ COMMANDS = {
     "changes": "loki_desktop.cli.changes",
     "undo": "loki_desktop.cli.undo",
     "memory": "loki_desktop.cli.memory",
+    "history": "loki_desktop.cli.history",
     "mcp-fetch-server": "loki_desktop.cli.fetch_server",
 }
 COMMAND_MODULES = list(COMMANDS.values())
