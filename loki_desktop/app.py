@@ -37,6 +37,7 @@ def build_services() -> Services:
         open_history_at=History,
         open_checkpoints=lambda: CheckpointFolder(paths.checkpoints_dir()),
         open_memories=lambda: _memory_file(paths.memories_path()),
+        open_memories_at=_memory_file,
         open_index=lambda root: _index_file(paths.index_path(root)),
     )
 

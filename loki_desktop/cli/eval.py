@@ -21,10 +21,11 @@ from loki_desktop.core.i18n import _
 from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
-    from loki_desktop.core.evaluation.runner import Harness, TaskResult
+    from loki_desktop.core.evaluation.runner import Harness, MemoriesAt, TaskResult
     from loki_desktop.core.evaluation.tasks import EvalTask
     from loki_desktop.core.model_servers import ModelServer
-    from loki_desktop.core.ports import ChatBackend, SecretStore
+    from loki_desktop.core.ports import ChatBackend, MemoryStore, SecretStore
+    from loki_desktop.core.settings import Settings
 
 REPLAY_SCRIPTS = ("oracle", "sabotage", "text")
 
@@ -105,7 +106,8 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
     from loki_desktop.core.evaluation.variants import modes_of
 
     modes: list[Harness] = modes_of(args.harness)
-    backends = _Backends(args, chosen_server(args, settings), services.secrets)
+    server = chosen_server(args, settings)
+    backends = _Backends(args, server, services.secrets)
     try:
         models = args.model or [settings.model or await backends.first_model()]
     except BackendError as exc:
@@ -113,7 +115,13 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
         await backends.close()
         return 1
     assert services.open_history_at is not None
-    runner = Runner(backends.for_task, services.open_history_at, services.secrets, settings)
+    runner = Runner(
+        backends.for_task,
+        services.open_history_at,
+        services.secrets,
+        settings,
+        memories_at=_memories_at(args, services, settings, server),
+    )
     results: list[TaskResult] = []
     try:
         async for result in runner.run(models, modes, tasks):
@@ -130,6 +138,29 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
     else:
         print(table, end="")
     return 0
+
+
+def _memories_at(
+    args: argparse.Namespace, services: Services, settings: Settings, server: ModelServer
+) -> MemoriesAt | None:
+    """Each task's memories, in its own folder: vectors from the server's embedding model
+    (else the embedded one), words only for a replay (no model to embed with)."""
+    open_at = services.open_memories_at
+    if open_at is None:
+        return None
+    from loki_desktop.core.memory.recall import Memories
+    from loki_desktop.core.memory.setup import embedders_for
+    from loki_desktop.core.memory.vector_state import EmbedderChoice
+
+    def memories(folder: Path) -> Memories:
+        def store() -> MemoryStore:
+            return open_at(folder / "memories.db")
+
+        if args.replay:
+            return Memories(store, EmbedderChoice(None, fallback=lambda: None))
+        return Memories(store, embedders_for(settings, server, services.secrets))
+
+    return memories
 
 
 class _Backends:

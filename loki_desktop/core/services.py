@@ -33,5 +33,7 @@ class Services:
     open_checkpoints: Callable[[], CheckpointStore] | None = None
     # what Loki remembers (memories.db); opened at the first recall, only when memories are on
     open_memories: Callable[[], MemoryStore] | None = None
+    # a throwaway memory file at a path (`eval` gives each task its own, in a temp folder)
+    open_memories_at: Callable[[Path], MemoryStore] | None = None
     # a workspace's index (outside the workspace, one file per folder), opened at a turn
     open_index: Callable[[Path], PassageStore] | None = None

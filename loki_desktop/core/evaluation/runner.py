@@ -27,6 +27,7 @@ from loki_desktop.core.evaluation.tasks import EvalTask
 from loki_desktop.core.evaluation.variants import Harness, Parts, parts
 from loki_desktop.core.events import Done, Error, Token, ToolCall, ToolResult
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.memory.recall import Memories
 from loki_desktop.core.ports import ChatBackend, ConversationStore, SecretStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.tools.toolbox import OwningSource
@@ -34,6 +35,7 @@ from loki_desktop.core.tools.toolbox import OwningSource
 __all__ = ["Harness", "Runner", "TaskResult"]
 BackendFor = Callable[[str, EvalTask, Harness, str], ChatBackend]  # model, task, mode, page URL
 StoreFor = Callable[[Path], ConversationStore]
+MemoriesAt = Callable[[Path], Memories]  # a task's memories, kept in its folder
 FETCH_SERVER_ID = "web"  # its tool is mcp_web_fetch (see suite_basic.FETCH_TOOL)
 
 
@@ -86,6 +88,8 @@ class Runner:
     store_for: StoreFor
     secrets: SecretStore
     settings: Settings
+    # each task's own memories, in its temporary folder (None: no memories in this run)
+    memories_at: MemoriesAt | None = None
 
     async def run(
         self, models: list[str], modes: list[Harness], tasks: list[EvalTask]
@@ -138,7 +142,12 @@ class Runner:
         store: ConversationStore,
         backend: ChatBackend,
     ) -> _Outcome:
-        agent_for = self._agents(model, parts(mode), workspace, store, backend)
+        chosen = parts(mode)
+        # a fresh memory file per task: what an earlier conversation of the task kept
+        memories = (
+            self.memories_at(workspace.parent) if chosen.memory and self.memories_at else None
+        )
+        agent_for = self._agents(model, chosen, workspace, store, backend, memories)
         extra: list[OwningSource] = []
         manager = None
         if task.needs_fetch:
@@ -158,6 +167,8 @@ class Runner:
         finally:
             if manager is not None:
                 await manager.aclose()
+            if memories is not None:
+                await memories.aclose()
         return outcome
 
     def _agents(
@@ -167,6 +178,7 @@ class Runner:
         workspace: Path,
         store: ConversationStore,
         backend: ChatBackend,
+        memories: Memories | None,
     ) -> Callable[[list[OwningSource]], Agent]:
         """Builds the variant's agents (one per conversation of the task)."""
         on = chosen.harness
@@ -181,9 +193,8 @@ class Runner:
         )
 
         def agent(extra: list[OwningSource]) -> Agent:
-            # the memory helper's recall goes here once merged: `memories=` a store in the
-            # task's folder when `chosen.memory`, else None (see docs/intelligence.md)
             options = TurnOptions(
+                memories=memories,
                 model=model,
                 skills=on,
                 extra_sources=extra,

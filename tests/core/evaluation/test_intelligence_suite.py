@@ -134,3 +134,41 @@ async def test_on_plans_and_reviews_while_plan_off_and_review_off_do_not(tmp_pat
             planned,
             reviewed,
         ), mode
+
+
+async def test_a_memory_task_passes_with_memories_and_fails_without(tmp_path: Path) -> None:
+    """A scripted model that answers only from what the harness gave it (the system texts
+    after the main prompt): what an earlier conversation kept reaches it only with memories."""
+    from loki_desktop.core.llm.ollama import OllamaBackend
+    from loki_desktop.core.memory.recall import Memories
+    from loki_desktop.core.memory.vector_state import EmbedderChoice
+    from loki_desktop.persistence.memory_store import MemoryFile
+    from tests.fakes.ollama_server import FakeOllama, Reply
+
+    def from_what_it_was_given(body: dict[str, object]) -> Reply:
+        messages = body["messages"]
+        assert isinstance(messages, list)
+        given = [m["content"] for m in messages[1:] if m["role"] == "system"]
+        return Reply.text(
+            "D'après ce que je sais : " + " ".join(given) if given else "Aucune idée."
+        )
+
+    def memories_at(folder: Path) -> Memories:
+        words_only = EmbedderChoice(None, fallback=lambda: None)
+        return Memories(lambda: MemoryFile(folder / "memories.db"), words_only)
+
+    task = by_kind("memory")[0]
+    passed: dict[str, bool] = {}
+    with FakeOllama(default=Reply.text("")) as server:
+        server.default = from_what_it_was_given
+        backend = OllamaBackend(server.url)
+        try:
+            runner = Runner(
+                lambda *_: backend, History, KeyringSecrets(), Settings(), memories_at=memories_at
+            )
+            for mode in ("review-off", "memory-off"):
+                result = await runner.run_task("qwen2.5-coder:7b", mode, task, "")
+                passed[mode] = result.passed
+        finally:
+            await backend.close()
+    assert passed == {"review-off": True, "memory-off": False}
