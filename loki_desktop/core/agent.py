@@ -323,8 +323,10 @@ class _Turn:
             yield SkillUsed(self.skill.name, self.skill.title)
 
         pending, self.agent.pending_notices = self.agent.pending_notices, []
-        for notice in pending + await self.agent.toolbox.prepare():
-            yield Notice(notice)
+        for notice in pending:
+            yield Notice(notice, "setup")
+        for notice in await self.agent.toolbox.prepare():
+            yield Notice(notice, "tools_unavailable")
         try:
             self.model = await self.agent.resolve_model()
             self.mode = await self._mode(self.model)
@@ -332,8 +334,8 @@ class _Turn:
             yield Error(str(exc))
             yield Done("error", self.conversation_id)
             return
-        for notice in self._mode_notices(self.model):
-            yield Notice(notice)
+        for event in self._mode_notices(self.model):
+            yield event
 
     async def _rounds(self) -> AsyncIterator[Event]:
         """Ask the model, run the tools it calls, send failing checks back once; until an
@@ -360,7 +362,8 @@ class _Turn:
                     yield Notice(
                         _("Limite de {n} tours d'outils atteinte : le tour s'arrête ici.").format(
                             n=self.agent.config.max_rounds
-                        )
+                        ),
+                        "max_rounds",
                     )
                     reason = "max_rounds"
                     break
@@ -377,13 +380,14 @@ class _Turn:
                     yield Error(empty_answer_message())
                     yield Done("error", self.conversation_id, dict(self.stats))
                     return
-                yield Notice(empty_after_tools_notice())
+                yield Notice(empty_after_tools_notice(), "empty_after_tools")
                 break
             cut_by_length = reply.done_reason == "length"
             self._close_answer(cut=cut_by_length)
             if cut_by_length:
                 yield Notice(
-                    _("La réponse a été coupée : le modèle a atteint sa limite de longueur.")
+                    _("La réponse a été coupée : le modèle a atteint sa limite de longueur."),
+                    "length",
                 )
             if self.failing and not followup_sent and self.agent.config.auto_checks:
                 followup_sent = True
@@ -392,7 +396,8 @@ class _Turn:
                     _(
                         "La vérification échoue encore pour {files} : Loki renvoie les problèmes "
                         "au modèle pour une correction."
-                    ).format(files=files)
+                    ).format(files=files),
+                    "check_followup",
                 )
                 self._remember(
                     ChatMessage("user", check_followup(self.failing.values()), origin="harness")
@@ -402,7 +407,8 @@ class _Turn:
                 yield Notice(
                     _("La vérification échoue toujours pour {files}.").format(
                         files=", ".join(sorted(self.failing))
-                    )
+                    ),
+                    "check_failing",
                 )
             break
         self.stats["rounds"] = tool_rounds
@@ -419,7 +425,8 @@ class _Turn:
             _(
                 "Un autre tour est en cours dans cette conversation (une autre fenêtre ou "
                 "commande) : celui-ci attend qu'il se termine."
-            )
+            ),
+            "turn_waiting",
         )
         while self.turn_lock is None:
             if time.monotonic() >= deadline:
@@ -446,17 +453,19 @@ class _Turn:
         config = self.agent.config
         return resolve_mode(profile, config.think, config.tool_modes)
 
-    def _mode_notices(self, model: str) -> list[str]:
+    def _mode_notices(self, model: str) -> list[Notice]:
         """Said once: prompted tools (per conversation), an unknown context (per session)."""
         assert self.mode is not None
         notices = []
         prompted_before = any(m.meta.prompted_tools for m in self.history)
         if self.mode.tools == "prompted" and self.agent.toolbox.names() and not prompted_before:
-            notices.append(prompted_notice(model))
+            notices.append(Notice(prompted_notice(model), "prompted_tools"))
         if self.mode.profile.context_length is None and self.agent.budget.tell_unknown_context(
             model
         ):
-            notices.append(unknown_context_notice(model, self.agent.config.num_ctx))
+            notices.append(
+                Notice(unknown_context_notice(model, self.agent.config.num_ctx), "context_unknown")
+            )
         return notices
 
     async def _refuse_images(self) -> str | None:
@@ -516,20 +525,21 @@ class _Turn:
                     raise BackendError(tools_refused_message(model, str(exc))) from None
                 self.agent.budget.profiles.strike(self.agent.backend.host, model, "tools")
                 mode.tools = "prompted"
-                for notice in self._mode_notices(model):
-                    yield Notice(notice)
+                for event in self._mode_notices(model):
+                    yield event
             except ThinkingUnsupported:
                 if self.reply.shown or mode.think is None:
                     raise
                 self.agent.budget.profiles.strike(self.agent.backend.host, model, "thinking")
                 mode.think = None
-                yield Notice(thinking_refused_notice(model))
+                yield Notice(thinking_refused_notice(model), "thinking_refused")
             except ContextOverflow as exc:
                 if self.reply.shown or overflowed or self.sent is None:
                     raise
                 overflowed = True
                 yield Notice(
-                    self.agent.budget.learn_overflow(model, self.sent, exc.n_ctx, exc.n_prompt)
+                    self.agent.budget.learn_overflow(model, self.sent, exc.n_ctx, exc.n_prompt),
+                    "context_overflow",
                 )
 
     async def _request(self, model: str, specs: list[ToolSpec]) -> AsyncIterator[Event]:
@@ -548,7 +558,7 @@ class _Turn:
         )
         for notice in request.notices:
             if self._once(notice):
-                yield Notice(notice)
+                yield Notice(notice, "context_trimmed")
         messages, tools = request.messages, request.tools
         if self.mode.tools == "prompted":
             messages, tools = prompted_request(messages, tools, offered), []
@@ -591,13 +601,13 @@ class _Turn:
             reply.calls = [NativeToolCall(call.name, call.arguments) for call in recovery.calls]
             reply.text_form = recovery.form
             if self.mode is None or self.mode.tools != "prompted":  # prompted: the way asked
-                yield Notice(recovered_notice(recovery))
+                yield Notice(recovered_notice(recovery), "text_call_recovered")
         if reply.thinking_started is not None and reply.thinking_ended is None:
             reply.thinking_ended = time.monotonic()
         budget = self.agent.budget
         warning = budget.observe(model, request, reply.prompt_eval_count)
         if warning and self._once(warning):
-            yield Notice(warning)
+            yield Notice(warning, "prompt_cut")
         self.stats["prompt_tokens"] += reply.prompt_eval_count
         self.stats["answer_tokens"] += reply.eval_count
 
@@ -648,7 +658,7 @@ class _Turn:
                 self.agent.changes.call_id = record.id
             outcome = await self.agent.toolbox.call(call.name, call.arguments)
             for notice in self.agent.changes.take_notices() if self.agent.changes else []:
-                yield Notice(notice)
+                yield Notice(notice, "checkpoint")
             output = outcome.output
             change = outcome.change
             report = await self._check_written(outcome)
