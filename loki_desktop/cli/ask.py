@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loki_desktop.cli.caps import add_cap_arguments, caps_from_args
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.events import Done, Error, Event
@@ -91,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar=_("FICHIER"),
         help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
+    add_cap_arguments(parser)
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
 
@@ -155,6 +157,7 @@ async def _ask(
         think=args.think,
         skills=not args.no_skills,
         user_skills_dir=services.user_skills_dir,
+        caps=caps_from_args(args),
     )
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
     # imported otherwise); the manager is closed below so no server outlives the command.

@@ -29,6 +29,17 @@ from loki_desktop.core.events import (
 )
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
+from loki_desktop.core.llm.caps import (
+    NUM_PREDICT,
+    AnswerCaps,
+    AnswerClock,
+    ReplyLimit,
+    StopReason,
+    length_notice,
+    repetition_notice,
+    timeout_notice,
+    trim_loop,
+)
 from loki_desktop.core.llm.mode import (
     ModelMode,
     empty_after_tools_notice,
@@ -50,6 +61,7 @@ from loki_desktop.core.orphans import answer_orphans
 from loki_desktop.core.ports import (
     BackendError,
     ChatBackend,
+    ChatChunk,
     ContextOverflow,
     ConversationStore,
     ModelProfile,
@@ -107,6 +119,12 @@ class AgentConfig:
     # read tool calls a model writes as text (off: `eval --harness off`, a plain chat's view)
     text_calls: bool = True
     turn_wait_s: float = TURN_WAIT_S
+    # an answer's length and time caps (core.llm.caps); `model_caps` per model, over them
+    caps: AnswerCaps = field(default_factory=AnswerCaps)
+    model_caps: dict[str, AnswerCaps] = field(default_factory=dict)
+
+    def caps_for(self, model: str) -> AnswerCaps:
+        return self.model_caps.get(model, AnswerCaps()).over(self.caps)
 
 
 class NoModel(BackendError):
@@ -190,6 +208,8 @@ class _Reply:
     thinking_started: float | None = None  # monotonic time of its first piece
     thinking_ended: float | None = None  # ... and of the first answer (or the end)
     shown: bool = False  # something (answer or reasoning) reached the consumer
+    stop: StopReason | None = None  # a cap or the repetition guard ended it (core.llm.caps)
+    limit: ReplyLimit | None = None  # what watched its stream
 
     def thinking_seconds(self) -> float | None:
         if self.thinking_started is None:
@@ -221,6 +241,8 @@ class _Turn:
         self.sent: FittedRequest | None = None  # the last request, as fitted
         self.text = ""  # the user's message (on a retry: the last one, read from the history)
         self.model = ""  # resolved once the conversation is open
+        self.caps = AnswerCaps()  # the model's caps, once it is known
+        self.clock = AnswerClock(0)
 
     async def run(
         self,
@@ -334,6 +356,8 @@ class _Turn:
             yield Error(str(exc))
             yield Done("error", self.conversation_id)
             return
+        self.caps = self.agent.config.caps_for(self.model)
+        self.clock = AnswerClock(self.caps.timeout_s)
         for event in self._mode_notices(self.model):
             yield event
 
@@ -355,6 +379,10 @@ class _Turn:
                 yield Done("error", self.conversation_id, dict(self.stats))
                 return
             reply = self.reply
+            if reply.stop is not None:  # a cap or the repetition guard: the turn ends here
+                yield self._stopped(reply)
+                reason = reply.stop
+                break
 
             if reply.calls:
                 if tool_rounds >= self.agent.config.max_rounds:
@@ -382,13 +410,7 @@ class _Turn:
                     return
                 yield Notice(empty_after_tools_notice(), "empty_after_tools")
                 break
-            cut_by_length = reply.done_reason == "length"
-            self._close_answer(cut=cut_by_length)
-            if cut_by_length:
-                yield Notice(
-                    _("La réponse a été coupée : le modèle a atteint sa limite de longueur."),
-                    "length",
-                )
+            self._close_answer(cut=False)
             if self.failing and not followup_sent and self.agent.config.auto_checks:
                 followup_sent = True
                 files = ", ".join(sorted(self.failing))
@@ -413,6 +435,26 @@ class _Turn:
             break
         self.stats["rounds"] = tool_rounds
         yield Done(reason, self.conversation_id, dict(self.stats))
+
+    def _stopped(self, reply: _Reply) -> Notice:
+        """Keep what the reply said (without a loop's extra copies), marked as cut; the
+        notice that says why it ended."""
+        limit = reply.limit
+        cap = self.caps.max_tokens
+        # the server's own limit (a full context) is not the answer's cap: said apart
+        at_cap = cap > 0 and max(reply.eval_count, limit.pieces if limit else 0) >= cap
+        notice = Notice(length_notice(cap if at_cap else 0), "length")
+        if reply.stop == "timeout":
+            notice = Notice(timeout_notice(self.caps.timeout_s), "timeout")
+        elif reply.stop == "repetition" and limit is not None and limit.loop is not None:
+            if limit.loop_in_thinking:
+                reply.thinking = trim_loop(reply.thinking, limit.loop)
+            else:
+                reply.content = trim_loop(reply.content, limit.loop)
+            notice = Notice(repetition_notice(limit.loop), "repetition")
+        reply.calls = []  # a call cut off with its reply is not run
+        self._close_answer(cut=True)
+        return notice
 
     async def _wait_for_turn(self, conversation_id: str) -> AsyncIterator[Event]:
         """Take the conversation's turn lock, waiting (with a notice) while another turn,
@@ -565,15 +607,41 @@ class _Turn:
         # Small models often write a tool call as text: hold back what could be one.
         recover = offered and self.agent.config.text_calls
         reader = ReplyReader([spec.name for spec in offered] if recover else None)
+        options: dict[str, Any] = {"num_ctx": num_ctx}
+        if self.caps.max_tokens:
+            options[NUM_PREDICT] = self.caps.max_tokens
         stream = self.agent.backend.chat(
-            model=model,
-            messages=messages,
-            tools=tools,
-            options={"num_ctx": num_ctx},
-            think=self.mode.think,
+            model=model, messages=messages, tools=tools, options=options, think=self.mode.think
         )
+        reply.limit = ReplyLimit(self.caps.max_tokens)
         try:
-            async for chunk in stream:
+            async for event in self._consume(stream, reader, reply.limit):
+                yield event
+        except BackendError:
+            for event in self._pieces(reader.abandon()):  # a cut reply is an answer
+                yield event
+            self._count_unreported(reply)
+            raise
+        if reply.stop is None and reply.done_reason == "length":  # the server's own cap
+            reply.stop = "length"
+        if reply.stop is not None:
+            for event in self._pieces(reader.abandon()):
+                yield event
+            self._count_unreported(reply)
+            return
+        async for event in self._finish_reply(model, reader, request):
+            yield event
+
+    async def _consume(
+        self, stream: AsyncIterator[ChatChunk], reader: ReplyReader, limit: ReplyLimit
+    ) -> AsyncIterator[Event]:
+        """The reply's chunks as events, until its end, its time cap or its limit."""
+        reply = self.reply
+        remaining = self.clock.remaining()
+        deadline = None if remaining is None else asyncio.get_running_loop().time() + remaining
+        self.clock.start()
+        try:
+            while (chunk := await self._next_chunk(stream, deadline)) is not None:
                 if chunk.thinking:
                     yield self._think(chunk.thinking)
                 for event in self._pieces(reader.feed(chunk.content) if chunk.content else []):
@@ -583,12 +651,37 @@ class _Turn:
                     reply.prompt_eval_count = chunk.prompt_eval_count or 0
                     reply.eval_count = chunk.eval_count or 0
                     reply.done_reason = chunk.done_reason or ""
-        except BackendError:
-            for event in self._pieces(reader.abandon()):  # a cut reply is an answer
-                yield event
-            raise
-        async for event in self._finish_reply(model, reader, request):
-            yield event
+                elif (stop := limit.check(chunk)) is not None:
+                    reply.stop = stop
+                    break
+        finally:
+            self.clock.stop()
+            if isinstance(stream, AsyncGenerator):  # the connection closes now, not later
+                await stream.aclose()
+
+    async def _next_chunk(
+        self, stream: AsyncIterator[ChatChunk], deadline: float | None
+    ) -> ChatChunk | None:
+        """The next chunk; None at the end, or at the deadline (the reply's stop then says
+        "timeout"). The deadline bounds only this wait, never the consumer's handling of
+        an event (a timeout around a `yield` would cancel whatever the consumer awaits)."""
+        try:
+            async with asyncio.timeout_at(deadline) as waiting:
+                return await anext(stream)
+        except StopAsyncIteration:
+            return None
+        except TimeoutError:
+            if not waiting.expired():
+                raise
+            self.reply.stop = "timeout"
+            return None
+
+    def _count_unreported(self, reply: _Reply) -> None:
+        """A reply the server did not finish has no count: its streamed pieces stand in."""
+        if not reply.eval_count and reply.limit is not None:
+            reply.eval_count = reply.limit.pieces
+        self.stats["prompt_tokens"] += reply.prompt_eval_count
+        self.stats["answer_tokens"] += reply.eval_count
 
     async def _finish_reply(
         self, model: str, reader: ReplyReader, request: FittedRequest

@@ -9,6 +9,7 @@ from loki_desktop.core.agent import Agent, AgentConfig, SkillPicker
 from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.registry import Checkers
 from loki_desktop.core.llm.budget import ContextBudget
+from loki_desktop.core.llm.caps import AnswerCaps, settings_caps
 from loki_desktop.core.ports import Approver, ChatBackend, CheckpointStore, ConversationStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.skills.loader import load_router
@@ -32,6 +33,8 @@ class TurnOptions:
     budget: ContextBudget | None = None
     # what the evaluation's "harness off" turns off besides skills and checks
     text_calls: bool = True
+    # `--max-tokens` / `--timeout`: over the settings' caps, for every model (0: the settings')
+    caps: AnswerCaps = field(default_factory=AnswerCaps)
 
 
 def build_agent(
@@ -58,6 +61,10 @@ def build_agent(
         jail, approver, extra_tools=check_tools, review_writes=settings.review_writes
     )
     toolbox = Toolbox([native, *options.extra_sources])
+    caps, model_caps = settings_caps(settings)
+    if options.caps != AnswerCaps():  # a flag is for this command's every model
+        caps = options.caps.over(caps)
+        model_caps = {model: options.caps.over(own) for model, own in model_caps.items()}
     config = AgentConfig(
         model=options.model or settings.model,
         max_rounds=settings.max_rounds,
@@ -67,6 +74,8 @@ def build_agent(
         think=options.think or settings.think,
         tool_modes=dict(settings.tool_modes),
         text_calls=options.text_calls,
+        caps=caps,
+        model_caps=model_caps,
     )
     pick_skill: SkillPicker | None = None
     skill_notices: tuple[str, ...] = ()

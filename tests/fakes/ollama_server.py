@@ -98,6 +98,9 @@ class Reply:
     prompt_eval_count: int | None = None
     eval_count: int | None = None
     done_reason: str = "stop"
+    # a server that does not honour `options.num_predict` (Ollama does: it stops there
+    # with done_reason "length", eval_count the cap)
+    ignores_num_predict: bool = False
 
     @classmethod
     def text(cls, *tokens: str, **kwargs: Any) -> Reply:
@@ -288,7 +291,7 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             if refusal:
                 self._json(400, {"error": refusal})
                 return
-            reply = fake._next_reply(body)
+            reply = _capped(fake._next_reply(body), body)
             if reply.prompt_eval_count is None and fake.prompt_counter is not None:
                 reply = dataclasses.replace(reply, prompt_eval_count=fake.prompt_counter(body))
             if reply.status != 200:
@@ -392,6 +395,25 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self.connection.shutdown(socket.SHUT_RDWR)
 
     return Handler
+
+
+def _capped(reply: Reply, body: dict[str, Any]) -> Reply:
+    """The reply as Ollama's runner ends it at `options.num_predict` tokens (thinking
+    counts too): cut there, no tool call, done_reason "length"."""
+    cap = (body.get("options") or {}).get("num_predict")
+    produced = len(reply.thinking) + len(reply.tokens)
+    if reply.ignores_num_predict or not isinstance(cap, int) or cap <= 0 or produced <= cap:
+        return reply
+    thinking = reply.thinking[:cap]
+    tokens = reply.tokens[: cap - len(thinking)]
+    return dataclasses.replace(
+        reply,
+        thinking=thinking,
+        tokens=tokens,
+        tool_calls=[],
+        done_reason="length",
+        eval_count=cap,
+    )
 
 
 def _refusal(card: ModelCard, model: str, body: dict[str, Any]) -> str:

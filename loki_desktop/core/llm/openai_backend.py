@@ -18,6 +18,7 @@ import httpx
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm import openai_errors as errors
+from loki_desktop.core.llm.caps import NUM_PREDICT
 from loki_desktop.core.llm.openai_stream import DeltaAssembler, StreamError, sse_data
 from loki_desktop.core.llm.openai_wire import request_body
 from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog
@@ -132,9 +133,17 @@ class OpenAIBackend:
         options: dict[str, Any],
         think: ThinkValue | None = None,
     ) -> AsyncIterator[ChatChunk]:
-        """Stream one reply. `options` (Ollama's num_ctx…) are not sent: the server runs the
-        model with its own context; the budget learns it from /models or an overflow."""
-        body = request_body(model=model, messages=messages, tools=tools, think=think)
+        """Stream one reply. Of `options` only the length cap is sent (`num_predict` as
+        `max_tokens`); num_ctx is not: the server runs the model with its own context, the
+        budget learns it from /models or an overflow."""
+        cap = options.get(NUM_PREDICT)
+        body = request_body(
+            model=model,
+            messages=messages,
+            tools=tools,
+            think=think,
+            max_tokens=cap if isinstance(cap, int) else 0,
+        )
         assembler = DeltaAssembler()
         try:
             async for data in self._events(body, model):
