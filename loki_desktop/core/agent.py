@@ -42,18 +42,22 @@ from loki_desktop.core.llm.caps import (
 )
 from loki_desktop.core.llm.mode import (
     ModelMode,
+    base_model_notice,
     empty_after_tools_notice,
     empty_answer_message,
+    no_tool_used_notice,
     no_vision_message,
     not_for_chat_message,
     prompted_notice,
     resolve_mode,
+    system_folded_notice,
     thinking_refused_notice,
     tools_refused_message,
     unknown_context_notice,
 )
 from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
+from loki_desktop.core.llm.template import fold_system
 from loki_desktop.core.llm.textcalls import recovered_notice
 from loki_desktop.core.message_meta import NO_META, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
@@ -77,6 +81,7 @@ from loki_desktop.core.prompts import check_feedback, check_followup, system_pro
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
+from loki_desktop.core.tools.need import needs_tool
 from loki_desktop.core.tools.toolbox import Toolbox
 
 TITLE_LENGTH = 60
@@ -433,8 +438,18 @@ class _Turn:
                     "check_failing",
                 )
             break
+        if (notice := self._no_tool_notice()) is not None:
+            yield notice
         self.stats["rounds"] = tool_rounds
         yield Done(reason, self.conversation_id, dict(self.stats))
+
+    def _no_tool_notice(self) -> Notice | None:
+        """Tools were offered, the request needed one, the model used none: said, so that a
+        paragraph describing a file does not pass for having written it."""
+        offered = self.mode is not None and self.mode.tools != "none"
+        if self.tools_ran or not offered or not self.agent.toolbox.names():
+            return None
+        return Notice(no_tool_used_notice(), "no_tool_used") if needs_tool(self.text) else None
 
     def _stopped(self, reply: _Reply) -> Notice:
         """Keep what the reply said (without a loop's extra copies), marked as cut; the
@@ -508,6 +523,18 @@ class _Turn:
             notices.append(
                 Notice(unknown_context_notice(model, self.agent.config.num_ctx), "context_unknown")
             )
+        return notices + self._template_notices(model)
+
+    def _template_notices(self, model: str) -> list[Notice]:
+        """Said once per model and session: instructions folded, a model not made for chat."""
+        assert self.mode is not None
+        profile, profiles = self.mode.profile, self.agent.budget.profiles
+        host = self.agent.backend.host
+        notices = []
+        if profile.chat_template is False and profiles.tell_once(host, model, "base_model"):
+            notices.append(Notice(base_model_notice(model), "base_model"))
+        if profile.system_slot is False and profiles.tell_once(host, model, "system_folded"):
+            notices.append(Notice(system_folded_notice(model), "system_folded"))
         return notices
 
     async def _refuse_images(self) -> str | None:
@@ -604,6 +631,8 @@ class _Turn:
         messages, tools = request.messages, request.tools
         if self.mode.tools == "prompted":
             messages, tools = prompted_request(messages, tools, offered), []
+        if self.mode.profile.system_slot is False:  # the template would drop them
+            messages = fold_system(messages)
         # Small models often write a tool call as text: hold back what could be one.
         recover = offered and self.agent.config.text_calls
         reader = ReplyReader([spec.name for spec in offered] if recover else None)

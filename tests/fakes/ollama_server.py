@@ -31,6 +31,21 @@ from tests.fakes.http_fake import QuietServer, QuietServer6, ServedFake, Tracked
 from tests.fakes.ollama_pull import PullPlan, serve_delete, serve_pull
 
 DEFAULT_MODELS = ("qwen2.5-coder:7b", "llama3.1:8b")
+# Templates as /api/show returns them (Go templates; docs/template.md). A chat template with
+# a place for the system prompt (the Llama 3 example of the docs)...
+CHAT_TEMPLATE = (
+    "{{- if .System }}<|start_header_id|>system<|end_header_id|>\n\n{{ .System }}<|eot_id|>\n"
+    "{{- end }}\n{{- range .Messages }}<|start_header_id|>{{ .Role }}<|end_header_id|>\n\n"
+    "{{ .Content }}<|eot_id|>\n{{- end }}<|start_header_id|>assistant<|end_header_id|>\n\n"
+)
+# ... one with turns but no system slot (its messages loop prints users and assistants only)
+NO_SYSTEM_TEMPLATE = (
+    "{{- range .Messages }}{{- if eq .Role \"user\" }}<start_of_turn>user\n{{ .Content }}"
+    "<end_of_turn>\n{{- else if eq .Role \"assistant\" }}<start_of_turn>model\n{{ .Content }}"
+    "<end_of_turn>\n{{- end }}{{- end }}<start_of_turn>model\n"
+)
+# ... and the default of an imported model: the prompt as it is (a base model)
+PROMPT_ONLY_TEMPLATE = "{{ .Prompt }}"
 _UNSET: Any = object()
 
 
@@ -55,6 +70,7 @@ class ModelCard:
     # the chat refuses tools even though /api/show lists them (old servers, wrong metadata)
     refuse_tools: bool = False
     refuse_thinking: bool = False  # the same for `think`
+    template: str = CHAT_TEMPLATE  # /api/show's `template`
 
     @classmethod
     def thinker(cls, *levels: str, **kwargs: Any) -> ModelCard:
@@ -264,7 +280,7 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             shown: dict[str, Any] = {
                 "modelfile": "",
                 "parameters": "",
-                "template": "{{ .Prompt }}",
+                "template": card.template,
                 "details": {
                     "parent_model": "",
                     "format": "gguf",

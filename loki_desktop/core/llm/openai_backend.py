@@ -53,10 +53,13 @@ class OpenAIBackend:
         label: str = "",
         context_lengths: Mapping[str, int] | None = None,
         silence_limit_s: float = SILENCE_LIMIT_S,
+        fold_system: bool = False,
     ) -> None:
         self.host = host.rstrip("/")
         self.label = f"« {label} » ({self.host})" if label else self.host
         self.context_lengths = dict(context_lengths or {})
+        # the server setting "folded into the first message" (core.model_servers)
+        self.fold_system = fold_system
         self._client = _http_client(self.host, api_key)
         self._watchdog = SilenceWatchdog(silence_limit_s)
         self._models: tuple[float, dict[str, dict[str, Any]]] | None = None
@@ -120,6 +123,8 @@ class OpenAIBackend:
             capabilities=OPENAI_CAPABILITIES,
             context_length=self._length(model, cards.get(model)),
             known=False,
+            # the template cannot be seen: only the server setting says it drops the system
+            system_slot=False if self.fold_system else None,
         )
 
     # --- chat --------------------------------------------------------------------------
