@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from loki_desktop.core.file_change import FileChange
 
 if TYPE_CHECKING:  # messages holds MessageMeta, made of these events
-    from loki_desktop.core.messages import ImageAttachment
+    from loki_desktop.core.image_attachment import ImageAttachment
 
 # "interrupted": written by `ask` itself when a signal (SIGINT, SIGTERM, SIGHUP) stopped it
 # "length", "timeout", "repetition": the answer was stopped by its length cap, its time cap or
