@@ -105,7 +105,8 @@ def apply_event(sink: TurnSink, event: Event) -> None:
         case Error(message=message):
             sink.add_error(message)
         case Done(reason=reason):
-            sink.end_answer(cut=reason == "error")
+            # a cap or the repetition guard stopped the answer: it is marked cut, as an error's
+            sink.end_answer(cut=reason in ("error", "length", "timeout", "repetition"))
 
 
 class TurnRunner(QObject):

@@ -7,22 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loki_desktop.core.llm.probe import PROBE_WORD
 from tests.e2e.cli_runner import run_cli
-from tests.fakes.openai_server import FakeOpenAI, Reply
-
-
-def _obeys_what_reaches_it(body: dict[str, Any]) -> Reply:
-    """A model that follows the system message when the server passes it on."""
-    system = [m for m in body["messages"] if m["role"] == "system"]
-    return Reply.text(PROBE_WORD.capitalize(), ".") if system else Reply.text("Paris", ".")
-
-
-def _drops_the_system_message(body: dict[str, Any]) -> Reply:
-    """The gemma chat format: the system message never reaches the model."""
-    return _obeys_what_reaches_it(
-        {"messages": [m for m in body["messages"] if m["role"] != "system"]}
-    )
+from tests.fakes.instructed import drops_the_system_message, obeys_what_reaches_it
+from tests.fakes.openai_server import FakeOpenAI
 
 
 def _probe(server: FakeOpenAI, home: Path) -> dict[str, Any]:
@@ -34,16 +21,16 @@ def _probe(server: FakeOpenAI, home: Path) -> dict[str, Any]:
 
 def test_a_model_that_follows_the_system_instruction(loki_home: Path) -> None:
     with FakeOpenAI(models=("smollm2",)) as server:
-        server.script(_obeys_what_reaches_it)
+        server.script(obeys_what_reaches_it)
         line = _probe(server, loki_home)
     assert line["probe"] == {"verdict": "follows", "answer": "Zorblax."}
     (request,) = server.chat_requests
     assert request["max_tokens"] == 16  # one short request
 
 
-def test_a_server_that_drops_the_system_message_is_found_out(loki_home: Path) -> None:
+def test_a_server_thatdrops_the_system_message_is_found_out(loki_home: Path) -> None:
     with FakeOpenAI(models=("smollm2",)) as server:
-        server.script(_drops_the_system_message, _drops_the_system_message)
+        server.script(drops_the_system_message, drops_the_system_message)
         line = _probe(server, loki_home)
         plain = run_cli(
             "models", "--api", "openai", "--host", server.url, "--probe", home=loki_home

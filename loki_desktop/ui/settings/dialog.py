@@ -34,7 +34,12 @@ from loki_desktop.ui.settings.installed_models import ModelsPage
 from loki_desktop.ui.settings.language_choice import language_choice
 from loki_desktop.ui.settings.mcp import McpPage
 from loki_desktop.ui.settings.model import ModelBehaviour
-from loki_desktop.ui.settings.servers import Probe, ServersEditor, drafts_of
+from loki_desktop.ui.settings.servers import (
+    InstructionsProbe,
+    Probe,
+    ServersEditor,
+    drafts_of,
+)
 from loki_desktop.ui.theme import Theme
 
 MAX_ROUNDS_LIMIT = 50
@@ -50,6 +55,7 @@ class GeneralPage(QWidget):
         tasks: OwnedTasks,
         probe: Probe,
         profile_of: Callable[[str], ModelProfile | None] = lambda _name: None,
+        instructions: InstructionsProbe | None = None,
     ) -> None:
         super().__init__()
         self.tasks = tasks
@@ -74,7 +80,7 @@ class GeneralPage(QWidget):
         form.setSpacing(10)
         migrated = not settings.model_servers
         self.servers = ServersEditor(
-            drafts_of(servers(settings), settings.host, migrated), tasks, probe
+            drafts_of(servers(settings), settings.host, migrated), tasks, probe, instructions
         )
         self.servers.tested.connect(self._fill_models)
         self._tested: tuple[str, list[str]] = ("", [])  # the last server tested, its models
@@ -337,7 +343,12 @@ class SettingsDialog(QDialog):
         body.addWidget(self.nav)
         self.pages = QStackedWidget()
         self.general = GeneralPage(
-            runtime.settings, theme, self.tasks, runtime.probe_server, runtime.profile_of
+            runtime.settings,
+            theme,
+            self.tasks,
+            runtime.probe_server,
+            runtime.profile_of,
+            runtime.probe_instructions,
         )
         self.models = ModelsPage(runtime, self._default_model_set)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
