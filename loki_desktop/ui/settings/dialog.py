@@ -29,6 +29,7 @@ from loki_desktop.core.settings import CHECKPOINTS_BUDGET_RANGE, Settings
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.settings.answer_caps import AnswerCapsRows
 from loki_desktop.ui.settings.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.settings.installed_models import ModelsPage
 from loki_desktop.ui.settings.language_choice import language_choice
@@ -115,6 +116,7 @@ class GeneralPage(QWidget):
                 wrap=True,
             ),
         )
+        self.answer_caps = AnswerCapsRows(settings, form)
         self._add_checkpoints_budget(settings, form)
 
         self.num_ctx = QComboBox()
@@ -187,6 +189,7 @@ class GeneralPage(QWidget):
         if settings.model in names and tested in {d.name.strip() for d in drafts}:
             settings.model_server = tested  # a model of the server just tested: its server
         settings.max_rounds = self.max_rounds.value()
+        self.answer_caps.apply(settings)
         settings.checkpoints_budget_mb = self.checkpoints_budget.value()
         settings.num_ctx = int(self.num_ctx.currentData())
         settings.ui["theme"] = str(self.theme.currentData())
