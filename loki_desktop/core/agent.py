@@ -419,17 +419,7 @@ class _Turn:
             self._close_answer(cut=False)
             if self.failing and not followup_sent and self.agent.config.auto_checks:
                 followup_sent = True
-                files = ", ".join(sorted(self.failing))
-                yield Notice(
-                    _(
-                        "La vérification échoue encore pour {files} : Loki renvoie les problèmes "
-                        "au modèle pour une correction."
-                    ).format(files=files),
-                    "check_followup",
-                )
-                self._remember(
-                    ChatMessage("user", check_followup(self.failing.values()), origin="harness")
-                )
+                yield self._send_checks_back()
                 continue
             if self.failing:
                 yield Notice(
@@ -451,6 +441,18 @@ class _Turn:
         if self.tools_ran or not offered or not self.agent.toolbox.names():
             return None
         return Notice(no_tool_used_notice(), "no_tool_used") if needs_tool(self.text) else None
+
+    def _send_checks_back(self) -> Notice:
+        """The failing checks go back to the model once, as a message of the harness."""
+        files = ", ".join(sorted(self.failing))
+        self._remember(ChatMessage("user", check_followup(self.failing.values()), origin="harness"))
+        return Notice(
+            _(
+                "La vérification échoue encore pour {files} : Loki renvoie les problèmes "
+                "au modèle pour une correction."
+            ).format(files=files),
+            "check_followup",
+        )
 
     def _stopped(self, reply: _Reply) -> Notice:
         """Keep what the reply said (without a loop's extra copies), marked as cut; the
