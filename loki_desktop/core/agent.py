@@ -709,7 +709,8 @@ class _Turn:
             return None
 
     def _count_unreported(self, reply: _Reply) -> None:
-        """A reply the server did not finish has no count: its streamed pieces stand in."""
+        """Add the reply's counts to the turn's; when the server gave none (a reply it did
+        not finish, a server that sends no usage), the streamed pieces stand in."""
         if not reply.eval_count and reply.limit is not None:
             reply.eval_count = reply.limit.pieces
         self.stats["prompt_tokens"] += reply.prompt_eval_count
@@ -733,8 +734,7 @@ class _Turn:
         warning = budget.observe(model, request, reply.prompt_eval_count)
         if warning and self._once(warning):
             yield Notice(warning, "prompt_cut")
-        self.stats["prompt_tokens"] += reply.prompt_eval_count
-        self.stats["answer_tokens"] += reply.eval_count
+        self._count_unreported(reply)
 
     def _pieces(self, segments: list[tuple[bool, str]]) -> list[Event]:
         return [
