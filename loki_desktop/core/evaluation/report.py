@@ -140,6 +140,7 @@ def end_label(end: TaskEnd) -> str:
         "timeout": _("temps écoulé"),
         "repetition": _("répétition"),
         "length": _("longueur maximale"),
+        "empty_answer": _("aucune réponse"),
         "server_error": _("erreur du serveur"),
     }
     return labels[end]

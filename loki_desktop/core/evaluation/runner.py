@@ -33,20 +33,25 @@ from loki_desktop.core.events import (
 )
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.llm.caps import AnswerCaps
+from loki_desktop.core.llm.mode import empty_answer_message
 from loki_desktop.core.ports import ChatBackend, ConversationStore, SecretStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.tools.toolbox import OwningSource
 
 Harness = Literal["on", "off"]
 # How a task ended: passed, a grader failed, its time ran out (the answer's cap or the task's
-# limit), the repetition guard, the length cap, or the server failed.
-TaskEnd = Literal["passed", "failed_check", "timeout", "repetition", "length", "server_error"]
+# limit), the repetition guard, the length cap, the model said nothing at all, or the server
+# failed.
+TaskEnd = Literal[
+    "passed", "failed_check", "timeout", "repetition", "length", "empty_answer", "server_error"
+]
 TASK_ENDS: tuple[TaskEnd, ...] = (
     "passed",
     "failed_check",
     "timeout",
     "repetition",
     "length",
+    "empty_answer",
     "server_error",
 )
 BackendFor = Callable[[str, EvalTask, Harness, str], ChatBackend]  # model, task, mode, page URL
@@ -254,7 +259,8 @@ def task_end(passed: bool, outcome: _Outcome) -> TaskEnd:
     """How a task ended, for the report: a server error first, then the verdict, then what
     stopped an answer that did not pass."""
     if outcome.error and not outcome.timed_out:
-        return "server_error"
+        # the turn's one error that is the model's, not the server's: it said nothing
+        return "empty_answer" if outcome.error == empty_answer_message() else "server_error"
     if passed:
         return "passed"
     if outcome.timed_out or outcome.done == "timeout":

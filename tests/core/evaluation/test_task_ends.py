@@ -141,3 +141,14 @@ def test_the_table_gives_each_task_its_end_calls_and_tokens() -> None:
     result = _result("on", "t0", False, tool_calls=3, answer_tokens=5000, end="length")
     table = ends_table([result])
     assert f"| {MODEL} | on | t0 | longueur maximale | 3 | 5000 | — |" in table
+
+
+async def test_a_model_that_says_nothing_is_no_server_error(
+    ollama: FakeOllama, backend: OllamaBackend
+) -> None:
+    ollama.script(Reply.text(""))
+    result = await _runner(backend, [], AnswerCaps()).run_task(MODEL, "on", TASK, "")
+    assert result.end == "empty_answer"
+    ollama.script(Reply.http_error(500, "model runner has unexpectedly stopped"))
+    result = await _runner(backend, [], AnswerCaps()).run_task(MODEL, "on", TASK, "")
+    assert result.end == "server_error"
