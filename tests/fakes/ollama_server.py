@@ -40,8 +40,8 @@ CHAT_TEMPLATE = (
 )
 # ... one with turns but no system slot (its messages loop prints users and assistants only)
 NO_SYSTEM_TEMPLATE = (
-    "{{- range .Messages }}{{- if eq .Role \"user\" }}<start_of_turn>user\n{{ .Content }}"
-    "<end_of_turn>\n{{- else if eq .Role \"assistant\" }}<start_of_turn>model\n{{ .Content }}"
+    '{{- range .Messages }}{{- if eq .Role "user" }}<start_of_turn>user\n{{ .Content }}'
+    '<end_of_turn>\n{{- else if eq .Role "assistant" }}<start_of_turn>model\n{{ .Content }}'
     "<end_of_turn>\n{{- end }}{{- end }}<start_of_turn>model\n"
 )
 # ... and the default of an imported model: the prompt as it is (a base model)
