@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent  # imported at the first turn, not at start
 
 log = logging.getLogger(__name__)
+# the notices of an answer a cap or the repetition guard stopped (core.llm.caps)
+STOPPED_BY = frozenset({"length", "timeout", "repetition"})
 
 
 class TurnSink(Protocol):
@@ -100,13 +102,14 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             )
         case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
             sink.add_check(path, ok, [(p.line, p.col, p.message) for p in problems], skipped)
-        case Notice(message=message):
+        case Notice(message=message, code=code):
+            if code in STOPPED_BY:  # said before Done: the answer it stopped is marked cut
+                sink.end_answer(cut=True)
             sink.add_notice(message)
         case Error(message=message):
             sink.add_error(message)
         case Done(reason=reason):
-            # a cap or the repetition guard stopped the answer: it is marked cut, as an error's
-            sink.end_answer(cut=reason in ("error", "length", "timeout", "repetition"))
+            sink.end_answer(cut=reason == "error")
 
 
 class TurnRunner(QObject):

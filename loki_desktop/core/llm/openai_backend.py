@@ -9,8 +9,9 @@ lines to read, and the package would add ~0.3 s of imports and a second HTTP sta
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -151,10 +152,12 @@ class OpenAIBackend:
         )
         assembler = DeltaAssembler()
         try:
-            async for data in self._events(body, model):
-                chunk = assembler.feed(data)
-                if chunk is not None:
-                    yield chunk
+            # closed with this generator (a reply stopped early closes its stream now)
+            async with contextlib.aclosing(self._events(body, model)) as events:
+                async for data in events:
+                    chunk = assembler.feed(data)
+                    if chunk is not None:
+                        yield chunk
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise errors.unreachable(self.label) from None
         except StreamError as exc:
@@ -169,7 +172,7 @@ class OpenAIBackend:
             raise errors.cut(self.label, _("fin du flux avant la fin de la réponse"))
         yield assembler.final()
 
-    async def _events(self, body: dict[str, Any], model: str) -> AsyncIterator[str]:
+    async def _events(self, body: dict[str, Any], model: str) -> AsyncGenerator[str, None]:
         """The data of each SSE event, as it arrives."""
         loop = asyncio.get_running_loop()
         with self._watchdog.watch() as silence:
