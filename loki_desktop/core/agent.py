@@ -30,6 +30,8 @@ from loki_desktop.core.events import (
 )
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.knowledge.index import Knowledge
+from loki_desktop.core.knowledge.turn import TurnPassages
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
 from loki_desktop.core.llm.caps import (
     NUM_PREDICT,
@@ -61,6 +63,8 @@ from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.template import fold_system
 from loki_desktop.core.llm.textcalls import recovered_notice
+from loki_desktop.core.memory.recall import Memories
+from loki_desktop.core.memory.turn import TurnMemory
 from loki_desktop.core.message_meta import NO_META, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.orphans import answer_orphans
@@ -159,6 +163,12 @@ class Agent:
     last_conversation: str | None = None
     # keeps each file's state before a tool changes it (core.changes); None: no checkpoints
     changes: ChangeRecorder | None = None
+    # what Loki remembers (core.memory): recalled before each turn, kept when asked; None:
+    # memories off (nothing opened, nothing embedded)
+    memories: Memories | None = None
+    # the workspace's index: its best passages join the turn when the message asks about
+    # the workspace's files (core.knowledge.turn); None: index off
+    knowledge: Knowledge | None = None
 
     def run_turn(
         self,
@@ -284,6 +294,8 @@ class _Turn:
         self.model = ""  # resolved once the conversation is open
         self.caps = AnswerCaps()  # the model's caps, once it is known
         self.clock = AnswerClock(0)
+        self.memory: TurnMemory | None = None  # this turn's recall and kept memory
+        self.passages: TurnPassages | None = None  # the workspace passages recalled
         self.rewind: _Rewind | None = None  # a regenerated answer or an edited message
         self.turn = 0  # its number in the conversation (core.messages.ChatMessage.turn)
 
@@ -305,6 +317,10 @@ class _Turn:
             yield Error(str(exc))
             yield Done("error", self.conversation_id or None, dict(self.stats))
         finally:
+            if self.memory is not None:
+                self.memory.cancel()
+            if self.passages is not None:
+                self.passages.cancel()
             # Cancelled (Stop button) or the consumer went away: keep what was said.
             with contextlib.suppress(StoreUnavailable):
                 self._answer_interrupted_calls()
@@ -400,6 +416,12 @@ class _Turn:
                 yield Error(refusal)
                 yield Done("error", self.conversation_id)
                 return
+        if self.agent.memories is not None:  # the recall runs while the tools get ready
+            self.memory = TurnMemory.start(
+                self.agent.memories, self.text, self.conversation_id, keep_asked=not resume
+            )
+        if self.agent.knowledge is not None:
+            self.passages = TurnPassages.start(self.agent.knowledge, self.text)
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(self.text)
         if not resume:
@@ -417,6 +439,10 @@ class _Turn:
             yield Notice(notice, "setup")
         for notice in await self.agent.toolbox.prepare():
             yield Notice(notice, "tools_unavailable")
+        for recall in (self.memory, self.passages):
+            if recall is not None:
+                async for event in recall.events():
+                    yield event
         try:
             self.model = await self.agent.resolve_model()
             self.mode = await self._mode(self.model)
@@ -621,6 +647,9 @@ class _Turn:
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
             texts.append(self.skill.body)
+        for recall in (self.memory, self.passages):
+            if recall is not None and (recalled := recall.system_text()):
+                texts.append(recalled)  # this turn only, like the skill
         return texts
 
     def _history_for_request(self) -> list[ChatMessage]:

@@ -50,6 +50,9 @@ NoticeCode = Literal[
     "setup",  # settings, skills or the store had a problem when loading
     "tools_unavailable",  # a tool server could not be started or reached
     "checkpoint",  # the change recorder could not keep a file's earlier state
+    # memories (core.memory)
+    "memory_refused",  # a memory was not kept (a secret, a store that failed, no such memory)
+    "memory_recall",  # recalling memories or workspace passages had a problem
 ]
 NOTICE_CODES: tuple[NoticeCode, ...] = get_args(NoticeCode)
 # A tool_call event carries at most this much of each string argument (a whole file given to
@@ -184,6 +187,36 @@ def report_json(report: CheckReport) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
+class RecalledItem:
+    """One memory recalled for a turn, with the score that ranked it (core.memory.fusion)."""
+
+    id: int
+    text: str
+    score: float
+    # a passage of a workspace file (core.knowledge): its file and first line ("" for a memory)
+    path: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """The memories given to the model for this turn (before its first token), shown as a
+    quiet « Souvenirs : N » badge. `vectors` names the embedder used ("" : words only)."""
+
+    items: tuple[RecalledItem, ...]
+    vectors: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Memorised:
+    """A memory kept during the turn (the person said « retiens que… »): a card with
+    *Oublier*, which deletes memory `id`."""
+
+    id: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something the user should know that does not stop the turn; `code` says which kind
     (one of NOTICE_CODES), for scripts and the eval."""
@@ -212,7 +245,19 @@ class Done:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-Event = Token | Thinking | SkillUsed | ToolCall | ToolResult | CheckReport | Notice | Error | Done
+Event = (
+    Token
+    | Thinking
+    | SkillUsed
+    | ToolCall
+    | ToolResult
+    | CheckReport
+    | Recalled
+    | Memorised
+    | Notice
+    | Error
+    | Done
+)
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -253,9 +298,24 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return shown
         case CheckReport():
             return {"type": "check", **report_json(event)}
+        case Recalled(items=items, vectors=vectors):
+            return {
+                "type": "recall",
+                "items": [_recalled_json(item) for item in items],
+                "vectors": vectors,
+            }
+        case Memorised(id=memory_id, text=text):
+            return {"type": "memorised", "id": memory_id, "text": text}
         case Notice(message=message, code=code):
             return {"type": "notice", "code": code, "message": message}
         case Error(message=message):
             return {"type": "error", "message": message}
         case Done(reason=reason, session=session):
             return {"type": "done", "reason": reason, "session": session}
+
+
+def _recalled_json(item: RecalledItem) -> dict[str, Any]:
+    shown: dict[str, Any] = {"id": item.id, "text": item.text, "score": item.score}
+    if item.path:  # a passage of a workspace file
+        shown.update(path=item.path, line=item.line)
+    return shown
