@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loki_desktop.cli.caps import add_cap_arguments, caps_from_args
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.events import Done, Error, Event
@@ -108,6 +109,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
     _intelligence_arguments(parser)
+    add_cap_arguments(parser)
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
 
@@ -267,6 +269,7 @@ def _turn_options(args: argparse.Namespace, services: Services) -> TurnOptions:
         review=args.review,
         code_model=args.code_model,
         user_skills_dir=services.user_skills_dir,
+        caps=caps_from_args(args),
     )
 
 

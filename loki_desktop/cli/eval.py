@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loki_desktop.cli.caps import add_cap_arguments, caps_from_args
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.evaluation.variants import HARNESS_CHOICES
 from loki_desktop.core.i18n import _
@@ -56,7 +57,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SCRIPT|DOSSIER",
         help=_("sans modèle : réponses rejouées (oracle, sabotage, text, ou un dossier --record)"),
     )
-    parser.add_argument("--record", type=Path, metavar="DOSSIER", help=_("garde les réponses"))
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="DOSSIER",
+        help=_("garde les réponses, jusqu'à la fin de chaque tâche quelle qu'elle soit"),
+    )
+    add_cap_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -121,6 +128,7 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
         services.secrets,
         settings,
         memories_at=_memories_at(args, services, settings, server),
+        caps=caps_from_args(args),
     )
     results: list[TaskResult] = []
     try:
@@ -134,7 +142,7 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
     table = markdown_table(summaries, results)
     keep_results(services.data_home / "eval", results)
     if args.json:
-        print(json.dumps(summary_event(summaries), ensure_ascii=False), flush=True)
+        print(json.dumps(summary_event(summaries, results), ensure_ascii=False), flush=True)
     else:
         print(table, end="")
     return 0
@@ -228,12 +236,22 @@ def _print_task(result: TaskResult, as_json: bool, done: int, total: int) -> Non
     if as_json:
         print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
         return
+    from loki_desktop.core.evaluation.report import end_label
+
     mark = "✓" if result.passed else "✗"
     reasons = [v.reason for v in result.verdicts if not v.passed]
     reasons += [result.error] if result.error else []
     why = "" if result.passed else " — " + "; ".join(reasons)
-    line = _("({model}, harnais {harness}, {seconds} s)").format(
-        model=result.model, harness=result.harness, seconds=f"{result.seconds:.1f}"
+    line = _(
+        "({model}, harnais {harness}, {seconds} s ; {end}, {calls} appels d'outils, "
+        "{tokens} jetons produits)"
+    ).format(
+        model=result.model,
+        harness=result.harness,
+        seconds=f"{result.seconds:.1f}",
+        end=end_label(result.end),
+        calls=result.tool_calls,
+        tokens=result.answer_tokens,
     )
     print(
         f"[{done}/{total}] {mark} {result.task} {line}{why}",

@@ -117,6 +117,11 @@ class ModelProfile:
     # Modelfile's `num_ctx` parameter, and the server's own default (core.llm.context_size)
     modelfile_ctx: int | None = None
     server_ctx: int | None = None
+    # What the chat template does (core.llm.template): `system_slot` False: the system text
+    # would be dropped (Loki folds it into the first message); `chat_template` False: no chat
+    # structure at all (a base model). None: not known (an OpenAI-compatible server).
+    system_slot: bool | None = None
+    chat_template: bool | None = None
 
     @classmethod
     def assumed(cls, name: str) -> ModelProfile:

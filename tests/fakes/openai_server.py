@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import socket
 import threading
@@ -69,6 +70,7 @@ class Reply:
     no_done: bool = False  # end the body cleanly without finish_reason nor [DONE]
     gate: threading.Event | None = None  # after the first event, wait for it
     prompt_tokens: int = 42
+    ignores_max_tokens: bool = False  # llama.cpp, vLLM and LM Studio honour `max_tokens`
 
     @classmethod
     def text(cls, *tokens: str, **kwargs: Any) -> Reply:
@@ -204,7 +206,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 }
                 self._json(404, {"error": error})
                 return
-            reply = fake._next_reply(body)
+            reply = _capped(fake._next_reply(body), body)
             if reply.status != 200:
                 self._json(reply.status, {"error": reply.error})
                 return
@@ -362,3 +364,17 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _capped(reply: Reply, body: dict[str, Any]) -> Reply:
+    """The reply ended at `max_tokens` completion tokens (reasoning counts too): cut there,
+    no tool call, finish_reason "length" (the API reference's reason for the cap)."""
+    cap = body.get("max_tokens")
+    produced = len(reply.reasoning) + len(reply.tokens)
+    if reply.ignores_max_tokens or not isinstance(cap, int) or cap <= 0 or produced <= cap:
+        return reply
+    reasoning = reply.reasoning[:cap]
+    tokens = reply.tokens[: cap - len(reasoning)]
+    return dataclasses.replace(
+        reply, reasoning=reasoning, tokens=tokens, calls=[], finish_reason="length"
+    )
