@@ -76,17 +76,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "(sinon write_file et edit_file sont refusés ; réglage éteint : sans effet)"
         ),
     )
-    parser.add_argument("--no-skills", action="store_true", help=_("n'injecte aucune méthode"))
-    parser.add_argument(
-        "--no-memory",
-        action="store_true",
-        help=_("ce tour sans souvenirs : rien n'est rappelé ni mémorisé"),
-    )
-    parser.add_argument(
-        "--no-index",
-        action="store_true",
-        help=_("ce tour sans l'index du dossier (pas d'outil search_workspace)"),
-    )
     parser.add_argument(
         "--think",
         metavar="MODE",
@@ -116,6 +105,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _intelligence_arguments(parser: argparse.ArgumentParser) -> None:
     """The Intelligence switches for one turn (default: the settings')."""
+    parser.add_argument("--no-skills", action="store_true", help=_("n'injecte aucune méthode"))
+    parser.add_argument(
+        "--no-memory",
+        action="store_true",
+        help=_("ce tour sans souvenirs : rien n'est rappelé ni mémorisé"),
+    )
+    parser.add_argument(
+        "--no-index",
+        action="store_true",
+        help=_("ce tour sans l'index du dossier (pas d'outil search_workspace)"),
+    )
     parser.add_argument(
         "--plan",
         action=argparse.BooleanOptionalAction,
