@@ -7,9 +7,16 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loki_desktop.cli.ask_message import (
+    add_message_arguments,
+    fit_files_to_context,
+    load_files,
+    message_words,
+)
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.events import Done, Error, Event
@@ -19,6 +26,7 @@ from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
+    from loki_desktop.core.attachments.model import FileAttachment
     from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.mcp.sampling import ModelSource
     from loki_desktop.core.messages import ImageAttachment
@@ -27,7 +35,9 @@ if TYPE_CHECKING:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("ask", help=_("pose une question à l'agent, sans fenêtre"))
-    parser.add_argument("prompt", help=_("le message"))
+    parser.add_argument(
+        "prompt", nargs="?", default=None, help=_("le message (facultatif avec --prompt)")
+    )
     parser.add_argument("--workspace", type=Path, help=_("dossier de travail (défaut : courant)"))
     parser.add_argument(
         "--model", help=_("modèle (défaut : réglages, sinon le premier du serveur)")
@@ -91,6 +101,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar=_("FICHIER"),
         help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
+    add_message_arguments(parser)
+    parser.add_argument(
+        "--stats",
+        action="store_true",
+        help=_(
+            "affiche les chiffres de la réponse (jetons, jetons/s, premier jeton, contexte) "
+            "sur une ligne grisée de stderr"
+        ),
+    )
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
 
@@ -117,12 +136,21 @@ def run(args: argparse.Namespace, services: Services) -> int:
     if isinstance(images, str):  # unreadable, too big, not an image: nothing is sent
         print(images, file=sys.stderr)
         return 2
+    try:  # a broken prompt or a refused file: one sentence, nothing sent
+        words = message_words(args, services.data_home)
+        files = load_files(args.attach)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     from loki_desktop.cli import interrupt
 
     printer: Callable[[Event], None] = (
-        JsonPrinter() if args.json else PlainPrinter(show_thinking=args.show_thinking)
+        JsonPrinter()
+        if args.json
+        else PlainPrinter(show_thinking=args.show_thinking, show_stats=args.stats)
     )
-    code = interrupt.run(lambda stop: _ask(args, services, workspace, printer, images, stop))
+    message = _Message(words, images, files)
+    code = interrupt.run(lambda stop: _ask(args, services, workspace, printer, message, stop))
     if code > 128 and not args.json:
         print("\n" + _("Interrompu."), file=sys.stderr)
     return code
@@ -133,7 +161,7 @@ async def _ask(
     services: Services,
     workspace: Path,
     emit: Callable[[Event], None],
-    images: list[ImageAttachment],
+    message: _Message,
     interruption: Interruption,
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
@@ -155,6 +183,8 @@ async def _ask(
         think=args.think,
         skills=not args.no_skills,
         user_skills_dir=services.user_skills_dir,
+        system=args.system,
+        agents_md=not args.no_agents_md,
     )
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
     # imported otherwise); the manager is closed below so no server outlives the command.
@@ -182,12 +212,15 @@ async def _ask(
         agent.pending_notices += checkpoints.take_notices()
     failed = False
     try:
-        if images and (refusal := await _refuse_images(agent)):
+        refusal = await _refusal(agent, args, message)
+        if refusal:
             emit(Error(refusal))
             if args.json:
                 print(refusal, file=sys.stderr)
             return 2
-        async for event in agent.run_turn(args.prompt, args.session, images):
+        async for event in agent.run_turn(
+            message.words, args.session, message.images, message.files
+        ):
             emit(event)
             if isinstance(event, Error) and args.json:
                 # the JSON goes to programs; the sentence is for the person running it
@@ -245,6 +278,31 @@ def _open_checkpoints(services: Services) -> CheckpointStore | None:
     except StoreUnavailable as exc:
         print(exc, file=sys.stderr)
         return None
+
+
+@dataclass
+class _Message:
+    """What the turn sends: the words, the images, the files (fitted before the turn)."""
+
+    words: str
+    images: list[ImageAttachment]
+    files: tuple[FileAttachment, ...]
+
+
+async def _refusal(agent: Agent, args: argparse.Namespace, message: _Message) -> str | None:
+    """Why nothing can be sent (a model without vision, files past the context), or None;
+    the files are cut to their first part when --first-part allows it."""
+    if message.images and (refusal := await _refuse_images(agent)):
+        return refusal
+    fitted = await fit_files_to_context(
+        agent, message.words, message.files, first_part=args.first_part
+    )
+    if fitted.refusal:
+        return fitted.refusal
+    message.files = fitted.files
+    if fitted.notice:
+        agent.pending_notices.append(fitted.notice)  # said in the turn's own stream
+    return None
 
 
 def _load_images(paths: list[Path]) -> list[ImageAttachment] | str:

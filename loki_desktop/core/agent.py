@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from loki_desktop.core.answer_stats import RoundFigures, StatsMeter
+from loki_desktop.core.attachments.model import FileAttachment, message_text
 from loki_desktop.core.changes.recorder import ChangeRecorder, turn_number
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import (
@@ -28,6 +30,7 @@ from loki_desktop.core.events import (
     ToolResult,
 )
 from loki_desktop.core.i18n import _
+from loki_desktop.core.instructions import AgentsMd, instruction_texts, read_agents_md
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
 from loki_desktop.core.llm.mode import (
     ModelMode,
@@ -44,7 +47,7 @@ from loki_desktop.core.llm.mode import (
 from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.textcalls import recovered_notice
-from loki_desktop.core.message_meta import NO_META, MessageMeta
+from loki_desktop.core.message_meta import NO_META, FileChip, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
 from loki_desktop.core.orphans import answer_orphans
 from loki_desktop.core.ports import (
@@ -107,6 +110,9 @@ class AgentConfig:
     # read tool calls a model writes as text (off: `eval --harness off`, a plain chat's view)
     text_calls: bool = True
     turn_wait_s: float = TURN_WAIT_S
+    # the person's instructions for every answer (Réglages, or this conversation's override)
+    instructions: str = ""
+    agents_md: bool = True  # read the workspace's AGENTS.md into the instructions
 
 
 class NoModel(BackendError):
@@ -140,13 +146,17 @@ class Agent:
         text: str,
         conversation_id: str | None = None,
         images: Sequence[ImageAttachment] = (),
+        files: Sequence[FileAttachment] = (),
     ) -> AsyncGenerator[Event, None]:
         """Answer `text` in a conversation (a new one when `conversation_id` is None).
 
         `images` (made by core.images) go with the message to a vision model and are
         stored with it; for a model without vision the turn ends with an Error, nothing sent.
+        `files` (core.attachments) follow the words in the message, each with its name.
         """
-        return _Turn(self).run(text, conversation_id, resume=False, images=tuple(images))
+        turn = _Turn(self)
+        turn.files = tuple(files)
+        return turn.run(text, conversation_id, resume=False, images=tuple(images))
 
     def retry_turn(self, conversation_id: str) -> AsyncGenerator[Event, None]:
         """Answer the last user message of a conversation again (after an error)."""
@@ -183,6 +193,7 @@ class _Reply:
     calls: list[NativeToolCall] = field(default_factory=list)
     prompt_eval_count: int = 0
     eval_count: int = 0
+    figures: RoundFigures | None = None  # this request's counts and times (answer figures)
     done_reason: str = ""  # "length": the model hit its length limit mid-answer
     answer_id: int | None = None  # the stored, streaming assistant message
     text_form: str = ""  # the calls were written as text in this form (core.llm.textcalls)
@@ -209,12 +220,15 @@ class _Turn:
         self.skill: Skill | None = None
         self.failing: dict[str, CheckReport] = {}
         self.written: set[str] = set()  # files this turn's tools wrote (display paths)
-        self.stats = {"rounds": 0, "prompt_tokens": 0, "answer_tokens": 0}
+        self.meter = StatsMeter()
+        self.tool_rounds = 0
         self.reply = _Reply()
         self.notices_shown: set[str] = set()  # budget notices repeat each round: show once
         self.unanswered: list[CallRecord] = []  # this round's calls still without a result
         self.turn_lock: TurnLock | None = None  # held from loading the history to the end
         self.images: tuple[ImageAttachment, ...] = ()  # sent with the user's new message
+        self.files: tuple[FileAttachment, ...] = ()  # ... and the files after its words
+        self.agents_md: AgentsMd | None = None  # the workspace's, read for this turn
         self.mode: ModelMode | None = None  # set once the model is known
         self.turn_start = 0  # index in `history` of this turn's first message
         self.tools_ran = False
@@ -236,7 +250,7 @@ class _Turn:
                 yield event
         except StoreUnavailable as exc:  # the history is locked or unwritable: say so
             yield Error(str(exc))
-            yield Done("error", self.conversation_id or None, dict(self.stats))
+            yield Done("error", self.conversation_id or None, self.meter.stats(self.tool_rounds))
         finally:
             # Cancelled (Stop button) or the consumer went away: keep what was said.
             with contextlib.suppress(StoreUnavailable):
@@ -287,7 +301,8 @@ class _Turn:
                 yield Error(_("Rien à réessayer dans cette conversation."))
                 yield Done("error", conversation_id)
                 return
-            self.text = last_user.content
+            said = last_user.meta.said
+            self.text = last_user.content if said is None else last_user.content[:said]
         else:
             root = self.agent.workspace_root
             if conversation_id is None:  # new: no other turn knows it yet
@@ -313,10 +328,14 @@ class _Turn:
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(self.text)
         if not resume:
+            files = self.files
             meta = MessageMeta(
-                skill=SkillUsed(self.skill.name, self.skill.title) if self.skill else None
+                skill=SkillUsed(self.skill.name, self.skill.title) if self.skill else None,
+                files=tuple(FileChip(f.name, f.size, f.kind, f.cut) for f in files),
+                said=len(self.text) if files else None,
             )
-            self._remember(ChatMessage("user", self.text, meta=meta, images=self.images))
+            content = message_text(self.text, files)
+            self._remember(ChatMessage("user", content, meta=meta, images=self.images))
         if self.agent.changes is not None:
             self.agent.changes.begin(self.conversation_id, turn_number(self.history))
         if self.skill is not None:
@@ -325,6 +344,11 @@ class _Turn:
         pending, self.agent.pending_notices = self.agent.pending_notices, []
         for notice in pending + await self.agent.toolbox.prepare():
             yield Notice(notice)
+        root = self.agent.workspace_root
+        if root is not None and self.agent.config.agents_md:
+            self.agents_md = read_agents_md(root)
+            if self.agents_md is not None and self.agents_md.problem:
+                yield Notice(self.agents_md.problem)
         try:
             self.model = await self.agent.resolve_model()
             self.mode = await self._mode(self.model)
@@ -350,7 +374,7 @@ class _Turn:
             except BackendError as exc:
                 self._close_answer(cut=True)
                 yield Error(str(exc))
-                yield Done("error", self.conversation_id, dict(self.stats))
+                yield Done("error", self.conversation_id, self.meter.stats(self.tool_rounds))
                 return
             reply = self.reply
 
@@ -365,6 +389,7 @@ class _Turn:
                     reason = "max_rounds"
                     break
                 tool_rounds += 1
+                self.tool_rounds = tool_rounds
                 self.tools_ran = True
                 async for event in self._run_tools(reply.calls):
                     yield event
@@ -375,7 +400,7 @@ class _Turn:
                 self._close_answer(cut=True)
                 if not self.tools_ran:
                     yield Error(empty_answer_message())
-                    yield Done("error", self.conversation_id, dict(self.stats))
+                    yield Done("error", self.conversation_id, self.meter.stats(self.tool_rounds))
                     return
                 yield Notice(empty_after_tools_notice())
                 break
@@ -405,8 +430,7 @@ class _Turn:
                     )
                 )
             break
-        self.stats["rounds"] = tool_rounds
-        yield Done(reason, self.conversation_id, dict(self.stats))
+        yield Done(reason, self.conversation_id, self.meter.stats(self.tool_rounds))
 
     async def _wait_for_turn(self, conversation_id: str) -> AsyncIterator[Event]:
         """Take the conversation's turn lock, waiting (with a notice) while another turn,
@@ -475,6 +499,7 @@ class _Turn:
         specs_names = self.agent.toolbox.names() if self.mode.tools != "none" else []
         root = str(self.agent.workspace_root) if self.agent.workspace_root else None
         texts = [system_prompt(root, specs_names)]
+        texts += instruction_texts(self.agent.config.instructions, self.agents_md)
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
             texts.append(self.skill.body)
@@ -552,6 +577,7 @@ class _Turn:
         messages, tools = request.messages, request.tools
         if self.mode.tools == "prompted":
             messages, tools = prompted_request(messages, tools, offered), []
+        reply.figures = self.meter.begin_round(request.estimate, request.window)
         # Small models often write a tool call as text: hold back what could be one.
         recover = offered and self.agent.config.text_calls
         reader = ReplyReader([spec.name for spec in offered] if recover else None)
@@ -573,6 +599,7 @@ class _Turn:
                     reply.prompt_eval_count = chunk.prompt_eval_count or 0
                     reply.eval_count = chunk.eval_count or 0
                     reply.done_reason = chunk.done_reason or ""
+                    _count_round(reply, chunk.eval_duration_ns)
         except BackendError:
             for event in self._pieces(reader.abandon()):  # a cut reply is an answer
                 yield event
@@ -598,8 +625,7 @@ class _Turn:
         warning = budget.observe(model, request, reply.prompt_eval_count)
         if warning and self._once(warning):
             yield Notice(warning)
-        self.stats["prompt_tokens"] += reply.prompt_eval_count
-        self.stats["answer_tokens"] += reply.eval_count
+        _streamed(reply)
 
     def _pieces(self, segments: list[tuple[bool, str]]) -> list[Event]:
         return [
@@ -612,6 +638,7 @@ class _Turn:
         if reply.thinking_started is None:
             reply.thinking_started = time.monotonic()
         reply.thinking += text
+        _first_piece(reply)
         reply.shown = True
         return Thinking(text)
 
@@ -624,6 +651,7 @@ class _Turn:
             reply.thinking_ended = time.monotonic()
         self.store.append_answer_text(reply.answer_id, text)
         reply.content += text
+        _first_piece(reply)
         reply.shown = True
         return Token(text)
 
@@ -797,6 +825,34 @@ class _Turn:
             )
             self.history.append(message)
         self.reply = _Reply()
+
+
+def _first_piece(reply: _Reply) -> None:
+    if reply.figures is not None and reply.figures.first_at is None:
+        reply.figures.first_at = time.monotonic()
+
+
+def _count_round(reply: _Reply, eval_duration_ns: int | None) -> None:
+    """The request's end: the server's counts (0: not sent) and what was streamed, from
+    which the figures are estimated when the counts are missing."""
+    figures = reply.figures
+    if figures is None:
+        return
+    figures.ended_at = time.monotonic()
+    figures.prompt_tokens = reply.prompt_eval_count or None
+    figures.answer_tokens = reply.eval_count or None
+    figures.eval_duration_ns = eval_duration_ns
+
+
+def _streamed(reply: _Reply) -> None:
+    """What the round streamed, for an estimate when the server sent no counts."""
+    figures = reply.figures
+    if figures is None:
+        return
+    if figures.ended_at is None:
+        figures.ended_at = time.monotonic()
+    calls = "".join(f"{call.name}{call.arguments}" for call in reply.calls)
+    figures.answer_text = reply.thinking + reply.content + calls
 
 
 def conversation_title(text: str) -> str:

@@ -32,6 +32,10 @@ class TurnOptions:
     budget: ContextBudget | None = None
     # what the evaluation's "harness off" turns off besides skills and checks
     text_calls: bool = True
+    # instructions replacing the person's for these turns (`ask --system`, a conversation's
+    # own); None: the settings' Instructions personnelles
+    system: str | None = None
+    agents_md: bool = True  # read the workspace's AGENTS.md (`ask --no-agents-md`: False)
 
 
 def build_agent(
@@ -67,6 +71,8 @@ def build_agent(
         think=options.think or settings.think,
         tool_modes=dict(settings.tool_modes),
         text_calls=options.text_calls,
+        instructions=settings.instructions if options.system is None else options.system,
+        agents_md=options.agents_md,
     )
     pick_skill: SkillPicker | None = None
     skill_notices: tuple[str, ...] = ()

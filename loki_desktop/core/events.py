@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.file_change import FileChange
 
 if TYPE_CHECKING:  # messages holds MessageMeta, made of these events
@@ -163,11 +164,12 @@ class Done:
 
     A turn its consumer cancels (the Stop button, Ctrl+C) ends without Done: the consumer
     knows it cancelled. What was said is stored, the answer marked cut.
+    `stats`: the answer's figures (None when no request reached the model).
     """
 
     reason: DoneReason
     session: str | None = None
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: AnswerStats | None = None
 
 
 Event = Token | Thinking | SkillUsed | ToolCall | ToolResult | CheckReport | Notice | Error | Done
@@ -215,5 +217,10 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return {"type": "notice", "message": message}
         case Error(message=message):
             return {"type": "error", "message": message}
-        case Done(reason=reason, session=session):
-            return {"type": "done", "reason": reason, "session": session}
+        case Done(reason=reason, session=session, stats=stats):
+            return {
+                "type": "done",
+                "reason": reason,
+                "session": session,
+                "stats": stats.to_json() if stats is not None else None,
+            }

@@ -33,6 +33,8 @@ NUM_CTX_RANGE = (2048, 1_048_576)
 # turns' checkpoints are dropped beyond it. Below 10 MB one ordinary turn would not fit.
 DEFAULT_CHECKPOINTS_BUDGET_MB = 500
 CHECKPOINTS_BUDGET_RANGE = (10, 100_000)
+# Instructions personnelles: what core.instructions gives the model at most.
+MAX_INSTRUCTIONS_CHARS = 20_000
 
 
 # A check of a value beyond its type: the reason it is refused (French, for a notice), or None.
@@ -76,6 +78,14 @@ def _language_check(value: str) -> str | None:
         return None
     return _("« {value} » n'est pas l'un de {choices}").format(
         value=value, choices=", ".join(LANGUAGE_CHOICES)
+    )
+
+
+def _instructions_check(value: str) -> str | None:
+    if len(value) <= MAX_INSTRUCTIONS_CHARS:
+        return None
+    return _("{n} caractères, plus que les {limit} permis").format(
+        n=len(value), limit=MAX_INSTRUCTIONS_CHARS
     )
 
 
@@ -131,6 +141,8 @@ class Settings:
         default_factory=list, metadata={"entries_checked_elsewhere": True}
     )
     model_server: str = ""
+    # "Instructions personnelles": given to the model in every conversation
+    instructions: str = field(default="", metadata={"check": _instructions_check})
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

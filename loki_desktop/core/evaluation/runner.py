@@ -200,9 +200,10 @@ class _Outcome:
                 self.valid_tool_calls += ok
             case Error(message=message):
                 self.error = message
-            case Done(stats=stats):
-                self.rounds = stats.get("rounds", 0)
-                self.tokens = stats.get("prompt_tokens", 0) + stats.get("answer_tokens", 0)
+            case Done(stats=stats) if stats is not None:
+                self.rounds = stats.rounds
+                # every request's prompt, as the server counted it, and the answers
+                self.tokens = stats.prompt_total + stats.answer_tokens
 
 
 @contextlib.contextmanager
