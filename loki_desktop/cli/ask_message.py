@@ -46,7 +46,7 @@ def add_message_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar=_("NOM=VALEUR"),
-        help=_("la valeur d'une variable {{NOM}} du prompt (répétable)"),
+        help=_("la valeur de la variable NOM du prompt (répétable)"),
     )
     parser.add_argument(
         "--system",

@@ -123,8 +123,8 @@ def _variables(name: str, text: str) -> tuple[str, ...]:
             raise PromptError(
                 _(
                     "Le prompt « {name} » a une variable mal écrite : « {shown} » (écrivez "
-                    "{{{{nom}}}}, un nom sans espace entre doubles accolades)."
-                ).format(name=name, shown=shown)
+                    "{example}, un nom sans espace entre doubles accolades)."
+                ).format(name=name, shown=shown, example="{{" + _("nom") + "}}")
             )
         if variable not in found:
             found.append(variable)

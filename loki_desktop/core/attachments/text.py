@@ -11,6 +11,8 @@ _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 # almost none; a binary file decoded by force has many.
 _CONTROL = frozenset(chr(c) for c in range(32)) - {"\t", "\n", "\x0c", "\r"}
 _MAX_CONTROL_SHARE = 0.01
+_WESTERN = ("cp1252", "iso8859_15", "latin_1")
+_TIE_CHAOS = 10.0  # percentage points of charset-normalizer's "chaos"
 
 
 def read_text(name: str, data: bytes) -> FileAttachment:
@@ -32,9 +34,17 @@ def _decode(name: str, data: bytes) -> tuple[str, str]:
         raise AttachmentRefused(_binary(name))
     from charset_normalizer import from_bytes  # only for a file that is not UTF-8
 
-    best = from_bytes(data).best()
-    if best is None:
+    matches = list(from_bytes(data))
+    if not matches:
         raise AttachmentRefused(_binary(name))
+    # On a short Western text several single-byte encodings tie, and the detector may pick a
+    # Baltic or Central European one (measured: cp1257 for French); Loki's people write
+    # French and English, so the Western one wins when it reads almost as cleanly.
+    least = min(m.percent_chaos for m in matches)
+    for match in matches:
+        if match.encoding in _WESTERN and match.percent_chaos <= least + _TIE_CHAOS:
+            return str(match), match.encoding
+    best = min(matches, key=lambda m: m.percent_chaos)
     return str(best), best.encoding
 
 
