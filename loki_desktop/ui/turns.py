@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.events import (
     ChangedFile,
     CheckReport,
@@ -72,6 +73,8 @@ class TurnSink(Protocol):
 
     def add_notice(self, message: str) -> object: ...
 
+    def show_figures(self, stats: AnswerStats) -> object: ...
+
     def add_error(self, message: str, *, can_retry: bool = True) -> object: ...
 
 
@@ -104,8 +107,10 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             sink.add_notice(message)
         case Error(message=message):
             sink.add_error(message)
-        case Done(reason=reason):
+        case Done(reason=reason, stats=stats):
             sink.end_answer(cut=reason == "error")
+            if stats is not None and reason != "error":
+                sink.show_figures(stats)
 
 
 class TurnRunner(QObject):

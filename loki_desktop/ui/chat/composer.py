@@ -21,8 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.ui.chat.answer_figures import ContextBar
 from loki_desktop.ui.chat.attachments import IMAGE_FILTER, Attachments
 from loki_desktop.ui.qt_helpers import button, label, set_state
 
@@ -96,10 +98,13 @@ class Composer(QFrame):
             "ComposerHint",
         )
         outer.addWidget(self.hint)
+        self.context_bar = ContextBar()
+        outer.addWidget(self.context_bar)
         self.input.submitted.connect(self.submit)
         self.input.images_given.connect(self.attachments.attach_mime)
         self.input.escape_pressed.connect(self._escape)
         self.input.textChanged.connect(self._fit_height)
+        self.input.textChanged.connect(lambda: self.context_bar.set_draft(self.text()))
         self.button.clicked.connect(self._on_button)
         self._fit_height()
 
@@ -118,6 +123,13 @@ class Composer(QFrame):
         """A suggestion of the welcome page, ready to edit or send."""
         self.set_text(text)
         self.input.setFocus()
+
+    def show_context(self, stats: AnswerStats | None) -> None:
+        """How full the context is after the last answer (None: not known yet)."""
+        if stats is None:
+            self.context_bar.set_context(0, 0)
+        else:
+            self.context_bar.set_context(stats.context_tokens, stats.context_limit)
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy

@@ -9,12 +9,14 @@ from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.events import ChangedFile, CutArgument
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.ui.changes.shell_changes import ShellChangesList
+from loki_desktop.ui.chat.answer_figures import AnswerFigures
 from loki_desktop.ui.chat.args_view import cut_note
 from loki_desktop.ui.chat.history import TurnBuilder, estimated_height, split_turns
 from loki_desktop.ui.chat.items import (
@@ -48,6 +50,9 @@ class ChatView(QScrollArea):
     retry_requested = Signal()
     following_changed = Signal(bool)  # the view follows the newest message (or was scrolled up)
     older_loaded = Signal()  # a page of older messages came (their turns' undo bars follow)
+    # an answer's figures (core.answer_stats.AnswerStats), or None when the view is cleared:
+    # the composer's context bar follows them
+    figures_shown = Signal(object)
 
     def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,6 +79,8 @@ class ChatView(QScrollArea):
         self._layout.addWidget(self._older)
         self._layout.addStretch(1)
         self._streaming: AssistantMessage | None = None
+        self.last_figures: AnswerStats | None = None  # the newest answer's, this session
+        self._last_answer: AssistantMessage | None = None  # the live turn's, for its figures
         self._turn_head: AssistantMessage | None = None  # the live turn's first answer
         self._retried: ErrorCard | None = None  # its Réessayer runs now
         self._thinking: ThinkingBlock | None = None
@@ -144,6 +151,7 @@ class ChatView(QScrollArea):
             self._layout.removeWidget(widget)
             widget.deleteLater()
         self._streaming = None
+        self._last_answer = None
         self._turn_head = None
         self._retried = None
         self._thinking = None
@@ -156,6 +164,8 @@ class ChatView(QScrollArea):
         self._has_more = False
         self._set_follow(True)
         self._anchor = None
+        self.last_figures = None
+        self.figures_shown.emit(None)
 
     def open(self, loader: PageLoader) -> None:
         """Show the latest turns of a conversation; older ones are built when scrolled to."""
@@ -235,6 +245,7 @@ class ChatView(QScrollArea):
         self.end_thinking()
         if self._streaming is None:
             self._streaming = self._add(AssistantMessage(self.renderer))
+            self._last_answer = self._streaming
             if self._turn_head is None:
                 self._turn_head = self._streaming
             else:
@@ -246,6 +257,14 @@ class ChatView(QScrollArea):
         if self._streaming is not None:
             self._streaming.finish(cut=cut)
             self._streaming = None
+
+    def show_figures(self, stats: AnswerStats) -> AnswerFigures | None:
+        """The turn's figures, under its last answer (none when it wrote no answer)."""
+        answer, self._last_answer = self._last_answer, None
+        self.end_answer()
+        self.last_figures = stats
+        self.figures_shown.emit(stats)
+        return answer.show_figures(stats) if answer is not None else None
 
     def add_tool_call(
         self, call_id: str, name: str, args: dict[str, Any], cut: Sequence[CutArgument] = ()

@@ -206,6 +206,7 @@ class MainWindow(QMainWindow):
         sessions.opened.connect(
             lambda session: watch_turn(session, self.tasks, self.server_status.check, self.banner)
         )
+        sessions.opened.connect(self._follow_figures)
         sessions.shown.connect(self._on_shown)
         sessions.busy_changed.connect(self._on_busy)
         sessions.send_refused.connect(self.composer.keep_draft)
@@ -231,7 +232,17 @@ class MainWindow(QMainWindow):
 
     # --- the conversation on screen -----------------------------------------------------
 
+    def _follow_figures(self, session: Session) -> None:
+        """The composer's context bar shows the conversation on screen."""
+
+        def shown(stats: object) -> None:
+            if session is self.sessions.current:
+                self.composer.show_context(session.view.last_figures)
+
+        session.view.figures_shown.connect(shown)
+
     def _on_shown(self, session: Session | None) -> None:
+        self.composer.show_context(session.view.last_figures if session is not None else None)
         if session is None:
             self.stack.setCurrentWidget(self.welcome)
             self.title.set_full_text(_("Nouvelle conversation"))
