@@ -8,8 +8,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
+from loki_desktop.core.attachments.model import FileAttachment
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.message_meta import FileChip as ChipInfo
 from loki_desktop.ui.changes.approval import ShellApprover
 from loki_desktop.ui.changes.undo_bar import UndoBars
 from loki_desktop.ui.chat.conversations import ConversationList
@@ -206,12 +208,15 @@ class Sessions(QObject):
 
     # --- turns ------------------------------------------------------------------------------
 
-    def send(self, text: str, images: tuple[ImageAttachment, ...] = ()) -> None:
-        """Send `text` (and `images`) in the current conversation (a new one from the welcome
-        page)."""
+    def send(self, text: str, attached: tuple[ImageAttachment | FileAttachment, ...] = ()) -> None:
+        """Send `text` (and the images and files `attached`) in the current conversation (a new
+        one from the welcome page)."""
+        images = tuple(item for item in attached if isinstance(item, ImageAttachment))
+        files = tuple(item for item in attached if isinstance(item, FileAttachment))
         session = self.current
         if session is None:
-            title = text or ", ".join(image.name for image in images) or _("Image")
+            names = ", ".join([image.name for image in images] + [file.name for file in files])
+            title = text or names or _("Image")
             conversation_id = self.runtime.new_conversation(title)
             self.conversations.refresh(select=conversation_id)
             session = self._new_session(conversation_id)
@@ -219,7 +224,7 @@ class Sessions(QObject):
         if session.runner.busy:
             return
         if not session.runner.can_start(session.id):
-            self.send_refused.emit(text, images)
+            self.send_refused.emit(text, attached)
             session.view.add_notice(
                 _(
                     "La question rapide répond encore dans cette conversation : "
@@ -227,8 +232,9 @@ class Sessions(QObject):
                 )
             )
             return
-        session.view.add_user_message(text, images)
-        session.runner.send(text, session.id, images)
+        chips = tuple(ChipInfo(f.name, f.size, f.kind, f.cut) for f in files)
+        session.view.add_user_message(text, images, chips)
+        session.runner.send(text, session.id, images, files)
 
     def send_new(self, text: str) -> None:
         """Send in the current conversation, or a new one if a turn is running there."""

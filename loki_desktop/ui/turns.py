@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from loki_desktop.core.answer_stats import AnswerStats
+from loki_desktop.core.attachments.model import FileAttachment
 from loki_desktop.core.events import (
     ChangedFile,
     CheckReport,
@@ -150,10 +151,14 @@ class TurnRunner(QObject):
         return not self.busy and conversation_id not in self.running
 
     def send(
-        self, text: str, conversation_id: str, images: Sequence[ImageAttachment] = ()
+        self,
+        text: str,
+        conversation_id: str,
+        images: Sequence[ImageAttachment] = (),
+        files: Sequence[FileAttachment] = (),
     ) -> asyncio.Task[str]:
         return self._start(
-            lambda agent: agent.run_turn(text, conversation_id, images), conversation_id
+            lambda agent: agent.run_turn(text, conversation_id, images, files), conversation_id
         )
 
     def retry(self, conversation_id: str) -> asyncio.Task[str]:

@@ -72,7 +72,9 @@ class TurnBuilder:
                 case ChatMessage(role="user", origin="harness"):
                     widgets.append(HarnessNote(message.content, undo_note_text(message.meta.undo)))
                 case ChatMessage(role="user"):
-                    widgets.append(UserMessage(message.content, message.images))
+                    said = message.meta.said
+                    words = message.content if said is None else message.content[:said]
+                    widgets.append(UserMessage(words, message.images, message.meta.files))
                     skill = message.meta.skill
                     if skill is not None and skill.title:
                         widgets.append(SkillBadge(skill.title))

@@ -24,9 +24,11 @@ from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.message_meta import FileChip as ChipInfo
 from loki_desktop.ui.changes.change_view import ChangeView, counts_label
 from loki_desktop.ui.chat.answer_figures import AnswerFigures
 from loki_desktop.ui.chat.args_view import ArgumentsView
+from loki_desktop.ui.chat.file_chips import FileChipRow, chip_row
 from loki_desktop.ui.chat.images import ThumbnailRow, thumbnail_row
 from loki_desktop.ui.chat.markdown_view import MarkdownView, MessageText
 from loki_desktop.ui.qt_helpers import button, label, set_state
@@ -42,12 +44,14 @@ REFUSED_SUMMARY = "refusée par l'utilisateur"
 
 
 class UserMessage(QFrame):
-    """What the user typed, shown as plain text in a gold box, with the images attached."""
+    """What the user typed, shown as plain text in a gold box, with the images and the
+    files (as chips) attached."""
 
     def __init__(
         self,
         text: str,
         images: Sequence[ImageAttachment] = (),
+        files: Sequence[ChipInfo] = (),
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -65,6 +69,11 @@ class UserMessage(QFrame):
         if self.images:
             self.thumbnails = thumbnail_row(self.images)
             layout.addWidget(self.thumbnails)
+        self.files = tuple(files)
+        self.chips: FileChipRow | None = None
+        if self.files:
+            self.chips = chip_row(self.files)
+            layout.addWidget(self.chips)
 
 
 def user_text(text: str) -> QLabel | MessageText:

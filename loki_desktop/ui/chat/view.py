@@ -14,6 +14,7 @@ from loki_desktop.core.events import ChangedFile, CutArgument
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.message_meta import FileChip as ChipInfo
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.ui.changes.shell_changes import ShellChangesList
 from loki_desktop.ui.chat.answer_figures import AnswerFigures
@@ -215,7 +216,12 @@ class ChatView(QScrollArea):
 
     # --- a live turn -------------------------------------------------------------------
 
-    def add_user_message(self, text: str, images: Sequence[ImageAttachment] = ()) -> UserMessage:
+    def add_user_message(
+        self,
+        text: str,
+        images: Sequence[ImageAttachment] = (),
+        files: Sequence[ChipInfo] = (),
+    ) -> UserMessage:
         self.end_answer()
         self._set_follow(True)
         self._turn_head = None
@@ -223,7 +229,7 @@ class ChatView(QScrollArea):
             if isinstance(item, ErrorCard):
                 # a retry answers the newest message: an older card no longer can
                 item.leave_behind()
-        return self._add(UserMessage(text, images))
+        return self._add(UserMessage(text, images, files))
 
     def add_skill_badge(self, title: str) -> SkillBadge:
         return self._add(SkillBadge(title))
