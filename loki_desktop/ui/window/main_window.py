@@ -177,7 +177,12 @@ class MainWindow(QMainWindow):
             self,
         )
         self.workspace = Workspace(
-            runtime, self.workspace_picker, self.preview, self.problems_feed, tasks
+            runtime,
+            self.workspace_picker,
+            self.preview,
+            self.problems_feed,
+            tasks,
+            self.header.agents_md,
         )
         self.settings_opener = SettingsOpener(runtime, self.theme, self)
         self._wire_sessions()
@@ -256,6 +261,8 @@ class MainWindow(QMainWindow):
             self.composer.input.setFocus()
 
     def _on_busy(self, session: Session | None, busy: bool) -> None:
+        if not busy:  # AGENTS.md may have been written or changed by the turn
+            self.workspace.refresh_agents_md()
         if session is self.sessions.current:
             self.composer.set_busy(busy)
             self.stream_status.follow(session.view if session else None, busy)
