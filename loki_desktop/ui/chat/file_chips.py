@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLayout,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
 
 from loki_desktop.core.attachments.model import human_size
 from loki_desktop.core.i18n import _
@@ -21,9 +28,11 @@ class FileChip(QFrame):
     def __init__(self, info: ChipInfo, *, removable: bool = False) -> None:
         super().__init__()
         self.setObjectName("FileChip")
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
         self.info = info
         row = QHBoxLayout(self)
         row.setContentsMargins(8, 2, 4, 2)
+        row.setSizeConstraint(QLayout.SizeConstraint.SetFixedSize)  # as wide as its text
         row.setSpacing(6)
         parts = [info.name, human_size(info.size)]
         if info.cut:
