@@ -15,6 +15,7 @@ from loki_desktop.core.message_meta import FileChip as ChipInfo
 from loki_desktop.ui.changes.approval import ShellApprover
 from loki_desktop.ui.changes.undo_bar import UndoBars
 from loki_desktop.ui.chat.conversations import ConversationList
+from loki_desktop.ui.chat.oversize import fitted_files
 from loki_desktop.ui.chat.view import PAGE_SIZE, ChatView
 from loki_desktop.ui.heap_return import HeapReturn, delete_now
 from loki_desktop.ui.qt_helpers import OwnedTasks
@@ -221,10 +222,35 @@ class Sessions(QObject):
             self.conversations.refresh(select=conversation_id)
             session = self._new_session(conversation_id)
             self._show(session)
+        if files:  # first: do they fit in the context left?
+            self.tasks.spawn(self._send_files(session, text, images, files))
+            return
+        self._deliver(session, text, images, files)
+
+    async def _send_files(
+        self,
+        session: Session,
+        text: str,
+        images: tuple[ImageAttachment, ...],
+        files: tuple[FileAttachment, ...],
+    ) -> None:
+        fitted = await fitted_files(session.runner.make_agent, text, files, self.dialogs_parent)
+        if fitted is None:  # not sent: back in the composer, as it was
+            self.send_refused.emit(text, (*images, *files))
+            return
+        self._deliver(session, text, images, fitted)
+
+    def _deliver(
+        self,
+        session: Session,
+        text: str,
+        images: tuple[ImageAttachment, ...],
+        files: tuple[FileAttachment, ...],
+    ) -> None:
         if session.runner.busy:
             return
         if not session.runner.can_start(session.id):
-            self.send_refused.emit(text, attached)
+            self.send_refused.emit(text, (*images, *files))
             session.view.add_notice(
                 _(
                     "La question rapide répond encore dans cette conversation : "

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtWidgets import QMessageBox
+
 from loki_desktop.core.services import Services
 from loki_desktop.ui.chat.items import UserMessage
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -30,7 +32,8 @@ async def test_a_file_goes_with_the_message_and_shows_as_a_chip(
         await wait_until(lambda: window.sessions.current is not None)
         session = window.sessions.current
         assert session is not None
-        await wait_until(lambda: not session.runner.busy)
+        # the files are first measured against the context left, then the turn runs
+        await wait_until(lambda: len(ollama.chat_requests) == 1 and not session.runner.busy)
         content = ollama.chat_requests[0]["messages"][-1]["content"]
         assert content.startswith('Compare\n\n<file name="devis.pdf" pages="1">\nTotal : 120')
         assert '<file name="notes.txt">\ncafé\ncafé\n' in content
@@ -51,3 +54,54 @@ async def test_a_file_goes_with_the_message_and_shows_as_a_chip(
         assert again.text == "Compare"
         assert again.chips is not None
         assert [c.text.text() for c in again.chips.chips()] == chips
+
+
+async def test_files_past_the_context_are_said_before_sending_and_their_start_offered(
+    ollama: FakeOllama, qtbot: Any, services: Services, tmp_path: Path
+) -> None:
+    big = tmp_path / "livre.txt"
+    big.write_text("".join(f"Ligne {n} d'un très long livre.\n" for n in range(20_000)))
+    async with open_window(services, qtbot, ollama.url) as window:
+        attachments = window.composer.attachments
+        await attachments.attach_paths([big])
+        window.composer.set_text("Résume")
+        window.composer.submit()
+        box = await _question(window)
+        assert "dans le contexte du modèle" in box.text()
+        cancel = next(b for b in box.buttons() if b.text() == "Annuler")
+        cancel.click()
+        # nothing sent: the words and the file back in the composer
+        await wait_until(lambda: window.composer.text() == "Résume")
+        assert [f.name for f in attachments.files] == ["livre.txt"]
+        assert ollama.chat_requests == []
+
+        ollama.script(Reply.text("Début lu."))
+        window.composer.submit()
+        box = await _question(window)
+        send = next(b for b in box.buttons() if b.text() == "Envoyer le début")
+        send.click()
+        await wait_until(lambda: window.sessions.current is not None)
+        session = window.sessions.current
+        assert session is not None
+        await wait_until(lambda: len(ollama.chat_requests) == 1 and not session.runner.busy)
+        content = ollama.chat_requests[0]["messages"][-1]["content"]
+        assert '<file name="livre.txt" part="first ' in content
+        assert "Ligne 19999" not in content
+        sent = next(i for i in session.view.items() if isinstance(i, UserMessage))
+        assert sent.chips is not None
+        assert sent.chips.chips()[0].text.text().endswith("· début seulement")
+
+
+async def _question(window: Any) -> QMessageBox:
+    def shown() -> QMessageBox | None:
+        boxes = [
+            b
+            for b in window.findChildren(QMessageBox)
+            if b.objectName() == "OversizeQuestion" and b.isVisible()
+        ]
+        return boxes[0] if boxes else None
+
+    await wait_until(lambda: shown() is not None)
+    box = shown()
+    assert box is not None
+    return box
