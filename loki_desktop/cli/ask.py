@@ -183,7 +183,10 @@ async def _ask(
         think=args.think,
         skills=not args.no_skills,
         user_skills_dir=services.user_skills_dir,
-        system=args.system,
+        # --system for this turn; else the conversation's own instructions (set in the window)
+        system=args.system
+        if args.system is not None
+        else settings.conversation_instructions.get(args.session or ""),
         agents_md=not args.no_agents_md,
     )
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even

@@ -89,6 +89,15 @@ def _instructions_check(value: str) -> str | None:
     )
 
 
+def _conversations_check(value: dict[str, str]) -> str | None:
+    for text in value.values():
+        if not isinstance(text, str):
+            return _("{value} n'est pas un texte").format(value=text)
+        if (refused := _instructions_check(text)) is not None:
+            return refused
+    return None
+
+
 def _modes_check(value: dict[str, str]) -> str | None:
     wrong = sorted(mode for mode in value.values() if mode not in TOOL_MODES)
     if not wrong:
@@ -143,6 +152,10 @@ class Settings:
     model_server: str = ""
     # "Instructions personnelles": given to the model in every conversation
     instructions: str = field(default="", metadata={"check": _instructions_check})
+    # a conversation's own instructions (its menu in the window), replacing the above there
+    conversation_instructions: dict[str, str] = field(
+        default_factory=dict, metadata={"check": _conversations_check}
+    )
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

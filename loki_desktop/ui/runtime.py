@@ -211,8 +211,9 @@ class Runtime:
             conversation_title(first_message), str(workspace) if workspace else None
         )
 
-    def make_agent(self, approver: Approver) -> Agent:
-        """An agent for one turn, with the saved model (the window's picker sets it)."""
+    def make_agent(self, approver: Approver, conversation_id: str | None = None) -> Agent:
+        """An agent for one turn, with the saved model (the window's picker sets it) and the
+        conversation's own instructions when it has some."""
         from loki_desktop.core.assembly import TurnOptions, build_agent
 
         mcp = self.mcp  # built first: its notices join the pending ones
@@ -228,6 +229,7 @@ class Runtime:
                 user_skills_dir=self.services.user_skills_dir,
                 extra_sources=[mcp.manager],
                 budget=self.budget,
+                system=self.settings.conversation_instructions.get(conversation_id or ""),
             ),
             checkpoints=self.checkpoints,
         )

@@ -44,7 +44,7 @@ class Session(QObject):
         self.after_failure: asyncio.Task[None] | None = None  # is the server gone? (turn_errors)
         self.runner = TurnRunner(
             self.view,
-            lambda: runtime.make_agent(self.approver),
+            lambda: runtime.make_agent(self.approver, conversation_id),
             runtime.running_turns,
             self,
         )
@@ -203,6 +203,8 @@ class Sessions(QObject):
                 self.new_conversation()
             self._drop(session)
         self.runtime.store.delete(conversation_id)
+        if self.runtime.settings.conversation_instructions.pop(conversation_id, None) is not None:
+            self.runtime.save_settings()
         if self.runtime.checkpoints is not None:  # the files' previous states go with it
             self.runtime.checkpoints.delete_conversation(conversation_id)
         self.conversations.refresh()

@@ -200,3 +200,20 @@ def test_the_message_is_needed_without_a_prompt(
     run = run_cli("ask", "--host", ollama.url, "--workspace", str(workspace), home=loki_home)
     assert run.code == 2
     assert "Le message est vide : donnez-le, ou --prompt NOM." in run.stderr
+
+
+def test_a_conversations_own_instructions_apply_to_ask_with_its_session(
+    ollama: FakeOllama, workspace: Path, loki_home: Path
+) -> None:
+    ollama.script(Reply.text("ok"), Reply.text("ok"), Reply.text("ok"))
+    first = ask_json(ollama, workspace, loki_home)
+    session = first.of_type("done")[0]["session"]
+    settings = {"instructions": "Réponds en vers.", "conversation_instructions": {session: "Bref."}}
+    (loki_home / "settings.json").write_text(json.dumps(settings))
+    assert ask_json(ollama, workspace, loki_home, "--session", session).code == 0
+    own = _system(ollama.chat_requests[1])
+    assert "Bref." in own
+    assert "en vers" not in own
+    assert ask_json(ollama, workspace, loki_home, "--session", session, "--system", "X.").code == 0
+    assert "X." in _system(ollama.chat_requests[2])
+    assert "Bref." not in _system(ollama.chat_requests[2])

@@ -132,6 +132,7 @@ class ConversationList(QFrame):
     new_requested = Signal()
     delete_confirmed = Signal(str)  # the window stops its turn, then deletes
     renamed = Signal(str, str)  # conversation id, new title
+    instructions_requested = Signal(str)  # a conversation's own instructions, to edit
 
     def __init__(
         self, store: Callable[[], ConversationStore], parent: QWidget | None = None
@@ -380,6 +381,10 @@ class ConversationList(QFrame):
         conversation_id = str(item.data(ID_ROLE))
         menu = QMenu(self)
         menu.addAction(_("Renommer"), lambda: self.start_rename(conversation_id))
+        menu.addAction(
+            _("Instructions de la conversation…"),
+            lambda: self.instructions_requested.emit(conversation_id),
+        )
         menu.addAction(_("Supprimer…"), lambda: self.confirm_delete(conversation_id))
         menu.popup(self.list.viewport().mapToGlobal(position))
 

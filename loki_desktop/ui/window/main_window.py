@@ -19,6 +19,7 @@ from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.host import SamplingPolicy
 from loki_desktop.ui.chat.attachments import Attachments
 from loki_desktop.ui.chat.composer import Composer
+from loki_desktop.ui.chat.conversation_instructions import ConversationInstructionsDialog
 from loki_desktop.ui.chat.conversations import ConversationList
 from loki_desktop.ui.chat.stream_status import StreamStatus
 from loki_desktop.ui.chat.welcome import WelcomePage
@@ -204,6 +205,7 @@ class MainWindow(QMainWindow):
         self.conversations.new_requested.connect(sessions.new_conversation)
         self.conversations.delete_confirmed.connect(sessions.delete_conversation)
         self.conversations.renamed.connect(self._on_renamed)
+        self.conversations.instructions_requested.connect(self.edit_instructions)
         self.welcome.suggestion_chosen.connect(self.composer.suggest)
         self.composer.send_requested.connect(sessions.send)
         self.composer.stop_requested.connect(sessions.stop_current)
@@ -266,6 +268,18 @@ class MainWindow(QMainWindow):
         if session is self.sessions.current:
             self.composer.set_busy(busy)
             self.stream_status.follow(session.view if session else None, busy)
+
+    def edit_instructions(self, conversation_id: str) -> ConversationInstructionsDialog:
+        """The conversation's own instructions (its menu); the next turn takes them."""
+        dialog = ConversationInstructionsDialog(
+            self.runtime.settings,
+            conversation_id,
+            self.sessions.title_of(conversation_id),
+            self.runtime.save_settings,
+            self,
+        )
+        dialog.open()
+        return dialog
 
     def _on_renamed(self, conversation_id: str, title: str) -> None:
         current = self.sessions.current
