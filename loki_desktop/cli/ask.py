@@ -26,10 +26,12 @@ from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
+    from loki_desktop.core.assembly import TurnOptions
     from loki_desktop.core.attachments.model import FileAttachment
     from loki_desktop.core.image_attachment import ImageAttachment
     from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.mcp.sampling import ModelSource
+    from loki_desktop.core.settings import Settings
     from loki_desktop.core.tools.preview import PreviewKeeper
 
 
@@ -102,14 +104,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
     add_message_arguments(parser)
-    parser.add_argument(
-        "--stats",
-        action="store_true",
-        help=_(
-            "affiche les chiffres de la réponse (jetons, jetons/s, premier jeton, contexte) "
-            "sur une ligne grisée de stderr"
-        ),
-    )
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
 
@@ -166,7 +160,7 @@ async def _ask(
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.cli.approval import FixedApprover
-    from loki_desktop.core.assembly import TurnOptions, build_agent
+    from loki_desktop.core.assembly import build_agent
     from loki_desktop.core.llm.backends import make_backend
     from loki_desktop.core.mcp.manager import McpManager
 
@@ -178,17 +172,7 @@ async def _ask(
         print(exc, file=sys.stderr)
         return 1
     backend = make_backend(server, services.secrets)
-    options = TurnOptions(
-        model=args.model or "",
-        think=args.think,
-        skills=not args.no_skills,
-        user_skills_dir=services.user_skills_dir,
-        # --system for this turn; else the conversation's own instructions (set in the window)
-        system=args.system
-        if args.system is not None
-        else settings.conversation_instructions.get(args.session or ""),
-        agents_md=not args.no_agents_md,
-    )
+    options = _turn_options(args, settings, services)
     # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
     # imported otherwise); the manager is closed below so no server outlives the command.
     wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
@@ -244,6 +228,22 @@ async def _ask(
         if checkpoints is not None:
             checkpoints.close()
     return 1 if failed else 0
+
+
+def _turn_options(args: argparse.Namespace, settings: Settings, services: Services) -> TurnOptions:
+    from loki_desktop.core.assembly import TurnOptions
+
+    return TurnOptions(
+        model=args.model or "",
+        think=args.think,
+        skills=not args.no_skills,
+        user_skills_dir=services.user_skills_dir,
+        # --system for this turn; else the conversation's own instructions (set in the window)
+        system=args.system
+        if args.system is not None
+        else settings.conversation_instructions.get(args.session or ""),
+        agents_md=not args.no_agents_md,
+    )
 
 
 def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSource) -> None:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def add_message_arguments(parser: argparse.ArgumentParser) -> None:
-    """--attach, --first-part, --prompt, --arg, --system, --no-agents-md."""
+    """--attach, --first-part, --prompt, --arg, --system, --stats, --no-agents-md."""
     parser.add_argument(
         "--attach",
         action="append",
@@ -52,6 +52,14 @@ def add_message_arguments(parser: argparse.ArgumentParser) -> None:
         "--system",
         metavar=_("TEXTE"),
         help=_("instructions pour ce tour, à la place de vos Instructions personnelles"),
+    )
+    parser.add_argument(
+        "--stats",
+        action="store_true",
+        help=_(
+            "affiche les chiffres de la réponse (jetons, jetons/s, premier jeton, contexte) "
+            "sur une ligne grisée de stderr"
+        ),
     )
     parser.add_argument(
         "--no-agents-md",

@@ -21,7 +21,7 @@ def is_pdf(head: bytes) -> bool:
 def read_pdf(name: str, data: bytes) -> FileAttachment:
     """The PDF's text, page after page; raises AttachmentRefused with one sentence."""
     from pypdf import PdfReader  # only when a PDF is attached
-    from pypdf.errors import FileNotDecryptedError, LimitReachedError, PdfReadError
+    from pypdf.errors import FileNotDecryptedError, LimitReachedError
 
     # pypdf logs every repaired oddity of a damaged file; a refusal below says what matters
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -41,7 +41,7 @@ def read_pdf(name: str, data: bytes) -> FileAttachment:
                 "de décompression ?) : Loki ne l'ouvre pas."
             ).format(name=name)
         ) from None
-    except (PdfReadError, Exception):  # a damaged PDF fails anywhere inside pypdf
+    except Exception:  # a damaged PDF fails anywhere inside pypdf (PdfReadError and others)
         raise AttachmentRefused(
             _("« {name} » est un PDF abîmé ou illisible.").format(name=name)
         ) from None

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from loki_desktop.core.agent import Agent
 from loki_desktop.core.attachments.loading import fit_files
 from loki_desktop.core.attachments.model import FileAttachment
 from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError
-from loki_desktop.core.room import room_for_files
+
+if TYPE_CHECKING:  # the agent stack is imported at the first turn, not at start-up
+    from loki_desktop.core.agent import Agent
 
 
 async def fitted_files(
@@ -23,6 +25,8 @@ async def fitted_files(
 ) -> tuple[FileAttachment, ...] | None:
     """The files to send: all of them when they fit, their first part when the person says
     so; None when they would rather not send (the message goes back to the composer)."""
+    from loki_desktop.core.room import room_for_files
+
     try:
         room = await room_for_files(make_agent(), words)
     except BackendError:
