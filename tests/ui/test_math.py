@@ -75,3 +75,13 @@ def test_the_view_draws_the_formula_and_a_copy_gives_the_latex(qtbot: QtBot) -> 
     chunk.selectAll()  # type: ignore[attr-defined]
     chunk.copy()  # type: ignore[attr-defined]
     assert QGuiApplication.clipboard().text() == "Aire : $\\pi r^2$ cm."
+
+
+def test_a_formula_streamed_in_pieces_ends_drawn(qtbot: QtBot) -> None:
+    view = MarkdownView(MarkdownRenderer(LIGHT))
+    qtbot.addWidget(view)
+    for piece in ["Donc :\n\n$$\n\\frac{", "a}{b", "}\n$$", "\n\nEt $x", "^2$ aussi."]:
+        view.append(piece)
+        view.flush()  # as the repaint timer would: a half formula is shown as its source
+    view.finish()
+    assert view.plain_text() == f"Donc :\n{OBJECT}\nEt {OBJECT} aussi."
