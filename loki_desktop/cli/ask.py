@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("ask", help=_("pose une question à l'agent, sans fenêtre"))
     parser.add_argument(
-        "prompt", nargs="?", default=None, help=_("le message (facultatif avec --prompt)")
+        "prompt",
+        nargs="?",
+        help=_("le message (facultatif avec --prompt, sans objet avec --regenerate)"),
     )
     parser.add_argument("--workspace", type=Path, help=_("dossier de travail (défaut : courant)"))
     parser.add_argument(
@@ -46,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_server_arguments(parser)
     parser.add_argument("--session", help=_("continue cette conversation"))
+    _add_branch_arguments(parser)
     parser.add_argument(
         "--allow-shell",
         action="store_true",
@@ -108,10 +111,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+def _add_branch_arguments(parser: argparse.ArgumentParser) -> None:
+    """--regenerate and --edit: a new version of an answer or of one of your messages."""
+    parser.add_argument(
+        "--regenerate",
+        action="store_true",
+        help=_(
+            "avec --session : refait la dernière réponse (avec --model, par un autre modèle) ; "
+            "l'ancienne reste une autre version de la conversation"
+        ),
+    )
+    parser.add_argument(
+        "--edit",
+        type=int,
+        metavar="MESSAGE",
+        help=_(
+            "avec --session : envoie le message à la place de votre message MESSAGE (son "
+            "numéro dans « history show ») ; l'ancienne version reste"
+        ),
+    )
+
+
 def run(args: argparse.Namespace, services: Services) -> int:
     from loki_desktop.cli.output import JsonPrinter, PlainPrinter
     from loki_desktop.core.llm.thinking import valid_mode
 
+    refusal = _refuse_arguments(args)
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     workspace = (args.workspace or Path.cwd()).expanduser()
     if not workspace.is_dir():
         print(
@@ -131,7 +159,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
         print(images, file=sys.stderr)
         return 2
     try:  # a broken prompt or a refused file: one sentence, nothing sent
-        words = message_words(args, services.data_home)
+        words = "" if args.regenerate else message_words(args, services.data_home)
         files = load_files(args.attach)
     except ValueError as exc:
         print(exc, file=sys.stderr)
@@ -162,7 +190,6 @@ async def _ask(
     from loki_desktop.cli.approval import FixedApprover
     from loki_desktop.core.assembly import build_agent
     from loki_desktop.core.llm.backends import make_backend
-    from loki_desktop.core.mcp.manager import McpManager
 
     settings = services.settings.load()
     server = chosen_server(args, settings)
@@ -173,14 +200,8 @@ async def _ask(
         return 1
     backend = make_backend(server, services.secrets)
     options = _turn_options(args, settings, services)
-    # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
-    # imported otherwise); the manager is closed below so no server outlives the command.
-    wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
-    mcp = McpManager.from_settings(
-        settings.mcp_servers, services.secrets, data_home=services.data_home, **wait
-    )
+    mcp = _mcp_manager(args, settings, services, workspace)
     options.extra_sources.append(mcp)
-    mcp.set_roots([workspace])
     preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
     agent = build_agent(
@@ -197,28 +218,8 @@ async def _ask(
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
     if checkpoints is not None:
         agent.pending_notices += checkpoints.take_notices()
-    failed = False
     try:
-        refusal = await _refusal(agent, args, message)
-        if refusal:
-            emit(Error(refusal))
-            if args.json:
-                print(refusal, file=sys.stderr)
-            return 2
-        async for event in agent.run_turn(
-            message.words, args.session, message.images, message.files
-        ):
-            emit(event)
-            if isinstance(event, Error) and args.json:
-                # the JSON goes to programs; the sentence is for the person running it
-                print(event.message, file=sys.stderr)
-            if isinstance(event, Done):
-                failed = event.reason == "error"
-    except asyncio.CancelledError:
-        if interruption.signum is not None and args.json:
-            # the promised last line, before the clean-up (the turn has stored what it said)
-            _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
-        raise
+        return await _stream(agent, args, emit, message, interruption)
     finally:
         if preview is not None:
             preview.close()
@@ -227,7 +228,6 @@ async def _ask(
         store.close()
         if checkpoints is not None:
             checkpoints.close()
-    return 1 if failed else 0
 
 
 def _turn_options(args: argparse.Namespace, settings: Settings, services: Services) -> TurnOptions:
@@ -244,6 +244,105 @@ def _turn_options(args: argparse.Namespace, settings: Settings, services: Servic
         else settings.conversation_instructions.get(args.session or ""),
         agents_md=not args.no_agents_md,
     )
+
+
+def _mcp_manager(
+    args: argparse.Namespace, settings: Settings, services: Services, workspace: Path
+) -> McpManager:
+    """MCP servers start at the turn's first step, only those turned on (`mcp` is not even
+    imported otherwise); the caller closes the manager so no server outlives the command."""
+    from loki_desktop.core.mcp.manager import McpManager
+
+    wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
+    mcp = McpManager.from_settings(
+        settings.mcp_servers, services.secrets, data_home=services.data_home, **wait
+    )
+    mcp.set_roots([workspace])
+    return mcp
+
+
+async def _stream(
+    agent: Agent,
+    args: argparse.Namespace,
+    emit: Callable[[Event], None],
+    message: _Message,
+    interruption: Interruption,
+) -> int:
+    """The turn's events to `emit`; the exit code (1 when the turn ended on an error)."""
+    failed = False
+    try:
+        refusal = await _refusal(agent, args, message)
+        if refusal:
+            emit(Error(refusal))
+            if args.json:
+                print(refusal, file=sys.stderr)
+            return 2
+        async for event in _turn(agent, args, message):
+            emit(event)
+            if isinstance(event, Error) and args.json:
+                # the JSON goes to programs; the sentence is for the person running it
+                print(event.message, file=sys.stderr)
+            if isinstance(event, Done):
+                failed = event.reason == "error"
+    except asyncio.CancelledError:
+        if interruption.signum is not None and args.json:
+            # the promised last line, before the clean-up (the turn has stored what it said)
+            _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
+        raise
+    return 1 if failed else 0
+
+
+def _refuse_arguments(args: argparse.Namespace) -> str | None:
+    """The sentence that says why these arguments make no turn (None: they do)."""
+    if (args.regenerate or args.edit is not None) and args.session is None:
+        return _(
+            "--regenerate et --edit demandent --session ID (voir « loki-desktop history list »)."
+        )
+    if args.regenerate and args.edit is not None:
+        return _("--regenerate et --edit ne vont pas ensemble : choisissez l'un des deux.")
+    if args.regenerate and (args.prompt is not None or args.image):
+        return _("--regenerate refait une réponse : il ne prend ni message ni image.")
+    if (args.regenerate or args.edit is not None) and (args.attach or args.prompt_name):
+        return _(
+            "--attach et --prompt vont avec un nouveau message, pas avec --regenerate ni --edit."
+        )
+    if not args.regenerate and not args.prompt and args.prompt_name is None:
+        return _('Le message manque : loki-desktop ask "votre question".')
+    return None
+
+
+def _turn(agent: Agent, args: argparse.Namespace, message: _Message) -> AsyncIterator[Event]:
+    """The turn the arguments ask for: a new message, a regenerated answer or an edit."""
+    if args.regenerate:
+        return agent.regenerate(args.session)
+    if args.edit is not None:
+        return agent.edit_and_resend(args.session, args.edit, message.words, message.images)
+    return agent.run_turn(message.words, args.session, message.images, message.files)
+
+
+@dataclass
+class _Message:
+    """What the turn sends: the words, the images, the files (fitted before the turn)."""
+
+    words: str
+    images: list[ImageAttachment]
+    files: tuple[FileAttachment, ...]
+
+
+async def _refusal(agent: Agent, args: argparse.Namespace, message: _Message) -> str | None:
+    """Why nothing can be sent (a model without vision, files past the context), or None;
+    the files are cut to their first part when --first-part allows it."""
+    if message.images and (refusal := await _refuse_images(agent)):
+        return refusal
+    fitted = await fit_files_to_context(
+        agent, message.words, message.files, first_part=args.first_part
+    )
+    if fitted.refusal:
+        return fitted.refusal
+    message.files = fitted.files
+    if fitted.notice:
+        agent.pending_notices.append(fitted.notice)  # said in the turn's own stream
+    return None
 
 
 def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSource) -> None:
@@ -281,31 +380,6 @@ def _open_checkpoints(services: Services) -> CheckpointStore | None:
     except StoreUnavailable as exc:
         print(exc, file=sys.stderr)
         return None
-
-
-@dataclass
-class _Message:
-    """What the turn sends: the words, the images, the files (fitted before the turn)."""
-
-    words: str
-    images: list[ImageAttachment]
-    files: tuple[FileAttachment, ...]
-
-
-async def _refusal(agent: Agent, args: argparse.Namespace, message: _Message) -> str | None:
-    """Why nothing can be sent (a model without vision, files past the context), or None;
-    the files are cut to their first part when --first-part allows it."""
-    if message.images and (refusal := await _refuse_images(agent)):
-        return refusal
-    fitted = await fit_files_to_context(
-        agent, message.words, message.files, first_part=args.first_part
-    )
-    if fitted.refusal:
-        return fitted.refusal
-    message.files = fitted.files
-    if fitted.notice:
-        agent.pending_notices.append(fitted.notice)  # said in the turn's own stream
-    return None
 
 
 def _load_images(paths: list[Path]) -> list[ImageAttachment] | str:

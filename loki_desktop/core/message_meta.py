@@ -44,7 +44,8 @@ class MessageMeta:
     - an assistant message: `text_call`, the form a call written as text had
       (core.llm.textcalls; "" for a native call), and `prompted_tools`, whether tools were
       described in the prompt (the notice about it is said once per conversation);
-    - a harness note: `undo`.
+    - a harness note: `undo`;
+    - an assistant message: `model`, the model that wrote it (shown, and exported).
     """
 
     skill: SkillUsed | None = None
@@ -58,6 +59,7 @@ class MessageMeta:
     undo: UndoNote | None = None
     files: tuple[FileChip, ...] = ()
     said: int | None = None
+    model: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The stored shape (keys as older versions wrote them); only what is set, so an
@@ -85,6 +87,8 @@ class MessageMeta:
             ]
         if self.said is not None:
             data["said"] = self.said
+        if self.model:
+            data["model"] = self.model
         return data
 
     @classmethod
@@ -111,6 +115,7 @@ class MessageMeta:
             undo=_undo(data.get("undo")),
             files=_files(data.get("files")),
             said=_number(data.get("said")) if "said" in data else None,
+            model=_text(data.get("model")),
         )
 
 

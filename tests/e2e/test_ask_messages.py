@@ -137,13 +137,13 @@ def test_a_broken_prompt_or_a_missing_argument_sends_nothing(
     (loki_home / "prompts" / "casse.md").write_text("Écris {{nom")
     (loki_home / "prompts" / "ok.md").write_text("Bonjour {{nom}}")
     cases = [
-        (["--prompt", "casse"], "Le prompt « casse » a une variable mal écrite"),
-        (["--prompt", "ok"], "Le prompt « ok » attend une valeur pour : nom."),
-        (["--prompt", "ok", "--arg", "nom"], "--arg « nom » : écrivez NOM=VALEUR."),
-        (["--arg", "nom=x"], "--arg ne sert qu'avec --prompt."),
+        (["--prompt", "casse"], "", "Le prompt « casse » a une variable mal écrite"),
+        (["--prompt", "ok"], "", "Le prompt « ok » attend une valeur pour : nom."),
+        (["--prompt", "ok", "--arg", "nom"], "", "--arg « nom » : écrivez NOM=VALEUR."),
+        (["--arg", "nom=x"], "Salut", "--arg ne sert qu'avec --prompt."),
     ]
-    for extra, sentence in cases:
-        run = ask_json(ollama, workspace, loki_home, *extra, prompt="")
+    for extra, words, sentence in cases:
+        run = ask_json(ollama, workspace, loki_home, *extra, prompt=words)
         assert run.code == 2, extra
         assert sentence in run.stderr, (extra, run.stderr)
     assert ollama.chat_requests == []
@@ -199,7 +199,7 @@ def test_the_message_is_needed_without_a_prompt(
 ) -> None:
     run = run_cli("ask", "--host", ollama.url, "--workspace", str(workspace), home=loki_home)
     assert run.code == 2
-    assert "Le message est vide : donnez-le, ou --prompt NOM." in run.stderr
+    assert "Le message manque" in run.stderr
 
 
 def test_a_conversations_own_instructions_apply_to_ask_with_its_session(

@@ -13,7 +13,6 @@ from loki_desktop.core.attachments.pdf import is_pdf, read_pdf
 from loki_desktop.core.attachments.text import read_text
 from loki_desktop.core.given_files import GivenFileError, GivenFileTooBig, read_given_file
 from loki_desktop.core.i18n import _
-from loki_desktop.core.images import sniff_format
 
 # A text or code file: 1 MB is about 250,000 tokens, past any local model's context.
 MAX_TEXT_BYTES = 1024 * 1024
@@ -33,6 +32,8 @@ def load_attachment(path: Path) -> FileAttachment:
         raise AttachmentRefused(str(exc)) from None
     if is_pdf(data[:1024]):
         return read_pdf(name, data)
+    from loki_desktop.core.images import sniff_format  # Pillow: only once a file is read
+
     if sniff_format(data[:16]) is not None:
         raise AttachmentRefused(
             _("« {name} » est une image : joignez-la comme image.").format(name=name)

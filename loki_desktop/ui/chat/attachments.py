@@ -20,11 +20,9 @@ from PySide6.QtCore import QMimeData, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from loki_desktop.core.attachments.loading import load_attachment
 from loki_desktop.core.attachments.model import AttachmentRefused, FileAttachment
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
-from loki_desktop.core.images import ImageRefused, load_image, prepare_image, sniff_format
 from loki_desktop.core.message_meta import FileChip as ChipInfo
 from loki_desktop.ui.chat.file_chips import FileChip, FileChipRow
 from loki_desktop.ui.chat.images import ThumbnailRow, attachment_thumbnail, png_bytes
@@ -138,6 +136,9 @@ class Attachments(QWidget):
     async def _read_all(self, loaders: list[Loader]) -> None:
         if not loaders:
             return
+        # Pillow (through core.images) only once something is attached, not at start
+        from loki_desktop.core.images import ImageRefused
+
         problems: list[str] = []
         for loader in loaders:
             try:
@@ -185,6 +186,9 @@ def _file_loader(path: Path) -> Loader:
 
 def _load_file(path: Path) -> Attached:
     """An image when its content is one, else a text, code or PDF file (in a worker thread)."""
+    from loki_desktop.core.attachments.loading import load_attachment
+    from loki_desktop.core.images import load_image, sniff_format
+
     try:  # without blocking: a FIFO dropped on the window must not hang a thread
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
@@ -197,9 +201,19 @@ def _load_file(path: Path) -> Attached:
 
 
 def _bytes_loader(data: bytes, name: str) -> Loader:
-    return lambda: prepare_image(data, name)
+    def load() -> ImageAttachment:
+        from loki_desktop.core.images import prepare_image
+
+        return prepare_image(data, name)
+
+    return load
 
 
 def _qimage_loader(image: QImage, name: str) -> Loader:
     # QImage is not a QObject: it may be encoded in the worker thread
-    return lambda: prepare_image(png_bytes(image), name)
+    def load() -> ImageAttachment:
+        from loki_desktop.core.images import prepare_image
+
+        return prepare_image(png_bytes(image), name)
+
+    return load
