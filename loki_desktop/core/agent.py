@@ -866,6 +866,8 @@ class _Turn:
             # the notice is said once per conversation
             prompted_tools=self.mode is not None and self.mode.tools == "prompted",
             model=self.model,
+            # a final answer keeps the turn's figures so far (shown again when reopened)
+            figures=None if calls else self.meter.stats(self.tool_rounds),
         )
         message = ChatMessage(
             "assistant",

@@ -56,6 +56,32 @@ class AnswerStats:
             data["estimated"] = True
         return data
 
+    @classmethod
+    def from_json(cls, data: object) -> AnswerStats | None:
+        """What `to_json` wrote (stored with an answer); None for anything else."""
+        if not isinstance(data, dict):
+            return None
+
+        def count(key: str) -> int:
+            value = data.get(key)
+            return value if type(value) is int else 0
+
+        def figure(key: str) -> float | None:
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return None
+            return float(value)
+
+        return cls(
+            prompt_tokens=count("prompt_tokens"),
+            answer_tokens=count("answer_tokens"),
+            tokens_per_second=figure("tokens_per_second"),
+            first_token_s=figure("first_token_s"),
+            context_tokens=count("context_tokens"),
+            context_limit=count("context_limit"),
+            estimated=data.get("estimated") is True,
+        )
+
     @property
     def context_share(self) -> float:
         """How full the context is, from 0 to 1 (0 when its size is unknown)."""

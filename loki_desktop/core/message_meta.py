@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.events import ChangedFile, CheckReport, Problem, SkillUsed, report_json
 from loki_desktop.core.file_change import FileChange
 
@@ -45,7 +46,8 @@ class MessageMeta:
       (core.llm.textcalls; "" for a native call), and `prompted_tools`, whether tools were
       described in the prompt (the notice about it is said once per conversation);
     - a harness note: `undo`;
-    - an assistant message: `model`, the model that wrote it (shown, and exported).
+    - an assistant message: `model`, the model that wrote it (shown, and exported);
+      `figures`, the turn's answer figures so far (core.answer_stats), shown under it.
     """
 
     skill: SkillUsed | None = None
@@ -60,6 +62,7 @@ class MessageMeta:
     files: tuple[FileChip, ...] = ()
     said: int | None = None
     model: str = ""
+    figures: AnswerStats | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The stored shape (keys as older versions wrote them); only what is set, so an
@@ -89,6 +92,8 @@ class MessageMeta:
             data["said"] = self.said
         if self.model:
             data["model"] = self.model
+        if self.figures is not None:
+            data["figures"] = self.figures.to_json()
         return data
 
     @classmethod
@@ -116,6 +121,7 @@ class MessageMeta:
             files=_files(data.get("files")),
             said=_number(data.get("said")) if "said" in data else None,
             model=_text(data.get("model")),
+            figures=AnswerStats.from_json(data.get("figures")),
         )
 
 

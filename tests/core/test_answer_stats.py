@@ -114,3 +114,21 @@ def test_the_done_line_carries_the_figures() -> None:
     }
     assert event_to_json(Done("error", None))["stats"] is None
     assert AnswerStats(context_tokens=7000, context_limit=8000).context_share == 0.875
+
+
+async def test_the_figures_are_kept_with_the_answer(
+    ollama: FakeOllama, backend: OllamaBackend, store: History, workspace: Path
+) -> None:
+    ollama.script(Reply.text("Bonjour", prompt_eval_count=100, eval_count=7))
+    events = await turn(make_agent(backend, store, workspace, skills=False), "Salut")
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.session is not None
+    answer = store.messages(done.session)[-1]
+    assert answer.meta.figures is not None
+    assert answer.meta.figures.to_json() == _stats(events).to_json()
+    # read back as stored: a damaged value is no figure
+    assert AnswerStats.from_json({"answer_tokens": "7", "tokens_per_second": True}) == (
+        AnswerStats()
+    )
+    assert AnswerStats.from_json("nope") is None

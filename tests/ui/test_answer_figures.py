@@ -46,6 +46,21 @@ async def test_the_figures_follow_the_answer_and_fill_the_context_bar(
         assert bar.typed > 3000
         assert bar.property("full") == "true"
         assert "Contexte : " in bar.toolTip()
+        window.composer.set_text("")
+
+        # opened again from the history: the same figures under the answer
+        shown, conversation = figures.text(), session.id
+        window.sessions.new_conversation()
+        window.sessions.open_conversation(conversation)
+        await wait_until(lambda: window.sessions.current is not None)
+        reopened = window.sessions.current
+        assert reopened is not None
+        await wait_until(
+            lambda: any(isinstance(i, AssistantMessage) for i in reopened.view.items())
+        )
+        again = next(i for i in reopened.view.items() if isinstance(i, AssistantMessage))
+        assert again.figures is not None
+        assert again.figures.text() == shown
 
 
 def test_an_estimate_says_so_and_an_empty_context_hides_the_bar(qtbot: Any) -> None:

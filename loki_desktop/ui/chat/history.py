@@ -89,6 +89,8 @@ class TurnBuilder:
                         answer = AssistantMessage(renderer)
                         answer.set_markdown(message.content, defer=True)
                         answer.finish(cut=message.cut and not message.tool_calls)
+                        if message.meta.figures is not None:
+                            answer.show_figures(message.meta.figures)
                         if head is None:
                             head = answer
                         else:
