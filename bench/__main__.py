@@ -36,6 +36,9 @@ MODULES = [
     "bench.soak",
     "bench.jail_race",
     "bench.checkpoints",
+    "bench.recall_quality",
+    "bench.recall_cost",
+    "bench.index_cost",
     "bench.conversations",
     "bench.sidebar",
 ]

@@ -33,6 +33,8 @@ from loki_desktop.core.events import (
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.instructions import AgentsMd, instruction_texts, read_agents_md
+from loki_desktop.core.knowledge.index import Knowledge
+from loki_desktop.core.knowledge.turn import TurnPassages
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
 from loki_desktop.core.llm.mode import (
     ModelMode,
@@ -49,6 +51,8 @@ from loki_desktop.core.llm.mode import (
 from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.textcalls import recovered_notice
+from loki_desktop.core.memory.recall import Memories
+from loki_desktop.core.memory.turn import TurnMemory
 from loki_desktop.core.message_meta import NO_META, FileChip, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.orphans import answer_orphans
@@ -142,6 +146,12 @@ class Agent:
     last_conversation: str | None = None
     # keeps each file's state before a tool changes it (core.changes); None: no checkpoints
     changes: ChangeRecorder | None = None
+    # what Loki remembers (core.memory): recalled before each turn, kept when asked; None:
+    # memories off (nothing opened, nothing embedded)
+    memories: Memories | None = None
+    # the workspace's index: its best passages join the turn when the message asks about
+    # the workspace's files (core.knowledge.turn); None: index off
+    knowledge: Knowledge | None = None
 
     def run_turn(
         self,
@@ -271,6 +281,8 @@ class _Turn:
         self.sent: FittedRequest | None = None  # the last request, as fitted
         self.text = ""  # the user's message (on a retry: the last one, read from the history)
         self.model = ""  # resolved once the conversation is open
+        self.memory: TurnMemory | None = None  # this turn's recall and kept memory
+        self.passages: TurnPassages | None = None  # the workspace passages recalled
         self.rewind: _Rewind | None = None  # a regenerated answer or an edited message
         self.turn = 0  # its number in the conversation (core.messages.ChatMessage.turn)
 
@@ -292,6 +304,10 @@ class _Turn:
             yield Error(str(exc))
             yield Done("error", self.conversation_id or None, self.meter.stats(self.tool_rounds))
         finally:
+            if self.memory is not None:
+                self.memory.cancel()
+            if self.passages is not None:
+                self.passages.cancel()
             # Cancelled (Stop button) or the consumer went away: keep what was said.
             with contextlib.suppress(StoreUnavailable):
                 self._answer_interrupted_calls()
@@ -388,6 +404,12 @@ class _Turn:
                 yield Error(refusal)
                 yield Done("error", self.conversation_id)
                 return
+        if self.agent.memories is not None:  # the recall runs while the tools get ready
+            self.memory = TurnMemory.start(
+                self.agent.memories, self.text, self.conversation_id, keep_asked=not resume
+            )
+        if self.agent.knowledge is not None:
+            self.passages = TurnPassages.start(self.agent.knowledge, self.text)
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(self.text)
         if not resume:
@@ -412,6 +434,10 @@ class _Turn:
             self.agents_md = read_agents_md(root)
             if self.agents_md is not None and self.agents_md.problem:
                 yield Notice(self.agents_md.problem)
+        for recall in (self.memory, self.passages):
+            if recall is not None:
+                async for event in recall.events():
+                    yield event
         try:
             self.model = await self.agent.resolve_model()
             self.mode = await self._mode(self.model)
@@ -566,6 +592,9 @@ class _Turn:
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
             texts.append(self.skill.body)
+        for recall in (self.memory, self.passages):
+            if recall is not None and (recalled := recall.system_text()):
+                texts.append(recalled)  # this turn only, like the skill
         return texts
 
     def _history_for_request(self) -> list[ChatMessage]:

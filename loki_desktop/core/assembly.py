@@ -8,7 +8,9 @@ from pathlib import Path
 from loki_desktop.core.agent import Agent, AgentConfig, SkillPicker
 from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.registry import Checkers
+from loki_desktop.core.knowledge.index import KnowledgeTools
 from loki_desktop.core.llm.budget import ContextBudget
+from loki_desktop.core.memory.recall import Memories
 from loki_desktop.core.ports import Approver, ChatBackend, CheckpointStore, ConversationStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.skills.loader import load_router
@@ -36,6 +38,10 @@ class TurnOptions:
     # own); None: the settings' Instructions personnelles
     system: str | None = None
     agents_md: bool = True  # read the workspace's AGENTS.md (`ask --no-agents-md`: False)
+    # the process's memories (core.memory.setup); used only when the setting is on
+    memories: Memories | None = None
+    # the workspace's index and its search_workspace tool; used only when the setting is on
+    knowledge: KnowledgeTools | None = None
 
 
 def build_agent(
@@ -61,7 +67,10 @@ def build_agent(
     native = NativeTools(
         jail, approver, extra_tools=check_tools, review_writes=settings.review_writes
     )
-    toolbox = Toolbox([native, *options.extra_sources])
+    sources: list[OwningSource] = [native, *options.extra_sources]
+    if options.knowledge is not None and settings.workspace_index and jail is not None:
+        sources.append(options.knowledge)
+    toolbox = Toolbox(sources)
     config = AgentConfig(
         model=options.model or settings.model,
         max_rounds=settings.max_rounds,
@@ -90,4 +99,6 @@ def build_agent(
         pending_notices=list(skill_notices),
         budget=options.budget or ContextBudget(),
         changes=changes,
+        memories=options.memories if settings.memories else None,
+        knowledge=options.knowledge.knowledge if options.knowledge in sources else None,
     )

@@ -145,6 +145,36 @@ def report_json(report: CheckReport) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
+class RecalledItem:
+    """One memory recalled for a turn, with the score that ranked it (core.memory.fusion)."""
+
+    id: int
+    text: str
+    score: float
+    # a passage of a workspace file (core.knowledge): its file and first line ("" for a memory)
+    path: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """The memories given to the model for this turn (before its first token), shown as a
+    quiet « Souvenirs : N » badge. `vectors` names the embedder used ("" : words only)."""
+
+    items: tuple[RecalledItem, ...]
+    vectors: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Memorised:
+    """A memory kept during the turn (the person said « retiens que… »): a card with
+    *Oublier*, which deletes memory `id`."""
+
+    id: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something the user should know that does not stop the turn."""
 
@@ -172,7 +202,19 @@ class Done:
     stats: AnswerStats | None = None
 
 
-Event = Token | Thinking | SkillUsed | ToolCall | ToolResult | CheckReport | Notice | Error | Done
+Event = (
+    Token
+    | Thinking
+    | SkillUsed
+    | ToolCall
+    | ToolResult
+    | CheckReport
+    | Recalled
+    | Memorised
+    | Notice
+    | Error
+    | Done
+)
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -213,6 +255,14 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return shown
         case CheckReport():
             return {"type": "check", **report_json(event)}
+        case Recalled(items=items, vectors=vectors):
+            return {
+                "type": "recall",
+                "items": [_recalled_json(item) for item in items],
+                "vectors": vectors,
+            }
+        case Memorised(id=memory_id, text=text):
+            return {"type": "memorised", "id": memory_id, "text": text}
         case Notice(message=message):
             return {"type": "notice", "message": message}
         case Error(message=message):
@@ -224,3 +274,10 @@ def event_to_json(event: Event) -> dict[str, Any]:
                 "session": session,
                 "stats": stats.to_json() if stats is not None else None,
             }
+
+
+def _recalled_json(item: RecalledItem) -> dict[str, Any]:
+    shown: dict[str, Any] = {"id": item.id, "text": item.text, "score": item.score}
+    if item.path:  # a passage of a workspace file
+        shown.update(path=item.path, line=item.line)
+    return shown

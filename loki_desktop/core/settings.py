@@ -156,6 +156,18 @@ class Settings:
     conversation_instructions: dict[str, str] = field(
         default_factory=dict, metadata={"check": _conversations_check}
     )
+    # Réglages → Intelligence: memories recalled before each turn and kept when asked
+    # (« retiens que… »); off: no memory file opened, nothing embedded
+    memories: bool = True
+    # « Retenir à la fin d'une conversation »: leaving a conversation, one call to the
+    # model keeps what it taught about the person (shown, each with Oublier); off by default
+    memory_extraction: bool = False
+    # Réglages → Intelligence: the workspace's files indexed (outside it) for the
+    # search_workspace tool; off: no index opened
+    workspace_index: bool = True
+    # the server's embedding model for memories (Ollama /api/embed, OpenAI /embeddings);
+    # empty, or missing on the server: the embedded model (core.memory.embedders)
+    embedding_model: str = "embeddinggemma"
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

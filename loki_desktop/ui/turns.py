@@ -19,7 +19,10 @@ from loki_desktop.core.events import (
     Done,
     Error,
     Event,
+    Memorised,
     Notice,
+    Recalled,
+    RecalledItem,
     SkillUsed,
     Thinking,
     Token,
@@ -76,6 +79,10 @@ class TurnSink(Protocol):
 
     def show_figures(self, stats: AnswerStats) -> object: ...
 
+    def add_recall(self, items: Sequence[RecalledItem]) -> object: ...
+
+    def add_memorised(self, memory_id: int, text: str) -> object: ...
+
     def add_error(self, message: str, *, can_retry: bool = True) -> object: ...
 
 
@@ -104,6 +111,10 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             )
         case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
             sink.add_check(path, ok, [(p.line, p.col, p.message) for p in problems], skipped)
+        case Recalled(items=items):
+            sink.add_recall(items)
+        case Memorised(id=memory_id, text=text):
+            sink.add_memorised(memory_id, text)
         case Notice(message=message):
             sink.add_notice(message)
         case Error(message=message):

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fakes.embeddings import EmbedPlan, serve_ollama_embed
 from tests.fakes.http_fake import QuietServer, QuietServer6, ServedFake, TrackedHandler
 from tests.fakes.ollama_pull import PullPlan, serve_delete, serve_pull
 
@@ -157,6 +158,8 @@ class FakeOllama(ServedFake):
         self.default = default or Reply.text("(pas de réponse scriptée)")
         # how /api/pull behaves (tests.fakes.ollama_pull); a successful pull adds the model
         self.pull = PullPlan()
+        # how /api/embed behaves (tests.fakes.embeddings)
+        self.embed = EmbedPlan()
         self.requests: list[tuple[str, str, Any]] = []
         self._scripts: list[Script] = []
         super().__init__()
@@ -188,6 +191,11 @@ class FakeOllama(ServedFake):
     def show_requests(self) -> list[dict[str, Any]]:
         with self._lock:
             return [body for method, path, body in self.requests if path == "/api/show"]
+
+    @property
+    def embed_requests(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [body for method, path, body in self.requests if path == "/api/embed"]
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
@@ -234,6 +242,8 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self._chat(body)
             elif self.path == "/api/pull":
                 serve_pull(self, fake.pull, fake.models, body)
+            elif self.path == "/api/embed":
+                serve_ollama_embed(self, fake.embed, fake.models, body)
             else:
                 self._json(404, {"error": "not found"})
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fakes.embeddings import inputs_of, openai_embeddings
 from tests.fakes.http_fake import QuietServer, ServedFake, TrackedHandler
 
 DEFAULT_MODELS = ("Qwen/Qwen2.5-Coder-7B-Instruct",)
@@ -112,6 +113,9 @@ class FakeOpenAI(ServedFake):
         default: Reply | None = None,
     ) -> None:
         self.models = list(models)
+        # /v1/embeddings answers for these (tests.fakes.embeddings), with vectors of this size
+        self.embedding_models: set[str] = set()
+        self.embedding_dim = 16
         self.max_model_len = max_model_len
         self.api_key = api_key  # when set, a request without `Bearer <api_key>` gets 401
         self.default = default or Reply.text("(pas de réponse scriptée)")
@@ -184,6 +188,9 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(length) or b"{}")
             self._record(body)
             if not self._authorized():
+                return
+            if self.path == "/v1/embeddings":
+                self._embeddings(body)
                 return
             if self.path != "/v1/chat/completions":
                 self._json(404, {"detail": "Not Found"})
@@ -285,6 +292,20 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             self.close_connection = True
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
+
+        def _embeddings(self, body: dict[str, Any]) -> None:
+            model = str(body.get("model"))
+            texts = inputs_of(body)
+            if model not in fake.embedding_models or texts is None:
+                error = {
+                    "message": f"The model `{model}` does not exist.",
+                    "type": "NotFoundError",
+                    "param": None,
+                    "code": 404,
+                }
+                self._json(404, {"error": error})
+                return
+            self._json(200, openai_embeddings(model, texts, fake.embedding_dim))
 
         def _json(self, status: int, data: Any) -> None:
             payload = json.dumps(data).encode()

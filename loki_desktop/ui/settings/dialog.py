@@ -36,6 +36,7 @@ from loki_desktop.ui.settings.installed_models import ModelsPage
 from loki_desktop.ui.settings.instructions import InstructionsPage
 from loki_desktop.ui.settings.language_choice import language_choice
 from loki_desktop.ui.settings.mcp import McpPage
+from loki_desktop.ui.settings.memory_panel import MemorySection
 from loki_desktop.ui.settings.model import ModelBehaviour
 from loki_desktop.ui.settings.page import page_layout
 from loki_desktop.ui.settings.servers import Probe, ServersEditor, drafts_of
@@ -246,6 +247,8 @@ class IntelligencePage(QWidget):
             ),
         )
         self._add_switches(settings, layout)
+        self.memory = MemorySection(runtime)
+        layout.addWidget(self.memory)
         self.evaluation = EvaluationPanel(runtime)
         layout.addWidget(self.evaluation)
         self._add_skills(layout)
@@ -308,6 +311,7 @@ class IntelligencePage(QWidget):
         settings.skills_enabled = self.skills_enabled.isChecked()
         settings.auto_checks = self.auto_checks.isChecked()
         settings.review_writes = self.review_writes.isChecked()
+        self.memory.apply(settings)
 
     def _open_folder(self) -> None:
         self.skills_folder.mkdir(parents=True, exist_ok=True)
@@ -356,6 +360,7 @@ class SettingsDialog(QDialog):
         self.models = ModelsPage(runtime, self._default_model_set)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
+        self.intelligence.memory.pull = self._pull_model
         self.instructions = InstructionsPage(
             runtime.settings, prompts_folder(runtime.services.data_home)
         )
@@ -399,6 +404,12 @@ class SettingsDialog(QDialog):
 
     def _default_model_set(self, name: str) -> None:
         self.general.model.setCurrentText(name)  # so that Save keeps it
+
+    def _pull_model(self, name: str) -> None:
+        """A download asked from another page (the embedding model) runs on Modèles."""
+        self.show_page("models")
+        self.models.pull_field.setText(name)
+        self.models.pull_button.click()
 
     def show_page(self, name: str) -> None:
         self.nav.setCurrentRow(self.PAGES.index(name))
