@@ -17,9 +17,10 @@ from loki_desktop.cli.ask_message import (
     load_files,
     message_words,
 )
+from loki_desktop.cli.caps import add_cap_arguments, caps_from_args
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
-from loki_desktop.core.events import Done, Error, Event
+from loki_desktop.core.events import Done, Error, Event, Notice
 from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError, CheckpointStore, StoreUnavailable
 from loki_desktop.core.services import Services
@@ -120,6 +121,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
     add_message_arguments(parser)
+    add_cap_arguments(parser)
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
 
@@ -269,6 +271,7 @@ def _turn_options(args: argparse.Namespace, settings: Settings, services: Servic
         if args.system is not None
         else settings.conversation_instructions.get(args.session or ""),
         agents_md=not args.no_agents_md,
+        caps=caps_from_args(args),
     )
 
 
@@ -303,6 +306,8 @@ async def _stream(
             if args.json:
                 print(refusal, file=sys.stderr)
             return 2
+        if message.notice:
+            emit(Notice(message.notice, "attachment_cut"))
         async for event in _turn(agent, args, message):
             emit(event)
             if isinstance(event, Error) and args.json:
@@ -387,6 +392,7 @@ class _Message:
     words: str
     images: list[ImageAttachment]
     files: tuple[FileAttachment, ...]
+    notice: str = ""  # the files were cut to their first part (--first-part)
 
 
 async def _refusal(agent: Agent, args: argparse.Namespace, message: _Message) -> str | None:
@@ -400,8 +406,7 @@ async def _refusal(agent: Agent, args: argparse.Namespace, message: _Message) ->
     if fitted.refusal:
         return fitted.refusal
     message.files = fitted.files
-    if fitted.notice:
-        agent.pending_notices.append(fitted.notice)  # said in the turn's own stream
+    message.notice = fitted.notice
     return None
 
 

@@ -126,6 +126,7 @@ class RoundFigures:
     first_at: float | None = None
     ended_at: float | None = None
     answer_text: str = ""  # what was streamed (answer, reasoning, calls): for an estimate
+    pieces: int = 0  # the streamed pieces, about one token each: the estimate when known
     prompt_estimate: int = 0  # core.llm.budget's estimate of the request
     window: int = 0
 
@@ -181,6 +182,8 @@ def _answer_tokens(figures: RoundFigures) -> tuple[int, bool]:
     """The round's answer tokens, and whether they are an estimate."""
     if figures.answer_tokens:
         return figures.answer_tokens, False
+    if figures.pieces:
+        return figures.pieces, True
     if not figures.answer_text:
         return 0, False
     return estimate_tokens(figures.answer_text), True

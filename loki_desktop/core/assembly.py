@@ -10,6 +10,7 @@ from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.registry import Checkers
 from loki_desktop.core.knowledge.index import KnowledgeTools
 from loki_desktop.core.llm.budget import ContextBudget
+from loki_desktop.core.llm.caps import AnswerCaps, settings_caps
 from loki_desktop.core.memory.recall import Memories
 from loki_desktop.core.ports import Approver, ChatBackend, CheckpointStore, ConversationStore
 from loki_desktop.core.settings import Settings
@@ -38,6 +39,8 @@ class TurnOptions:
     # own); None: the settings' Instructions personnelles
     system: str | None = None
     agents_md: bool = True  # read the workspace's AGENTS.md (`ask --no-agents-md`: False)
+    # `--max-tokens` / `--timeout`: over the settings' caps, for every model (0: the settings')
+    caps: AnswerCaps = field(default_factory=AnswerCaps)
     # the process's memories (core.memory.setup); used only when the setting is on
     memories: Memories | None = None
     # the workspace's index and its search_workspace tool; used only when the setting is on
@@ -71,6 +74,10 @@ def build_agent(
     if options.knowledge is not None and settings.workspace_index and jail is not None:
         sources.append(options.knowledge)
     toolbox = Toolbox(sources)
+    caps, model_caps = settings_caps(settings)
+    if options.caps != AnswerCaps():  # a flag is for this command's every model
+        caps = options.caps.over(caps)
+        model_caps = {model: options.caps.over(own) for model, own in model_caps.items()}
     config = AgentConfig(
         model=options.model or settings.model,
         max_rounds=settings.max_rounds,
@@ -82,6 +89,8 @@ def build_agent(
         text_calls=options.text_calls,
         instructions=settings.instructions if options.system is None else options.system,
         agents_md=options.agents_md,
+        caps=caps,
+        model_caps=model_caps,
     )
     pick_skill: SkillPicker | None = None
     skill_notices: tuple[str, ...] = ()

@@ -115,6 +115,11 @@ class ModelProfile:
     quantization: str = ""
     context_length: int | None = None
     known: bool = True
+    # What the chat template does (core.llm.template): `system_slot` False: the system text
+    # would be dropped (Loki folds it into the first message); `chat_template` False: no chat
+    # structure at all (a base model). None: not known (an OpenAI-compatible server).
+    system_slot: bool | None = None
+    chat_template: bool | None = None
 
     @classmethod
     def assumed(cls, name: str) -> ModelProfile:

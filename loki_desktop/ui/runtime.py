@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from loki_desktop.core.llm.budget import ContextBudget
     from loki_desktop.core.llm.ollama import OllamaBackend
     from loki_desktop.core.llm.openai_backend import OpenAIBackend
+    from loki_desktop.core.llm.probe import ProbeResult
     from loki_desktop.core.llm.pull import PullProgress
     from loki_desktop.core.mcp.host import McpHost
 
@@ -53,6 +54,7 @@ log = logging.getLogger(__name__)
 # Listing the models is instant on a working server; one that accepts the connection but
 # never answers would otherwise hold the check for the chat read timeout (10 minutes).
 MODELS_TIMEOUT_S = 10.0
+PROBED_MODELS = 3  # the server editor's "Vérifier les consignes" asks at most this many
 # the window's background index build embeds this many batches of 64 passages at most (the
 # rest at the next builds; words find them meanwhile)
 BUILD_EMBED_BATCHES = 200
@@ -401,6 +403,21 @@ class Runtime:
         backend = make_backend(server, self.services.secrets, key=key)
         try:
             return await self._list_models(backend, server.url, server.kind)
+        finally:
+            await backend.close()
+
+    async def probe_instructions(
+        self, server: ModelServer, key: str | None = None
+    ) -> list[ProbeResult]:
+        """Whether the models of `server` follow a system instruction (one short request
+        each, the first PROBED_MODELS of them): the server editor's button."""
+        from loki_desktop.core.llm.backends import make_backend
+        from loki_desktop.core.llm.probe import probe_system
+
+        backend = make_backend(server, self.services.secrets, key=key)
+        try:
+            models = await self._list_models(backend, server.url, server.kind)
+            return [await probe_system(backend, m.name) for m in models[:PROBED_MODELS]]
         finally:
             await backend.close()
 

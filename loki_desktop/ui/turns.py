@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent  # imported at the first turn, not at start
 
 log = logging.getLogger(__name__)
+# the notices of an answer a cap or the repetition guard stopped (core.llm.caps)
+STOPPED_BY = frozenset({"length", "timeout", "repetition"})
 
 
 class TurnSink(Protocol):
@@ -115,7 +117,9 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             sink.add_recall(items)
         case Memorised(id=memory_id, text=text):
             sink.add_memorised(memory_id, text)
-        case Notice(message=message):
+        case Notice(message=message, code=code):
+            if code in STOPPED_BY:  # said before Done: the answer it stopped is marked cut
+                sink.end_answer(cut=True)
             sink.add_notice(message)
         case Error(message=message):
             sink.add_error(message)

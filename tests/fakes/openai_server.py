@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import socket
 import threading
@@ -70,6 +71,7 @@ class Reply:
     gate: threading.Event | None = None  # after the first event, wait for it
     prompt_tokens: int = 42
     usage: bool = True  # False: no usage chunk even when asked (a server that never sends it)
+    ignores_max_tokens: bool = False  # llama.cpp, vLLM and LM Studio honour `max_tokens`
 
     @classmethod
     def text(cls, *tokens: str, **kwargs: Any) -> Reply:
@@ -205,7 +207,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 }
                 self._json(404, {"error": error})
                 return
-            reply = fake._next_reply(body)
+            reply = _capped(fake._next_reply(body), body)
             if reply.status != 200:
                 self._json(reply.status, {"error": reply.error})
                 return
@@ -363,3 +365,17 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _capped(reply: Reply, body: dict[str, Any]) -> Reply:
+    """The reply ended at `max_tokens` completion tokens (reasoning counts too): cut there,
+    no tool call, finish_reason "length" (the API reference's reason for the cap)."""
+    cap = body.get("max_tokens")
+    produced = len(reply.reasoning) + len(reply.tokens)
+    if reply.ignores_max_tokens or not isinstance(cap, int) or cap <= 0 or produced <= cap:
+        return reply
+    reasoning = reply.reasoning[:cap]
+    tokens = reply.tokens[: cap - len(reasoning)]
+    return dataclasses.replace(
+        reply, reasoning=reasoning, tokens=tokens, calls=[], finish_reason="length"
+    )

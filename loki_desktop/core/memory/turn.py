@@ -67,16 +67,16 @@ class TurnMemory:
                 yield Memorised(kept.memory.id, kept.memory.text)
             else:
                 self.refused = kept.secret
-                yield Notice(kept.refusal)
+                yield Notice(kept.refusal, "memory_refused")
         if self.recall_task is not None:
             self.recall = await self.recall_task
             for notice in self.recall.notices:
-                yield Notice(notice)
+                yield Notice(notice, "memory_recall")
             if self.recall.items:
                 yield Recalled(self.recall.items, self.recall.vectors)
         else:
             for notice in self.memories.take_notices():
-                yield Notice(notice)
+                yield Notice(notice, "memory_recall")
 
     async def _keep(self, fact: str) -> Kept:
         try:
