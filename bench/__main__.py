@@ -32,6 +32,7 @@ MODULES = [
     "bench.cli_cost",
     "bench.chat",
     "bench.thinking_view",
+    "bench.messages",
     "bench.diff_card",
     "bench.soak",
     "bench.jail_race",

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from loki_desktop.core.answer_stats import RoundFigures, StatsMeter
+from loki_desktop.core.attachments.model import FileAttachment, message_text
 from loki_desktop.core.branches import NotPersons, left_behind_notice, rewind_at
 from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.model import CheckResult
@@ -47,6 +49,7 @@ from loki_desktop.core.events import (
 )
 from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.instructions import AgentsMd, instruction_texts, read_agents_md
 from loki_desktop.core.knowledge.index import Knowledge
 from loki_desktop.core.knowledge.turn import TurnPassages
 from loki_desktop.core.llm.budget import (
@@ -90,7 +93,7 @@ from loki_desktop.core.llm.template import fold_system
 from loki_desktop.core.llm.textcalls import recovered_notice
 from loki_desktop.core.memory.recall import Memories
 from loki_desktop.core.memory.turn import TurnMemory
-from loki_desktop.core.message_meta import NO_META, MessageMeta
+from loki_desktop.core.message_meta import NO_META, FileChip, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.orphans import answer_orphans
 from loki_desktop.core.plan import PLAN_SYSTEM, needs_plan, parse_plan, plan_guide
@@ -158,6 +161,9 @@ class AgentConfig:
     # read tool calls a model writes as text (off: `eval --harness off`, a plain chat's view)
     text_calls: bool = True
     turn_wait_s: float = TURN_WAIT_S
+    # the person's instructions for every answer (Réglages, or this conversation's override)
+    instructions: str = ""
+    agents_md: bool = True  # read the workspace's AGENTS.md into the instructions
     # an answer's length and time caps (core.llm.caps); `model_caps` per model, over them
     caps: AnswerCaps = field(default_factory=AnswerCaps)
     model_caps: dict[str, AnswerCaps] = field(default_factory=dict)
@@ -211,13 +217,17 @@ class Agent:
         text: str,
         conversation_id: str | None = None,
         images: Sequence[ImageAttachment] = (),
+        files: Sequence[FileAttachment] = (),
     ) -> AsyncGenerator[Event, None]:
         """Answer `text` in a conversation (a new one when `conversation_id` is None).
 
         `images` (made by core.images) go with the message to a vision model and are
         stored with it; for a model without vision the turn ends with an Error, nothing sent.
+        `files` (core.attachments) follow the words in the message, each with its name.
         """
-        return _Turn(self).run(text, conversation_id, resume=False, images=tuple(images))
+        turn = _Turn(self)
+        turn.files = tuple(files)
+        return turn.run(text, conversation_id, resume=False, images=tuple(images))
 
     def retry_turn(self, conversation_id: str) -> AsyncGenerator[Event, None]:
         """Answer the last user message of a conversation again (after an error)."""
@@ -280,6 +290,7 @@ class _Reply:
     calls: list[NativeToolCall] = field(default_factory=list)
     prompt_eval_count: int = 0
     eval_count: int = 0
+    figures: RoundFigures | None = None  # this request's counts and times (answer figures)
     done_reason: str = ""  # "length": the model hit its length limit mid-answer
     answer_id: int | None = None  # the stored, streaming assistant message
     text_form: str = ""  # the calls were written as text in this form (core.llm.textcalls)
@@ -316,12 +327,15 @@ class _Turn:
         self.skill: Skill | None = None
         self.failing: dict[str, CheckReport] = {}
         self.written: set[str] = set()  # files this turn's tools wrote (display paths)
-        self.stats = {"rounds": 0, "prompt_tokens": 0, "answer_tokens": 0}
+        self.meter = StatsMeter()
+        self.tool_rounds = 0
         self.reply = _Reply()
         self.notices_shown: set[str] = set()  # budget notices repeat each round: show once
         self.unanswered: list[CallRecord] = []  # this round's calls still without a result
         self.turn_lock: TurnLock | None = None  # held from loading the history to the end
         self.images: tuple[ImageAttachment, ...] = ()  # sent with the user's new message
+        self.files: tuple[FileAttachment, ...] = ()  # ... and the files after its words
+        self.agents_md: AgentsMd | None = None  # the workspace's, read for this turn
         self.mode: ModelMode | None = None  # set once the model is known
         self.turn_start = 0  # index in `history` of this turn's first message
         self.tools_ran = False
@@ -356,7 +370,7 @@ class _Turn:
                 yield event
         except StoreUnavailable as exc:  # the history is locked or unwritable: say so
             yield Error(str(exc))
-            yield Done("error", self.conversation_id or None, dict(self.stats))
+            yield Done("error", self.conversation_id or None, self.meter.stats(self.tool_rounds))
         finally:
             if self.memory is not None:
                 self.memory.cancel()
@@ -419,7 +433,8 @@ class _Turn:
                 yield Error(_("Rien à réessayer dans cette conversation."))
                 yield Done("error", conversation_id)
                 return
-            self.text = last_user.content
+            said = last_user.meta.said
+            self.text = last_user.content if said is None else last_user.content[:said]
         else:
             root = self.agent.workspace_root
             if conversation_id is None:  # new: no other turn knows it yet
@@ -470,8 +485,14 @@ class _Turn:
         code_model = code_turn_model(self.agent.config.code_model, self.skill)
         badge = SkillUsed(self.skill.name, self.skill.title, code_model) if self.skill else None
         if not resume:
-            meta = MessageMeta(skill=badge)
-            self._remember(ChatMessage("user", self.text, meta=meta, images=self.images))
+            files = self.files
+            meta = MessageMeta(
+                skill=badge,
+                files=tuple(FileChip(f.name, f.size, f.kind, f.cut) for f in files),
+                said=len(self.text) if files else None,
+            )
+            content = message_text(self.text, files)
+            self._remember(ChatMessage("user", content, meta=meta, images=self.images))
         if self.agent.changes is not None:
             self.agent.changes.begin(self.conversation_id, self.turn)
         if badge is not None:
@@ -482,6 +503,11 @@ class _Turn:
             yield Notice(notice, "setup")
         for notice in await self.agent.toolbox.prepare():
             yield Notice(notice, "tools_unavailable")
+        root = self.agent.workspace_root
+        if root is not None and self.agent.config.agents_md:
+            self.agents_md = read_agents_md(root)
+            if self.agents_md is not None and self.agents_md.problem:
+                yield Notice(self.agents_md.problem, "agents_md")
         for recall in (self.memory, self.passages):
             if recall is not None:
                 async for event in recall.events():
@@ -513,7 +539,7 @@ class _Turn:
             except BackendError as exc:
                 self._close_answer(cut=True)
                 yield Error(str(exc))
-                yield Done("error", self.conversation_id, dict(self.stats))
+                yield Done("error", self.conversation_id, self.meter.stats(self.tool_rounds))
                 return
             reply = self.reply
             if reply.stop is not None:  # a cap or the repetition guard: the turn ends here
@@ -533,6 +559,7 @@ class _Turn:
                     reason = "max_rounds"
                     break
                 tool_rounds += 1
+                self.tool_rounds = tool_rounds
                 self.tools_ran = True
                 async for event in self._run_tools(reply.calls):
                     yield event
@@ -543,7 +570,7 @@ class _Turn:
                 self._close_answer(cut=True)
                 if not self.tools_ran:
                     yield Error(empty_answer_message())
-                    yield Done("error", self.conversation_id, dict(self.stats))
+                    yield Done("error", self.conversation_id, self.meter.stats(self.tool_rounds))
                     return
                 yield Notice(empty_after_tools_notice(), "empty_after_tools")
                 break
@@ -570,8 +597,7 @@ class _Turn:
             break
         if (notice := self._no_tool_notice()) is not None:
             yield notice
-        self.stats["rounds"] = tool_rounds
-        yield Done(reason, self.conversation_id, dict(self.stats))
+        yield Done(reason, self.conversation_id, self.meter.stats(self.tool_rounds))
 
     def _no_tool_notice(self) -> Notice | None:
         """Tools were offered, the request needed one, the model used none: said, so that a
@@ -694,6 +720,7 @@ class _Turn:
         specs_names = self.agent.toolbox.names() if self.mode.tools != "none" else []
         root = str(self.agent.workspace_root) if self.agent.workspace_root else None
         texts = [system_prompt(root, specs_names)]
+        texts += instruction_texts(self.agent.config.instructions, self.agents_md)
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
             texts.append(self.skill.body)
@@ -791,6 +818,7 @@ class _Turn:
             messages, tools = prompted_request(messages, tools, offered), []
         if self.mode.profile.system_slot is False:  # the template would drop them
             messages = fold_system(messages)
+        reply.figures = self.meter.begin_round(request.estimate, request.window)
         # Small models often write a tool call as text: hold back what could be one.
         recover = offered and self.agent.config.text_calls
         reader = ReplyReader([spec.name for spec in offered] if recover else None)
@@ -839,6 +867,7 @@ class _Turn:
                     reply.prompt_eval_count = chunk.prompt_eval_count or 0
                     reply.eval_count = chunk.eval_count or 0
                     reply.done_reason = chunk.done_reason or ""
+                    _count_round(reply, chunk.eval_duration_ns)
                 elif (stop := limit.check(chunk)) is not None:
                     reply.stop = stop
                     break
@@ -865,12 +894,14 @@ class _Turn:
             return None
 
     def _count_unreported(self, reply: _Reply) -> None:
-        """Add the reply's counts to the turn's; when the server gave none (a reply it did
-        not finish, a server that sends no usage), the streamed pieces stand in."""
+        """The reply's end for its figures; when the server gave no counts (a reply it did
+        not finish, a server that sends no usage), the streamed pieces stand in for
+        `eval_count` and the figures are estimated from the streamed text."""
         if not reply.eval_count and reply.limit is not None:
             reply.eval_count = reply.limit.pieces
-        self.stats["prompt_tokens"] += reply.prompt_eval_count
-        self.stats["answer_tokens"] += reply.eval_count
+            if reply.figures is not None:
+                reply.figures.pieces = reply.limit.pieces
+        _streamed(reply)
 
     async def _finish_reply(
         self, model: str, reader: ReplyReader, request: FittedRequest
@@ -903,6 +934,7 @@ class _Turn:
         if reply.thinking_started is None:
             reply.thinking_started = time.monotonic()
         reply.thinking += text
+        _first_piece(reply)
         reply.shown = True
         return Thinking(text)
 
@@ -915,6 +947,7 @@ class _Turn:
             reply.thinking_ended = time.monotonic()
         self.store.append_answer_text(reply.answer_id, text)
         reply.content += text
+        _first_piece(reply)
         reply.shown = True
         return Token(text)
 
@@ -993,7 +1026,6 @@ class _Turn:
                 "context_trimmed",
             )
             return
-        self._count(answer.prompt_tokens, answer.answer_tokens)
         if not answer.text:
             yield Notice(
                 _("Le modèle n'a rien écrit pour résumer les échanges précédents."),
@@ -1013,10 +1045,6 @@ class _Turn:
         ).format(n=count)
         yield Compacted(answer.text, cover, message)
 
-    def _count(self, prompt_tokens: int, answer_tokens: int) -> None:
-        self.stats["prompt_tokens"] += prompt_tokens
-        self.stats["answer_tokens"] += answer_tokens
-
     async def _make_plan(self) -> AsyncIterator[Event]:
         """A numbered plan first, for a request of several actions (when the plan step is
         on); it is shown as a card and guides the rest of the turn."""
@@ -1033,7 +1061,6 @@ class _Turn:
         except BackendError as exc:
             yield Notice(_("Pas de plan pour ce tour : {error}").format(error=exc), "plan_skipped")
             return
-        self._count(answer.prompt_tokens, answer.answer_tokens)
         self.plan = parse_plan(answer.text)
         if not self.plan:
             yield Notice(
@@ -1063,7 +1090,6 @@ class _Turn:
                 _("La relecture n'a pas pu se faire : {error}").format(error=exc), "review_skipped"
             )
             return
-        self._count(verdict.prompt_tokens, verdict.answer_tokens)
         problem = parse_review(verdict.text)
         if problem is None:
             yield self._review_card(changed=False, summary=_("relu : rien à changer"))
@@ -1217,6 +1243,8 @@ class _Turn:
             # the notice is said once per conversation
             prompted_tools=self.mode is not None and self.mode.tools == "prompted",
             model=self.model,
+            # a final answer keeps the turn's figures so far (shown again when reopened)
+            figures=None if calls else self.meter.stats(self.tool_rounds),
         )
         message = ChatMessage(
             "assistant",
@@ -1242,6 +1270,34 @@ class _Turn:
             )
             self.history.append(message)
         self.reply = _Reply()
+
+
+def _first_piece(reply: _Reply) -> None:
+    if reply.figures is not None and reply.figures.first_at is None:
+        reply.figures.first_at = time.monotonic()
+
+
+def _count_round(reply: _Reply, eval_duration_ns: int | None) -> None:
+    """The request's end: the server's counts (0: not sent) and what was streamed, from
+    which the figures are estimated when the counts are missing."""
+    figures = reply.figures
+    if figures is None:
+        return
+    figures.ended_at = time.monotonic()
+    figures.prompt_tokens = reply.prompt_eval_count or None
+    figures.answer_tokens = reply.eval_count or None
+    figures.eval_duration_ns = eval_duration_ns
+
+
+def _streamed(reply: _Reply) -> None:
+    """What the round streamed, for an estimate when the server sent no counts."""
+    figures = reply.figures
+    if figures is None:
+        return
+    if figures.ended_at is None:
+        figures.ended_at = time.monotonic()
+    calls = "".join(f"{call.name}{call.arguments}" for call in reply.calls)
+    figures.answer_text = reply.thinking + reply.content + calls
 
 
 def _as_args(raw: Any) -> dict[str, Any]:

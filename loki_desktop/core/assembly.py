@@ -42,6 +42,10 @@ class TurnOptions:
     code_model: str | None = None
     # older turns summarised when the context fills up (off: the oldest are left out)
     compaction: bool = True
+    # instructions replacing the person's for these turns (`ask --system`, a conversation's
+    # own); None: the settings' Instructions personnelles
+    system: str | None = None
+    agents_md: bool = True  # read the workspace's AGENTS.md (`ask --no-agents-md`: False)
     # `--max-tokens` / `--timeout`: over the settings' caps, for every model (0: the settings')
     caps: AnswerCaps = field(default_factory=AnswerCaps)
     # the process's memories (core.memory.setup); used only when the setting is on
@@ -94,6 +98,8 @@ def build_agent(
         review=settings.review_enabled if options.review is None else options.review,
         code_model=settings.code_model if options.code_model is None else options.code_model,
         compaction=options.compaction,
+        instructions=settings.instructions if options.system is None else options.system,
+        agents_md=options.agents_md,
         caps=caps,
         model_caps=model_caps,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.events import ChangedFile, CheckReport, Problem, SkillUsed, report_json
 from loki_desktop.core.file_change import FileChange
 
@@ -21,11 +22,23 @@ class UndoNote:
 
 
 @dataclass(frozen=True, slots=True)
+class FileChip:
+    """A file attached to a user message, as its chip shows it (the text is in the content)."""
+
+    name: str
+    size: int
+    kind: str  # "text" or "pdf"
+    cut: bool = False  # only its first part was sent
+
+
+@dataclass(frozen=True, slots=True)
 class MessageMeta:
     """What the window needs to show a reopened conversation again, never what the model
     needs. Each field belongs to one kind of message:
 
-    - a user message: `skill`, the skill picked for it (its badge);
+    - a user message: `skill`, the skill picked for it (its badge); `files`, the files
+      attached (their chips), whose text follows the person's own `said` characters of
+      the content;
     - a tool result: `ok` and `summary` (the card's head), `change` (a write's diff),
       `check` (the static check of what it wrote), `shell_changes` (the files a command
       changed);
@@ -34,6 +47,7 @@ class MessageMeta:
       described in the prompt (the notice about it is said once per conversation);
     - a harness note: `undo`;
     - an assistant message: `model`, the model that wrote it (shown, and exported);
+      `figures`, the turn's answer figures so far (core.answer_stats), shown under it;
     - a card Loki stored (role "system", never sent as it is; core.compaction): `compacted`,
       the number of messages from the start a summary stands for; `plan`, the steps of a
       plan; `review`, what a self-review said and `review_changed`, whether it changed
@@ -49,7 +63,10 @@ class MessageMeta:
     text_call: str = ""
     prompted_tools: bool = False
     undo: UndoNote | None = None
+    files: tuple[FileChip, ...] = ()
+    said: int | None = None
     model: str = ""
+    figures: AnswerStats | None = None
     compacted: int = 0
     plan: tuple[str, ...] = ()
     review: str = ""
@@ -77,8 +94,16 @@ class MessageMeta:
             data["tools"] = "prompted"
         if self.undo is not None:
             data["undo"] = _undo_json(self.undo)
+        if self.files:
+            data["files"] = [
+                {"name": f.name, "size": f.size, "kind": f.kind, "cut": f.cut} for f in self.files
+            ]
+        if self.said is not None:
+            data["said"] = self.said
         if self.model:
             data["model"] = self.model
+        if self.figures is not None:
+            data["figures"] = self.figures.to_json()
         if self.compacted:
             data["compacted"] = self.compacted
         if self.plan:
@@ -110,7 +135,10 @@ class MessageMeta:
             text_call=_text(data.get("text_call")),
             prompted_tools=data.get("tools") == "prompted",
             undo=_undo(data.get("undo")),
+            files=_files(data.get("files")),
+            said=_number(data.get("said")) if "said" in data else None,
             model=_text(data.get("model")),
+            figures=AnswerStats.from_json(data.get("figures")),
             compacted=_number(data.get("compacted")),
             plan=_texts(data.get("plan")),
             review=_text(review.get("text")) if isinstance(review, dict) else "",
@@ -144,6 +172,19 @@ def _check(data: object) -> CheckReport | None:
         ok if isinstance(ok, bool) else not problems,
         problems,
         skipped if isinstance(skipped, str) and skipped else None,
+    )
+
+
+def _files(data: object) -> tuple[FileChip, ...]:
+    return tuple(
+        FileChip(
+            _text(item.get("name")),
+            _number(item.get("size")),
+            _text(item.get("kind")),
+            item.get("cut") is True,
+        )
+        for item in (data if isinstance(data, list) else [])
+        if isinstance(item, dict)
     )
 
 

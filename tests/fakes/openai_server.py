@@ -70,6 +70,7 @@ class Reply:
     no_done: bool = False  # end the body cleanly without finish_reason nor [DONE]
     gate: threading.Event | None = None  # after the first event, wait for it
     prompt_tokens: int = 42
+    usage: bool = True  # False: no usage chunk even when asked (a server that never sends it)
     ignores_max_tokens: bool = False  # llama.cpp, vLLM and LM Studio honour `max_tokens`
 
     @classmethod
@@ -246,7 +247,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return
             reason = reply.finish_reason or ("tool_calls" if reply.calls else "stop")
             self._event(chunk({}, finish_reason=reason))
-            if (body.get("stream_options") or {}).get("include_usage"):
+            if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
                 completion = len(reply.tokens) + len(reply.reasoning) + len(reply.calls)
                 usage = {
                     "prompt_tokens": reply.prompt_tokens,

@@ -323,4 +323,10 @@ def _chunk(part: dict[str, Any]) -> ChatChunk:
         done_reason=part.get("done_reason"),
         prompt_eval_count=part.get("prompt_eval_count"),
         eval_count=part.get("eval_count"),
+        eval_duration_ns=_count(part.get("eval_duration")),
     )
+
+
+def _count(value: Any) -> int | None:
+    """A count or a duration as the server sent it: an int, else unknown."""
+    return value if type(value) is int and value >= 0 else None
