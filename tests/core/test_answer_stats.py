@@ -43,7 +43,8 @@ async def test_ollama_counts_give_the_figures(
     assert stats.answer_tokens == 40
     assert stats.tokens_per_second == 80.0
     assert stats.context_tokens == 1240
-    assert stats.context_limit == 8192
+    # no context set: the one the server applies (Ollama's default, core.llm.context_size)
+    assert stats.context_limit == 4096
     assert stats.first_token_s is not None
     assert stats.first_token_s >= 0
     assert not stats.estimated

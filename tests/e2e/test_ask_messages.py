@@ -60,7 +60,7 @@ def test_attached_files_reach_the_model_and_the_done_line_has_the_figures(
     assert done["stats"]["prompt_tokens"] == 700
     assert done["stats"]["answer_tokens"] == 9
     assert done["stats"]["context_tokens"] == 709
-    assert done["stats"]["context_limit"] == 8192
+    assert done["stats"]["context_limit"] == 4096  # Ollama's default: no context set
 
 
 def test_a_refused_file_sends_nothing_and_stores_nothing(
@@ -191,7 +191,7 @@ def test_stats_prints_one_line_on_stderr(
     parts = lines[0].split(" · ")
     assert parts[:2] == ["40 jetons", "80,0 jetons/s"]
     assert parts[2].startswith("premier jeton en ")
-    assert parts[3] == "contexte 3\u202f052 / 8\u202f192"
+    assert parts[3] == "contexte 3\u202f052 / 4\u202f096"  # Ollama's default: no context set
 
 
 def test_the_message_is_needed_without_a_prompt(

@@ -37,10 +37,11 @@ async def test_the_figures_follow_the_answer_and_fill_the_context_bar(
         assert figures.geometry().top() > answer.body.geometry().bottom()
         parts = figures.text().split(" · ")
         assert parts[:2] == ["40 jetons", "80,0 jetons/s"]
-        assert parts[3] == "contexte 3\u202f052 / 8\u202f192"
+        # no context set: the one the server applies (Ollama's default, core.llm.context_size)
+        assert parts[3] == "contexte 3\u202f052 / 4\u202f096"
         assert figures.toolTip() == "Comptes donnés par le serveur du modèle."
         assert bar.isVisible()
-        assert (bar.used, bar.limit) == (3052, 8192)
+        assert (bar.used, bar.limit) == (3052, 4096)
         assert bar.property("full") == "false"
         window.composer.set_text("mot " * 6000)  # a draft that brings it past 80 %
         assert bar.typed > 3000
