@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loki_desktop.cli.ask_mcp import add_mcp_arguments
 from loki_desktop.cli.ask_message import (
     add_message_arguments,
     fit_files_to_context,
@@ -121,6 +122,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
     add_message_arguments(parser)
+    add_mcp_arguments(parser)
     add_cap_arguments(parser)
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
@@ -236,7 +238,10 @@ async def _ask(
     if checkpoints is not None:
         agent.pending_notices += checkpoints.take_notices()
     try:
-        return await _stream(agent, args, emit, message, interruption)
+        joined = await _with_server_offers(mcp, args, emit, message)
+        if joined is None:
+            return 2
+        return await _stream(agent, args, emit, joined, interruption)
     finally:
         if preview is not None:
             preview.close()
@@ -288,6 +293,25 @@ def _mcp_manager(
     )
     mcp.set_roots([workspace])
     return mcp
+
+
+async def _with_server_offers(
+    mcp: McpManager, args: argparse.Namespace, emit: Callable[[Event], None], message: _Message
+) -> _Message | None:
+    """The message with a server's prompt (--prompt SERVER/NAME) and resources (--resource);
+    None when one cannot be had (said, nothing sent)."""
+    from dataclasses import replace
+
+    from loki_desktop.cli.ask_mcp import with_server_offers
+
+    try:
+        words, images = await with_server_offers(mcp, args, message.words, message.images)
+    except ValueError as exc:
+        emit(Error(str(exc)))
+        if args.json:
+            print(exc, file=sys.stderr)
+        return None
+    return replace(message, words=words, images=images)
 
 
 async def _stream(

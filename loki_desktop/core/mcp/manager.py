@@ -306,9 +306,10 @@ class McpManager:
         # every SDK server declares the capability: what counts is having any to read
         return [c for c in self._connected() if c.resources or c.resource_templates]
 
-    async def _read_resource_tool(self, uri: str) -> ToolOutcome:
-        """Read a resource for the model: from the server that lists it, else from each
-        server with resources in turn (a link a tool returned names no server)."""
+    async def read_by_uri(self, uri: str) -> ResourceContent:
+        """A resource by its URI: from the server that lists it, else from each server with
+        resources in turn (a link a tool returned, or a template's URI, names no server).
+        Raises McpOfferError (one sentence) when none can read it."""
         from loki_desktop.core.mcp.connection import McpOfferError  # loaded: servers are on
 
         servers = self._resource_servers()
@@ -321,25 +322,38 @@ class McpManager:
                 McpResource(launch.server_id, launch.label, uri, uri),
             )
             try:
-                content = await conn.read_resource(resource)
+                return await conn.read_resource(resource)
             except McpOfferError as exc:
-                errors.append(f"{launch.server_id}: {exc}")
-                continue
-            text = content.text
-            if len(text) > MAX_RESOURCE_CHARS:
-                text = text[:MAX_RESOURCE_CHARS] + "\n[… cut: the resource is longer]"
-            if not text and content.images:
-                text = "(no text: its images are attached)"
+                errors.append(f"{launch.server_id} : {exc}")
+        if not errors:
+            raise McpOfferError(_("Aucun serveur MCP connecté ne propose de ressources."))
+        raise McpOfferError(
+            _("{uri} n'a pu être lu ({why}).").format(uri=uri, why="; ".join(errors))
+        )
+
+    async def _read_resource_tool(self, uri: str) -> ToolOutcome:
+        """read_mcp_resource: the resource's text for the model, its images for a vision one."""
+        from loki_desktop.core.mcp.connection import McpOfferError
+
+        try:
+            content = await self.read_by_uri(uri)
+        except McpOfferError as exc:
             return ToolOutcome(
-                True,
-                text,
-                _("{uri} lu ({n} caractères)").format(uri=uri, n=len(content.text)),
-                extra={"mcp_server": launch.server_id, "mcp_resource": uri},
-                images=content.images,
+                False,
+                f"Error: {uri} could not be read ({exc}).",
+                _("{uri} illisible").format(uri=uri),
             )
-        said = "; ".join(errors) or "no connected server offers resources"
+        text = content.text
+        if len(text) > MAX_RESOURCE_CHARS:
+            text = text[:MAX_RESOURCE_CHARS] + "\n[… cut: the resource is longer]"
+        if not text and content.images:
+            text = "(no text: its images are attached)"
         return ToolOutcome(
-            False, f"Error: {uri} could not be read ({said}).", _("{uri} illisible").format(uri=uri)
+            True,
+            text,
+            _("{uri} lu ({n} caractères)").format(uri=uri, n=len(content.text)),
+            extra={"mcp_server": content.resource.server_id, "mcp_resource": uri},
+            images=content.images,
         )
 
     def _restarting(self, slot: _Slot) -> ToolOutcome:
