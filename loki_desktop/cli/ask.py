@@ -60,28 +60,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=_("autorise run_shell (sinon toute commande est refusée)"),
     )
     parser.add_argument(
-        "--interactive",
-        action="store_true",
-        help=_("répond dans le terminal aux formulaires des serveurs MCP (sinon refusés)"),
-    )
-    parser.add_argument(
-        "--allow-sampling",
-        action="store_true",
-        help=_(
-            "laisse les serveurs MCP demander une réponse à votre modèle (sauf ceux réglés "
-            "sur « never » ; sinon toute demande est refusée)"
-        ),
-    )
-    parser.add_argument(
-        "--mcp-wait",
-        type=float,
-        metavar="S",
-        help=_(
-            "attend jusqu'à S secondes que les serveurs MCP activés démarrent (défaut : 10 ; "
-            "un serveur plus lent est laissé de côté pour ce tour)"
-        ),
-    )
-    parser.add_argument(
         "--allow-writes",
         action="store_true",
         help=_(
