@@ -237,6 +237,11 @@ class Approver(Protocol):
 
     async def approve_write(self, change: FileChange, cwd: Path) -> bool: ...
 
+    async def approve_unkept_write(self, path: str, reason: str, cwd: Path) -> bool:
+        """The previous state of `path` could not be kept (`reason`, one sentence): write
+        it anyway, with no way back (« écrire quand même, sans retour possible »)? Once."""
+        ...
+
 
 # --- storage ----------------------------------------------------------------------
 
@@ -395,9 +400,12 @@ class CheckpointStore(Protocol):
         path: str,
         before: str | None,
         call_id: str | None,
+        *,
+        after: str | None,
     ) -> None:
-        """The state of `path` before the turn changed it; only the first one of a turn
-        counts (a file written twice keeps its state from before the first write)."""
+        """The state of `path` before the turn changed it, and the one the write is about
+        to leave; only the first one of a turn counts (a file written twice keeps its state
+        from before the first write)."""
         ...
 
     def record_after(self, conversation_id: str, turn: int, path: str, after: str | None) -> None:
