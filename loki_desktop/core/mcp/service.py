@@ -69,6 +69,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from loki_desktop.core.bounded_read import FileTooBig, NotRegularFile, read_bounded
 from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, CatalogueEntry, Param
 from loki_desktop.core.mcp.config import (
@@ -128,6 +129,8 @@ class ImportReport:
 
 
 T = TypeVar("T")
+# A Claude Desktop configuration is a few KB: a bigger "file to import" is something else.
+IMPORT_MAX_BYTES = 4_000_000
 Reload = tuple[dict[str, ServerConfig], frozenset[str]]
 
 
@@ -370,7 +373,23 @@ class McpService:
 
     def import_file(self, path: Path) -> ImportReport:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_bounded(path, IMPORT_MAX_BYTES).decode("utf-8"))
+        except FileTooBig:
+            raise McpConfigError(
+                _("{path} est trop gros pour une configuration (plus de {n} Mo)").format(
+                    path=path, n=IMPORT_MAX_BYTES // 1_000_000
+                )
+            ) from None
+        except NotRegularFile:
+            raise McpConfigError(
+                _(
+                    "{path} n'est pas un fichier ordinaire (un tube, une socket ou un périphérique)"
+                ).format(path=path)
+            ) from None
+        except RecursionError:
+            raise McpConfigError(
+                _("{path} n'est pas du JSON valide : imbrication trop profonde").format(path=path)
+            ) from None
         except OSError as exc:
             raise McpConfigError(
                 _("Lecture impossible de {path} : {error}").format(path=path, error=exc.strerror)

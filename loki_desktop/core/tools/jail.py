@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Protocol
 
-from loki_desktop.core.checks.source import NotRegularFile
+from loki_desktop.core.bounded_read import NotRegularFile, check_regular
 from loki_desktop.core.tools.dirfd import LINK_ERRNOS, O_NONBLOCK, Dir, write_atomically
 
 
@@ -301,11 +301,8 @@ class Workspace:
                 raise self._swapped(raw) from None
             raise _named(exc, entry.rel) from None
         try:
-            info = os.fstat(fd)
-            if stat.S_ISDIR(info.st_mode):
-                raise IsADirectoryError(errno.EISDIR, "is a folder", entry.rel)
-            if not stat.S_ISREG(info.st_mode):
-                raise NotRegularFile(errno.EINVAL, "not a regular file", entry.rel)
+            # the same check as every read of a path someone gives (core.bounded_read)
+            info = check_regular(fd, entry.rel)
             yield fd, info
         finally:
             os.close(fd)

@@ -10,7 +10,7 @@ from typing import Any
 import regex
 from pydantic import Field
 
-from loki_desktop.core.checks.source import NotRegularFile
+from loki_desktop.core.bounded_read import NotRegularFile
 from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
