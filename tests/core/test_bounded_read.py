@@ -109,8 +109,10 @@ def test_a_growing_file_is_never_read_past_the_limit(tmp_path: Path) -> None:
     writer = threading.Thread(target=grow)
     writer.start()
     try:
+        while path.stat().st_size <= LIMIT:  # growing: past the limit, and more arriving
+            stop.wait(0.01)
         with pytest.raises(FileTooBig) as raised:
-            read_bounded(path, LIMIT)  # it already holds the limit: more arrives meanwhile
+            read_bounded(path, LIMIT)
     finally:
         stop.set()
         writer.join()
