@@ -42,6 +42,7 @@ from loki_desktop.core.llm.mode import (
     unknown_context_notice,
 )
 from loki_desktop.core.llm.prompted import prompted_request
+from loki_desktop.core.llm.quiet import QUIET_S, Quiet, marking_quiet
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.textcalls import recovered_notice
 from loki_desktop.core.message_meta import NO_META, MessageMeta
@@ -109,6 +110,12 @@ class AgentConfig:
     turn_wait_s: float = TURN_WAIT_S
 
 
+def quiet_notice(seconds: float) -> str:
+    return _(
+        "Le serveur ne répond plus depuis {n} s ; Loki attend encore (Arrêter pour abandonner)."
+    ).format(n=int(seconds))
+
+
 class NoModel(BackendError):
     """The server has no model at all."""
 
@@ -134,6 +141,8 @@ class Agent:
     last_conversation: str | None = None
     # keeps each file's state before a tool changes it (core.changes); None: no checkpoints
     changes: ChangeRecorder | None = None
+    # after this long without a byte from the server, the turn says so (and waits on)
+    quiet_s: float = QUIET_S
 
     def run_turn(
         self,
@@ -563,7 +572,12 @@ class _Turn:
             think=self.mode.think,
         )
         try:
-            async for chunk in stream:
+            async for chunk in marking_quiet(stream, self.agent.quiet_s):
+                if isinstance(chunk, Quiet):
+                    yield Notice(quiet_notice(chunk.seconds))
+                    continue
+                if chunk.notice and self._once(chunk.notice):
+                    yield Notice(chunk.notice)
                 if chunk.thinking:
                     yield self._think(chunk.thinking)
                 for event in self._pieces(reader.feed(chunk.content) if chunk.content else []):

@@ -80,6 +80,7 @@ class ChatChunk:
     done_reason: str | None = None
     prompt_eval_count: int | None = None
     eval_count: int | None = None
+    notice: str = ""  # a sentence about the stream itself (a garbage line skipped)
 
 
 ThinkValue = bool | str  # Ollama's `think`: true/false, or a level the model lists ("low"...)

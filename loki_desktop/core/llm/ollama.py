@@ -20,6 +20,12 @@ import httpx
 
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.lines import (
+    LineTooLong,
+    capped_lines,
+    skipped_sentence,
+    too_long_sentence,
+)
 from loki_desktop.core.llm.profiles import parse_profile
 from loki_desktop.core.llm.pull import pull_error_sentence
 from loki_desktop.core.llm.server_errors import answered_error, error_text, error_value
@@ -112,7 +118,7 @@ class OllamaBackend:
                 if response.is_error:
                     await response.aread()
                     raise OllamaResponseError(response.status_code, error_value(response.text))
-                lines = response.aiter_lines()
+                lines = capped_lines(response.aiter_bytes())
                 slice_began = loop.time()
                 while True:
                     silence.waiting()
@@ -129,9 +135,10 @@ class OllamaBackend:
                         slice_began = loop.time()
                     if not line.strip():
                         continue
-                    part = json.loads(line)
-                    if not isinstance(part, dict):
-                        raise ValueError("not a JSON object")
+                    part = _object(line)
+                    if part is None:  # one garbage line: the valid ones around it count
+                        yield {_SKIPPED: True}
+                        continue
                     if error := part.get("error"):
                         raise OllamaResponseError(-1, error)
                     yield part
@@ -198,12 +205,19 @@ class OllamaBackend:
             payload["tools"] = list(tools)
         if think is not None:
             payload["think"] = think
-        seen_done = False
+        seen_done = skipped = False
         try:
             async for part in self._stream("/api/chat", payload):
+                if _SKIPPED in part:
+                    if not skipped:
+                        yield ChatChunk(notice=skipped_sentence(self.host))
+                    skipped = True
+                    continue
                 chunk = _chunk(part)
                 seen_done = seen_done or chunk.done
                 yield chunk
+        except LineTooLong as exc:
+            raise StreamCut(too_long_sentence(self.host, exc.limit)) from None
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except OllamaResponseError as exc:
@@ -245,7 +259,10 @@ class OllamaBackend:
         it downloaded and a later pull of the same name resumes from there."""
         try:
             async for part in self._stream("/api/pull", {"model": model, "stream": True}):
-                yield part
+                if _SKIPPED not in part:
+                    yield part
+        except LineTooLong as exc:
+            raise StreamCut(too_long_sentence(self.host, exc.limit)) from None
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except OllamaResponseError as exc:
@@ -284,6 +301,18 @@ class OllamaBackend:
                     OllamaResponseError(response.status_code, error_value(response.text))
                 )
             )
+
+
+# The mark `_stream` yields for a line that is no JSON object (skipped, told once).
+_SKIPPED = "\x00skipped"
+
+
+def _object(line: str) -> dict[str, Any] | None:
+    try:
+        part = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return part if isinstance(part, dict) else None
 
 
 def _answered_error(exc: OllamaResponseError) -> str:

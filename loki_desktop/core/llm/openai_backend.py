@@ -18,6 +18,7 @@ import httpx
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm import openai_errors as errors
+from loki_desktop.core.llm.lines import LineTooLong, capped_lines, skipped_sentence
 from loki_desktop.core.llm.openai_stream import DeltaAssembler, StreamError, sse_data
 from loki_desktop.core.llm.openai_wire import request_body
 from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog
@@ -136,11 +137,18 @@ class OpenAIBackend:
         model with its own context; the budget learns it from /models or an overflow."""
         body = request_body(model=model, messages=messages, tools=tools, think=think)
         assembler = DeltaAssembler()
+        skipped = 0
         try:
             async for data in self._events(body, model):
-                chunk = assembler.feed(data)
+                try:
+                    chunk = assembler.feed(data)
+                except (ValueError, RecursionError):  # one garbage event: the rest counts
+                    skipped += 1
+                    chunk = ChatChunk(notice=skipped_sentence(self.label)) if skipped == 1 else None
                 if chunk is not None:
                     yield chunk
+        except LineTooLong as exc:
+            raise errors.line_too_long(self.label, exc.limit) from None
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise errors.unreachable(self.label) from None
         except StreamError as exc:
@@ -163,7 +171,7 @@ class OpenAIBackend:
                 if response.is_error:
                     await response.aread()
                     raise await self._refusal(response, model)
-                lines = response.aiter_lines()
+                lines = capped_lines(response.aiter_bytes())
                 slice_began = loop.time()
                 while True:
                     silence.waiting()
