@@ -85,6 +85,12 @@ async def marking_quiet(
         except Exception as exc:  # the reader raises it (BackendError, mostly)
             await queue.put(_Failed(exc))
             return
+        finally:
+            # closed here, in the task that ran it (its HTTP stream with it): left to the
+            # garbage collector, another task would close it while it is suspended here
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
         await queue.put(_End())
 
     clock.arrived()
