@@ -171,8 +171,6 @@ def _disable(args: argparse.Namespace, service: McpService) -> int:
 
 
 def _set(args: argparse.Namespace, service: McpService) -> int:
-    from loki_desktop.core.mcp.config import is_secret_param
-
     values: dict[str, str | None] = {}
     for assignment in args.assignments:
         name, sep, value = assignment.partition("=")
@@ -181,7 +179,7 @@ def _set(args: argparse.Namespace, service: McpService) -> int:
     for name, value in values.items():
         if not value:
             print(_("{id} : {name} effacé.").format(id=args.id, name=name))
-        elif is_secret_param(name, value):
+        elif service.keeps_secret(args.id, name, value):
             print(
                 _("{id} : {name} enregistré dans le trousseau système.").format(
                     id=args.id, name=name

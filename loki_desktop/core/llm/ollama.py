@@ -213,7 +213,7 @@ class OllamaBackend:
                         yield ChatChunk(notice=skipped_sentence(self.host))
                     skipped = True
                     continue
-                chunk = _chunk(part)
+                chunk = chunk_of(part)
                 seen_done = seen_done or chunk.done
                 yield chunk
         except LineTooLong as exc:
@@ -325,19 +325,42 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def _chunk(part: dict[str, Any]) -> ChatChunk:
-    message = part.get("message") or {}
+def chunk_of(part: dict[str, Any]) -> ChatChunk:
+    """One NDJSON object of /api/chat as a ChatChunk; fields of another shape are ignored."""
+    message = part.get("message")
+    message = message if isinstance(message, dict) else {}
     calls = []
-    for call in message.get("tool_calls") or []:
+    listed = message.get("tool_calls")
+    for call in listed if isinstance(listed, list) else []:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
             calls.append(NativeToolCall(str(function.get("name", "")), function.get("arguments")))
+    reason = part.get("done_reason")
     return ChatChunk(
-        content=str(message.get("content") or ""),
-        thinking=str(message.get("thinking") or ""),
+        content=_text(message.get("content")),
+        thinking=_text(message.get("thinking")),
         tool_calls=tuple(calls),
-        done=bool(part.get("done")),
-        done_reason=part.get("done_reason"),
-        prompt_eval_count=part.get("prompt_eval_count"),
-        eval_count=part.get("eval_count"),
+        done=part.get("done") is True,
+        done_reason=reason if isinstance(reason, str) else None,
+        prompt_eval_count=_count(part.get("prompt_eval_count")),
+        eval_count=_count(part.get("eval_count")),
     )
+
+
+def parse_line(line: str) -> ChatChunk | None:
+    """One line of an /api/chat stream: its chunk, None for a line that is no JSON object.
+    An `{"error": ...}` line raises OllamaResponseError."""
+    part = _object(line)
+    if part is None:
+        return None
+    if error := part.get("error"):
+        raise OllamaResponseError(-1, error)
+    return chunk_of(part)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: object) -> int | None:
+    return value if type(value) is int and value >= 0 else None

@@ -72,6 +72,7 @@ from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
+from loki_desktop.core.mcp.tool_check import clean_tool_listing
 from loki_desktop.core.ports import SecretStore
 from loki_desktop.core.procs.spawn import supervised
 
@@ -141,6 +142,8 @@ class Connection:
         self.state: ServerState = "connecting"
         self.message = ""
         self.tools: list[McpTool] = []
+        # the tools its listing described badly, left out (core.mcp.tool_check), by name
+        self.bad_tools: list[str] = []
         self.prompts: list[McpPrompt] = []
         self.resources: list[McpResource] = []
         self.ready = asyncio.Event()  # set when the state leaves "connecting"
@@ -256,7 +259,7 @@ class Connection:
         self._signin_needed = True
 
     async def _serve(self, read: Any, write: Any) -> None:
-        watched = _WatchedStream(read, self._on_junk, self._on_eof)
+        watched = _WatchedStream(read, self._on_junk, self._on_eof, self._on_bad_tools)
         callbacks = SessionCallbacks(
             self.launch.server_id, self.launch.label, self.client, self._clocks.paused, self._relist
         )
@@ -556,6 +559,9 @@ class Connection:
         if self._scope is not None:
             self._scope.deadline = min(self._scope.deadline, anyio.current_time() + JUNK_GRACE_S)
 
+    def _on_bad_tools(self, names: list[str]) -> None:
+        self.bad_tools = names
+
     def _on_eof(self) -> None:
         self._lost = True
         self._wake.set()
@@ -746,11 +752,16 @@ class _WatchedStream:
     """The transport's read stream, watched: junk lines and the end of the output are reported."""
 
     def __init__(
-        self, inner: Any, on_junk: Callable[[Exception], None], on_eof: Callable[[], None]
+        self,
+        inner: Any,
+        on_junk: Callable[[Exception], None],
+        on_eof: Callable[[], None],
+        on_bad_tools: Callable[[list[str]], None] = lambda _names: None,
     ) -> None:
         self._inner = inner
         self._on_junk = on_junk
         self._on_eof = on_eof
+        self._on_bad_tools = on_bad_tools
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)  # `last_context` and friends
@@ -758,6 +769,14 @@ class _WatchedStream:
     def _seen(self, item: Any) -> Any:
         if isinstance(item, Exception):
             self._on_junk(item)
+            return item
+        message = getattr(item, "message", None)
+        result = getattr(message, "result", None)
+        if isinstance(result, dict) and "tools" in result:  # a tools/list answer
+            cleaned, bad = clean_tool_listing(result)
+            self._on_bad_tools(bad)
+            if bad:
+                message.result = cleaned  # type: ignore[union-attr]  # a JSONRPCResponse here
         return item
 
     async def receive(self) -> Any:

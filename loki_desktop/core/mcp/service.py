@@ -192,6 +192,11 @@ class McpService:
             raise McpConfigError(_("Réglage inconnu : « {policy} ».").format(policy=policy))
         self._change(server_id, lambda config: replace(config, sampling=policy))
 
+    def keeps_secret(self, server_id: str, name: str, value: str) -> bool:
+        """Whether `set_params` keeps this value in the keyring (what the CLI tells)."""
+        config = self._config(self.settings.load(), server_id)
+        return is_secret_param(name, value, header=config.kind == "http")
+
     def set_params(self, server_id: str, values: Mapping[str, str | None]) -> None:
         """Set (or with None/"" remove) parameters; secret ones go to the keyring only.
 
@@ -205,8 +210,9 @@ class McpService:
         secret_names = list(config.secrets)
         stored: list[str] = []
         try:
+            header = config.kind == "http"
             for name, value in values.items():
-                if value and is_secret_param(name, value):
+                if value and is_secret_param(name, value, header=header):
                     self.secrets.set(secret_key(server_id, name), value)
                     stored.append(name)
                     params.pop(name, None)
@@ -511,8 +517,9 @@ class McpService:
     def _add(self, config: ServerConfig, values: Mapping[str, str]) -> ServerConfig:
         for name in values:
             check_param_name(name)
-        plain = {k: v for k, v in values.items() if not is_secret_param(k, v)}
-        secret = {k: v for k, v in values.items() if is_secret_param(k, v)}
+        header = config.kind == "http"  # a remote server's params are its request headers
+        secret = {k: v for k, v in values.items() if is_secret_param(k, v, header=header)}
+        plain = {k: v for k, v in values.items() if k not in secret}
         # secrets typed in the command line or URL move to the keyring too (placeholders)
         if config.kind == "stdio":
             command, lifted = lift_command(config.command, secret)
