@@ -19,7 +19,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from loki_desktop.core.bounded_read import FileTooBig, NotRegularFile, read_bounded
 from loki_desktop.core.i18n import _
-from loki_desktop.core.messages import ImageAttachment
+from loki_desktop.core.image_attachment import ImageAttachment
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_SIDE = 1568
