@@ -604,7 +604,7 @@ def bad_tools_notice(label: str, names: list[str]) -> str:
         ", …" if len(names) > MAX_NAMED else ""
     )
     return ngettext(
-        "Le serveur MCP « {name} » décrit mal son outil {tools} : il est laissé de côté, "
+        "Le serveur MCP « {name} » décrit mal {n} outil ({tools}) : il est laissé de côté, "
         "les autres restent utilisables.",
         "Le serveur MCP « {name} » décrit mal {n} outils ({tools}) : ils sont laissés de "
         "côté, les autres restent utilisables.",
