@@ -24,7 +24,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TextIO, cast
 
 import anyio
@@ -543,6 +543,7 @@ class Connection:
     # --- events from the read stream ----------------------------------------------------
 
     async def _on_http_response(self, response: httpx2.Response) -> None:
+        cap_body(response)
         if response.status_code in (401, 403):
             said = _AUTH_DESCRIPTION.search(response.headers.get("www-authenticate", ""))
             self._refused = (response.status_code, said[1] if said else "")
@@ -725,6 +726,41 @@ class _CallClocks:
                 now = anyio.current_time()
                 for scope, budget in self._budgets.items():
                     scope.deadline = now + max(budget, 0.0)
+
+
+# A JSON answer of an MCP server, read whole by the SDK: far past any real tool result (the
+# SDK caps each SSE event at 1 MB itself). Past it the call fails as a parse error, in words.
+MAX_BODY_BYTES = 16 * 1024 * 1024
+
+
+class BodyTooBig(httpx2.StreamError):
+    """An MCP server's answer passed MAX_BODY_BYTES."""
+
+
+class _CappedBody(httpx2.AsyncByteStream):
+    def __init__(self, inner: Any, limit: int) -> None:
+        self._inner = inner
+        self._limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if seen > self._limit:
+                raise BodyTooBig(
+                    f"the server's answer is over {self._limit // (1024 * 1024)} MB; "
+                    "it was not read"
+                )
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def cap_body(response: httpx2.Response, limit: int = MAX_BODY_BYTES) -> None:
+    """Bound what reading `response` whole may take (a stream of events is left as is)."""
+    if "text/event-stream" not in response.headers.get("content-type", ""):
+        response.stream = _CappedBody(response.stream, limit)
 
 
 def _http_client(url: str, headers: dict[str, str], auth: Any = None) -> httpx2.AsyncClient:
