@@ -21,7 +21,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, ParamSpec, TypeVar
 
 from loki_desktop.core.i18n import _
@@ -589,10 +589,21 @@ def images_of(column: str | None, folder: Path) -> tuple[ImageAttachment, ...]:
         file, name = entry.get("file"), entry.get("name", "")
         if not (isinstance(mime, str) and type(width) is int and type(height) is int):
             continue
-        if not isinstance(file, str) or Path(file).name != file or file in ("", ".", ".."):
+        if not isinstance(file, str) or not _inside_name(file):
             continue
         images.append(ImageAttachment(mime, width, height, path=folder / file, name=str(name)))
     return tuple(images)
+
+
+def _inside_name(file: str) -> bool:
+    """A relative name (`<conversation>/<image>`) that cannot climb out of the folder."""
+    parts = PurePosixPath(file).parts
+    return (
+        bool(parts)
+        and not file.startswith("/")
+        and "\x00" not in file
+        and not any(part in ("..", ".") for part in parts)
+    )
 
 
 def _json_column(column: str | None) -> object:
