@@ -12,6 +12,7 @@ import pytest
 from loki_desktop.core.events import Done, Error, Notice, Token
 from loki_desktop.core.llm.ollama import OllamaBackend
 from loki_desktop.core.llm.openai_backend import OpenAIBackend
+from loki_desktop.core.ports import ChatChunk
 from loki_desktop.core.settings import Settings
 from loki_desktop.persistence.history import History
 from tests.agent_rig import make_agent, turn
@@ -109,3 +110,15 @@ async def test_a_silent_server_is_said_silent_live_and_the_turn_waits_on(
         elif isinstance(event, Done):
             assert event.reason == "completed"
     assert seen == ["Je ", "<silence>", "réfléchis ", "encore."]
+
+
+def test_fields_of_another_type_are_ignored_not_fatal() -> None:
+    """Found by fuzzing: `"choices": true` raised TypeError out of the stream."""
+    from loki_desktop.core.llm.openai_stream import DeltaAssembler
+
+    assembler = DeltaAssembler()
+    assert assembler.feed('{"choices": true}') is None
+    assert assembler.feed('{"choices": [{"delta": {"tool_calls": 3, "content": "a"}}]}') == (
+        ChatChunk(content="a")
+    )
+    assert assembler.final().tool_calls == ()
