@@ -32,7 +32,8 @@ class MessageMeta:
     - an assistant message: `text_call`, the form a call written as text had
       (core.llm.textcalls; "" for a native call), and `prompted_tools`, whether tools were
       described in the prompt (the notice about it is said once per conversation);
-    - a harness note: `undo`.
+    - a harness note: `undo`;
+    - an assistant message: `model`, the model that wrote it (shown, and exported).
     """
 
     skill: SkillUsed | None = None
@@ -44,6 +45,7 @@ class MessageMeta:
     text_call: str = ""
     prompted_tools: bool = False
     undo: UndoNote | None = None
+    model: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The stored shape (keys as older versions wrote them); only what is set, so an
@@ -65,6 +67,8 @@ class MessageMeta:
             data["tools"] = "prompted"
         if self.undo is not None:
             data["undo"] = _undo_json(self.undo)
+        if self.model:
+            data["model"] = self.model
         return data
 
     @classmethod
@@ -89,6 +93,7 @@ class MessageMeta:
             text_call=_text(data.get("text_call")),
             prompted_tools=data.get("tools") == "prompted",
             undo=_undo(data.get("undo")),
+            model=_text(data.get("model")),
         )
 
 
