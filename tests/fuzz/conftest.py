@@ -3,19 +3,20 @@
 `make test` runs the short budget (SHORT_EXAMPLES inputs a parser); `make fuzz` the long one
 (LOKI_FUZZ_EXAMPLES, default LONG_EXAMPLES). Each parser must return a value or raise its
 module's own error: any other exception fails, and so does an input that made it allocate
-more than MEMORY_LIMIT_MB. The number of inputs tried per parser is printed at the end.
+more than MEMORY_LIMIT_MB. The number of inputs tried per parser is printed at the end
+(tests/conftest.py gathers it from every worker of `pytest -n`).
 """
 
 from __future__ import annotations
 
 import os
 import tracemalloc
-from collections import Counter
 from collections.abc import Callable
 from typing import TypeVar
 
-import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.fuzz.counts import TRIED
 
 SHORT_EXAMPLES = 100
 LONG_EXAMPLES = 20_000
@@ -32,7 +33,6 @@ settings.register_profile(
 )
 settings.load_profile("loki")
 
-TRIED: Counter[str] = Counter()
 T = TypeVar("T")
 
 
@@ -47,11 +47,3 @@ def within_memory(parser: str, call: Callable[[], T]) -> T:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert peak < MEMORY_LIMIT_MB * 1024 * 1024, f"{parser}: {peak / 1e6:.0f} MB"
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not TRIED:
-        return
-    terminalreporter.section("fuzzing: inputs tried per parser")
-    for parser, count in sorted(TRIED.items()):
-        terminalreporter.write_line(f"{parser:<34} {count:>8}")

@@ -2,7 +2,8 @@
 
 Outside input: settings.json, a Claude Desktop `mcpServers` file, Ollama's NDJSON and an
 OpenAI-compatible server's SSE stream, a model's text that may hide a tool call, an MCP
-server's tools/list answer, ruff's and shellcheck's reports, the history's JSON columns.
+server's tools/list answer, ruff's and shellcheck's reports, the history's JSON columns,
+a conversation export to import.
 Inputs mix raw bytes, any JSON, JSON of the expected shape with wrong types in it, and
 nesting deeper than a recursive parser goes.
 """
@@ -21,6 +22,9 @@ from hypothesis import strategies as st
 
 from loki_desktop.core.checks.python_check import read_ruff_report
 from loki_desktop.core.checks.shell_check import read_shellcheck_report
+from loki_desktop.core.export.jsonfile import FORMAT as EXPORT_FORMAT
+from loki_desktop.core.export.jsonfile import KIND as EXPORT_KIND
+from loki_desktop.core.export.jsonfile import ExportFormatError, parse_export
 from loki_desktop.core.llm.lines import LineTooLong, capped_lines
 from loki_desktop.core.llm.ollama import OllamaResponseError, parse_line
 from loki_desktop.core.llm.openai_stream import DeltaAssembler, StreamError, sse_data
@@ -296,3 +300,41 @@ def test_history_json_columns(meta: str | None, calls: str | None, images: str |
             assert ".." not in image.path.parts
 
     within_memory("history JSON columns", parse)
+
+
+# --- a conversation export to import (issue 31) ----------------------------------------------
+
+HEAD_KEYS = ["id", "title", "workspace", "created_at", "updated_at", "pinned", "leaf"]
+STORED_KEYS = [
+    "id",
+    "parent",
+    "turn",
+    "created_at",
+    "role",
+    "origin",
+    "content",
+    "cut",
+    "thinking",
+    "tool_calls",
+    "tool_call_id",
+    "tool_name",
+    "meta",
+    "images",
+]
+exports = st.fixed_dictionaries(
+    {
+        "kind": st.just(EXPORT_KIND) | st.text(max_size=10),
+        "format": st.just(EXPORT_FORMAT) | json_values,
+        "conversation": shaped(HEAD_KEYS) | json_values,
+        "messages": st.lists(shaped(STORED_KEYS) | json_values, max_size=4) | json_values,
+    }
+)
+
+
+@given(texts(exports))
+def test_history_import(text: str) -> None:
+    def parse() -> None:
+        with contextlib.suppress(ExportFormatError):
+            parse_export(text)
+
+    within_memory("history import (JSON export)", parse)
