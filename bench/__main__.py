@@ -31,6 +31,7 @@ MODULES = [
     "bench.cli_cost",
     "bench.chat",
     "bench.thinking_view",
+    "bench.messages",
     "bench.diff_card",
     "bench.soak",
     "bench.jail_race",

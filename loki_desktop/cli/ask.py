@@ -7,13 +7,20 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loki_desktop.cli.ask_message import (
+    add_message_arguments,
+    fit_files_to_context,
+    load_files,
+    message_words,
+)
 from loki_desktop.cli.caps import add_cap_arguments, caps_from_args
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
-from loki_desktop.core.events import Done, Error, Event
+from loki_desktop.core.events import Done, Error, Event, Notice
 from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import BackendError, CheckpointStore, StoreUnavailable
 from loki_desktop.core.services import Services
@@ -21,6 +28,7 @@ from loki_desktop.core.services import Services
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
     from loki_desktop.core.assembly import TurnOptions
+    from loki_desktop.core.attachments.model import FileAttachment
     from loki_desktop.core.image_attachment import ImageAttachment
     from loki_desktop.core.knowledge.index import KnowledgeTools
     from loki_desktop.core.mcp.manager import McpManager
@@ -33,7 +41,11 @@ if TYPE_CHECKING:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("ask", help=_("pose une question à l'agent, sans fenêtre"))
-    parser.add_argument("prompt", nargs="?", help=_("le message (sans objet avec --regenerate)"))
+    parser.add_argument(
+        "prompt",
+        nargs="?",
+        help=_("le message (facultatif avec --prompt, sans objet avec --regenerate)"),
+    )
     parser.add_argument("--workspace", type=Path, help=_("dossier de travail (défaut : courant)"))
     parser.add_argument(
         "--model", help=_("modèle (défaut : réglages, sinon le premier du serveur)")
@@ -117,6 +129,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar=_("FICHIER"),
         help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
+    add_message_arguments(parser)
     add_cap_arguments(parser)
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
@@ -169,12 +182,21 @@ def run(args: argparse.Namespace, services: Services) -> int:
     if isinstance(images, str):  # unreadable, too big, not an image: nothing is sent
         print(images, file=sys.stderr)
         return 2
+    try:  # a broken prompt or a refused file: one sentence, nothing sent
+        words = "" if args.regenerate else message_words(args, services.data_home)
+        files = load_files(args.attach)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     from loki_desktop.cli import interrupt
 
     printer: Callable[[Event], None] = (
-        JsonPrinter() if args.json else PlainPrinter(show_thinking=args.show_thinking)
+        JsonPrinter()
+        if args.json
+        else PlainPrinter(show_thinking=args.show_thinking, show_stats=args.stats)
     )
-    code = interrupt.run(lambda stop: _ask(args, services, workspace, printer, images, stop))
+    message = _Message(words, images, files)
+    code = interrupt.run(lambda stop: _ask(args, services, workspace, printer, message, stop))
     if code > 128 and not args.json:
         print("\n" + _("Interrompu."), file=sys.stderr)
     return code
@@ -185,7 +207,7 @@ async def _ask(
     services: Services,
     workspace: Path,
     emit: Callable[[Event], None],
-    images: list[ImageAttachment],
+    message: _Message,
     interruption: Interruption,
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
@@ -201,7 +223,7 @@ async def _ask(
         print(exc, file=sys.stderr)
         return 1
     backend = make_backend(server, services.secrets)
-    options = _turn_options(args, services)
+    options = _turn_options(args, settings, services)
     mcp = _mcp_manager(args, settings, services, workspace)
     options.extra_sources.append(mcp)
     options.memories = _memories(args, services, settings, server)
@@ -223,7 +245,7 @@ async def _ask(
     if checkpoints is not None:
         agent.pending_notices += checkpoints.take_notices()
     try:
-        return await _stream(agent, args, emit, images, interruption)
+        return await _stream(agent, args, emit, message, interruption)
     finally:
         if preview is not None:
             preview.close()
@@ -245,7 +267,7 @@ async def _close_recall(options: TurnOptions) -> None:
         await options.knowledge.knowledge.embedders.aclose()
 
 
-def _turn_options(args: argparse.Namespace, services: Services) -> TurnOptions:
+def _turn_options(args: argparse.Namespace, settings: Settings, services: Services) -> TurnOptions:
     from loki_desktop.core.assembly import TurnOptions
 
     return TurnOptions(
@@ -253,6 +275,11 @@ def _turn_options(args: argparse.Namespace, services: Services) -> TurnOptions:
         think=args.think,
         skills=not args.no_skills,
         user_skills_dir=services.user_skills_dir,
+        # --system for this turn; else the conversation's own instructions (set in the window)
+        system=args.system
+        if args.system is not None
+        else settings.conversation_instructions.get(args.session or ""),
+        agents_md=not args.no_agents_md,
         caps=caps_from_args(args),
     )
 
@@ -276,18 +303,21 @@ async def _stream(
     agent: Agent,
     args: argparse.Namespace,
     emit: Callable[[Event], None],
-    images: list[ImageAttachment],
+    message: _Message,
     interruption: Interruption,
 ) -> int:
     """The turn's events to `emit`; the exit code (1 when the turn ended on an error)."""
     failed = False
     try:
-        if images and (refusal := await _refuse_images(agent)):
+        refusal = await _refusal(agent, args, message)
+        if refusal:
             emit(Error(refusal))
             if args.json:
                 print(refusal, file=sys.stderr)
             return 2
-        async for event in _turn(agent, args, images):
+        if message.notice:
+            emit(Notice(message.notice, "attachment_cut"))
+        async for event in _turn(agent, args, message):
             emit(event)
             if isinstance(event, Error) and args.json:
                 # the JSON goes to programs; the sentence is for the person running it
@@ -346,20 +376,47 @@ def _refuse_arguments(args: argparse.Namespace) -> str | None:
         return _("--regenerate et --edit ne vont pas ensemble : choisissez l'un des deux.")
     if args.regenerate and (args.prompt is not None or args.image):
         return _("--regenerate refait une réponse : il ne prend ni message ni image.")
-    if not args.regenerate and not args.prompt:
+    if (args.regenerate or args.edit is not None) and (args.attach or args.prompt_name):
+        return _(
+            "--attach et --prompt vont avec un nouveau message, pas avec --regenerate ni --edit."
+        )
+    if not args.regenerate and not args.prompt and args.prompt_name is None:
         return _('Le message manque : loki-desktop ask "votre question".')
     return None
 
 
-def _turn(
-    agent: Agent, args: argparse.Namespace, images: list[ImageAttachment]
-) -> AsyncIterator[Event]:
+def _turn(agent: Agent, args: argparse.Namespace, message: _Message) -> AsyncIterator[Event]:
     """The turn the arguments ask for: a new message, a regenerated answer or an edit."""
     if args.regenerate:
         return agent.regenerate(args.session)
     if args.edit is not None:
-        return agent.edit_and_resend(args.session, args.edit, args.prompt, images)
-    return agent.run_turn(args.prompt, args.session, images)
+        return agent.edit_and_resend(args.session, args.edit, message.words, message.images)
+    return agent.run_turn(message.words, args.session, message.images, message.files)
+
+
+@dataclass
+class _Message:
+    """What the turn sends: the words, the images, the files (fitted before the turn)."""
+
+    words: str
+    images: list[ImageAttachment]
+    files: tuple[FileAttachment, ...]
+    notice: str = ""  # the files were cut to their first part (--first-part)
+
+
+async def _refusal(agent: Agent, args: argparse.Namespace, message: _Message) -> str | None:
+    """Why nothing can be sent (a model without vision, files past the context), or None;
+    the files are cut to their first part when --first-part allows it."""
+    if message.images and (refusal := await _refuse_images(agent)):
+        return refusal
+    fitted = await fit_files_to_context(
+        agent, message.words, message.files, first_part=args.first_part
+    )
+    if fitted.refusal:
+        return fitted.refusal
+    message.files = fitted.files
+    message.notice = fitted.notice
+    return None
 
 
 def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSource) -> None:

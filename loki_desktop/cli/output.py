@@ -6,6 +6,7 @@ import json
 import sys
 from typing import TextIO
 
+from loki_desktop.core.answer_stats import describe
 from loki_desktop.core.events import (
     CheckReport,
     Done,
@@ -40,15 +41,22 @@ DIM, RESET = "\x1b[2m", "\x1b[0m"
 class PlainPrinter:
     """The answer on stdout; tool activity, notices and errors on stderr.
 
-    The model's reasoning is printed only with `show_thinking`, dimmed, on stderr.
+    The model's reasoning is printed only with `show_thinking`, dimmed, on stderr; the
+    answer's figures with `show_stats`, one dimmed line on stderr at the end.
     """
 
     def __init__(
-        self, out: TextIO = sys.stdout, err: TextIO = sys.stderr, *, show_thinking: bool = False
+        self,
+        out: TextIO = sys.stdout,
+        err: TextIO = sys.stderr,
+        *,
+        show_thinking: bool = False,
+        show_stats: bool = False,
     ) -> None:
         self.out = out
         self.err = err
         self.show_thinking = show_thinking
+        self.show_stats = show_stats
         self._mid_line = False
         self._thinking = False  # reasoning printed and its line not yet ended
         self._dim = err.isatty()
@@ -95,11 +103,14 @@ class PlainPrinter:
                 self._note(_("note : {text}").format(text=message))
             case Error(message=message):
                 self._note(message)
-            case Done(session=session):
+            case Done(session=session, stats=stats):
                 if self._mid_line:
                     self.out.write("\n")
                     self.out.flush()
                     self._mid_line = False
+                if self.show_stats and stats is not None:
+                    line = describe(stats)
+                    self._note(f"{DIM}{line}{RESET}" if self._dim else line)
                 if session:
                     self._note(f"[session {session}]")
 

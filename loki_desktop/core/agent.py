@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from loki_desktop.core.answer_stats import RoundFigures, StatsMeter
+from loki_desktop.core.attachments.model import FileAttachment, message_text
 from loki_desktop.core.branches import NotPersons, left_behind_notice, rewind_at
 from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.model import CheckResult
@@ -30,6 +32,7 @@ from loki_desktop.core.events import (
 )
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.instructions import AgentsMd, instruction_texts, read_agents_md
 from loki_desktop.core.knowledge.index import Knowledge
 from loki_desktop.core.knowledge.turn import TurnPassages
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
@@ -66,7 +69,7 @@ from loki_desktop.core.llm.template import fold_system
 from loki_desktop.core.llm.textcalls import recovered_notice
 from loki_desktop.core.memory.recall import Memories
 from loki_desktop.core.memory.turn import TurnMemory
-from loki_desktop.core.message_meta import NO_META, MessageMeta
+from loki_desktop.core.message_meta import NO_META, FileChip, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.orphans import answer_orphans
 from loki_desktop.core.ports import (
@@ -131,6 +134,9 @@ class AgentConfig:
     # read tool calls a model writes as text (off: `eval --harness off`, a plain chat's view)
     text_calls: bool = True
     turn_wait_s: float = TURN_WAIT_S
+    # the person's instructions for every answer (Réglages, or this conversation's override)
+    instructions: str = ""
+    agents_md: bool = True  # read the workspace's AGENTS.md into the instructions
     # an answer's length and time caps (core.llm.caps); `model_caps` per model, over them
     caps: AnswerCaps = field(default_factory=AnswerCaps)
     model_caps: dict[str, AnswerCaps] = field(default_factory=dict)
@@ -184,13 +190,17 @@ class Agent:
         text: str,
         conversation_id: str | None = None,
         images: Sequence[ImageAttachment] = (),
+        files: Sequence[FileAttachment] = (),
     ) -> AsyncGenerator[Event, None]:
         """Answer `text` in a conversation (a new one when `conversation_id` is None).
 
         `images` (made by core.images) go with the message to a vision model and are
         stored with it; for a model without vision the turn ends with an Error, nothing sent.
+        `files` (core.attachments) follow the words in the message, each with its name.
         """
-        return _Turn(self).run(text, conversation_id, resume=False, images=tuple(images))
+        turn = _Turn(self)
+        turn.files = tuple(files)
+        return turn.run(text, conversation_id, resume=False, images=tuple(images))
 
     def retry_turn(self, conversation_id: str) -> AsyncGenerator[Event, None]:
         """Answer the last user message of a conversation again (after an error)."""
@@ -253,6 +263,7 @@ class _Reply:
     calls: list[NativeToolCall] = field(default_factory=list)
     prompt_eval_count: int = 0
     eval_count: int = 0
+    figures: RoundFigures | None = None  # this request's counts and times (answer figures)
     done_reason: str = ""  # "length": the model hit its length limit mid-answer
     answer_id: int | None = None  # the stored, streaming assistant message
     text_form: str = ""  # the calls were written as text in this form (core.llm.textcalls)
@@ -289,12 +300,15 @@ class _Turn:
         self.skill: Skill | None = None
         self.failing: dict[str, CheckReport] = {}
         self.written: set[str] = set()  # files this turn's tools wrote (display paths)
-        self.stats = {"rounds": 0, "prompt_tokens": 0, "answer_tokens": 0}
+        self.meter = StatsMeter()
+        self.tool_rounds = 0
         self.reply = _Reply()
         self.notices_shown: set[str] = set()  # budget notices repeat each round: show once
         self.unanswered: list[CallRecord] = []  # this round's calls still without a result
         self.turn_lock: TurnLock | None = None  # held from loading the history to the end
         self.images: tuple[ImageAttachment, ...] = ()  # sent with the user's new message
+        self.files: tuple[FileAttachment, ...] = ()  # ... and the files after its words
+        self.agents_md: AgentsMd | None = None  # the workspace's, read for this turn
         self.mode: ModelMode | None = None  # set once the model is known
         self.turn_start = 0  # index in `history` of this turn's first message
         self.tools_ran = False
@@ -324,7 +338,7 @@ class _Turn:
                 yield event
         except StoreUnavailable as exc:  # the history is locked or unwritable: say so
             yield Error(str(exc))
-            yield Done("error", self.conversation_id or None, dict(self.stats))
+            yield Done("error", self.conversation_id or None, self.meter.stats(self.tool_rounds))
         finally:
             if self.memory is not None:
                 self.memory.cancel()
@@ -386,7 +400,8 @@ class _Turn:
                 yield Error(_("Rien à réessayer dans cette conversation."))
                 yield Done("error", conversation_id)
                 return
-            self.text = last_user.content
+            said = last_user.meta.said
+            self.text = last_user.content if said is None else last_user.content[:said]
         else:
             root = self.agent.workspace_root
             if conversation_id is None:  # new: no other turn knows it yet
@@ -434,10 +449,14 @@ class _Turn:
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(self.text)
         if not resume:
+            files = self.files
             meta = MessageMeta(
-                skill=SkillUsed(self.skill.name, self.skill.title) if self.skill else None
+                skill=SkillUsed(self.skill.name, self.skill.title) if self.skill else None,
+                files=tuple(FileChip(f.name, f.size, f.kind, f.cut) for f in files),
+                said=len(self.text) if files else None,
             )
-            self._remember(ChatMessage("user", self.text, meta=meta, images=self.images))
+            content = message_text(self.text, files)
+            self._remember(ChatMessage("user", content, meta=meta, images=self.images))
         if self.agent.changes is not None:
             self.agent.changes.begin(self.conversation_id, self.turn)
         if self.skill is not None:
@@ -448,6 +467,11 @@ class _Turn:
             yield Notice(notice, "setup")
         for notice in await self.agent.toolbox.prepare():
             yield Notice(notice, "tools_unavailable")
+        root = self.agent.workspace_root
+        if root is not None and self.agent.config.agents_md:
+            self.agents_md = read_agents_md(root)
+            if self.agents_md is not None and self.agents_md.problem:
+                yield Notice(self.agents_md.problem, "agents_md")
         for recall in (self.memory, self.passages):
             if recall is not None:
                 async for event in recall.events():
@@ -479,7 +503,7 @@ class _Turn:
             except BackendError as exc:
                 self._close_answer(cut=True)
                 yield Error(str(exc))
-                yield Done("error", self.conversation_id, dict(self.stats))
+                yield Done("error", self.conversation_id, self.meter.stats(self.tool_rounds))
                 return
             reply = self.reply
             if reply.stop is not None:  # a cap or the repetition guard: the turn ends here
@@ -499,6 +523,7 @@ class _Turn:
                     reason = "max_rounds"
                     break
                 tool_rounds += 1
+                self.tool_rounds = tool_rounds
                 self.tools_ran = True
                 async for event in self._run_tools(reply.calls):
                     yield event
@@ -509,7 +534,7 @@ class _Turn:
                 self._close_answer(cut=True)
                 if not self.tools_ran:
                     yield Error(empty_answer_message())
-                    yield Done("error", self.conversation_id, dict(self.stats))
+                    yield Done("error", self.conversation_id, self.meter.stats(self.tool_rounds))
                     return
                 yield Notice(empty_after_tools_notice(), "empty_after_tools")
                 break
@@ -528,8 +553,7 @@ class _Turn:
             break
         if (notice := self._no_tool_notice()) is not None:
             yield notice
-        self.stats["rounds"] = tool_rounds
-        yield Done(reason, self.conversation_id, dict(self.stats))
+        yield Done(reason, self.conversation_id, self.meter.stats(self.tool_rounds))
 
     def _no_tool_notice(self) -> Notice | None:
         """Tools were offered, the request needed one, the model used none: said, so that a
@@ -653,6 +677,7 @@ class _Turn:
         specs_names = self.agent.toolbox.names() if self.mode.tools != "none" else []
         root = str(self.agent.workspace_root) if self.agent.workspace_root else None
         texts = [system_prompt(root, specs_names)]
+        texts += instruction_texts(self.agent.config.instructions, self.agents_md)
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
             texts.append(self.skill.body)
@@ -736,6 +761,7 @@ class _Turn:
             messages, tools = prompted_request(messages, tools, offered), []
         if self.mode.profile.system_slot is False:  # the template would drop them
             messages = fold_system(messages)
+        reply.figures = self.meter.begin_round(request.estimate, request.window)
         # Small models often write a tool call as text: hold back what could be one.
         recover = offered and self.agent.config.text_calls
         reader = ReplyReader([spec.name for spec in offered] if recover else None)
@@ -790,6 +816,7 @@ class _Turn:
                     reply.prompt_eval_count = chunk.prompt_eval_count or 0
                     reply.eval_count = chunk.eval_count or 0
                     reply.done_reason = chunk.done_reason or ""
+                    _count_round(reply, chunk.eval_duration_ns)
                 elif (stop := limit.check(chunk)) is not None:
                     reply.stop = stop
                     break
@@ -816,12 +843,14 @@ class _Turn:
             return None
 
     def _count_unreported(self, reply: _Reply) -> None:
-        """Add the reply's counts to the turn's; when the server gave none (a reply it did
-        not finish, a server that sends no usage), the streamed pieces stand in."""
+        """The reply's end for its figures; when the server gave no counts (a reply it did
+        not finish, a server that sends no usage), the streamed pieces stand in for
+        `eval_count` and the figures are estimated from the streamed text."""
         if not reply.eval_count and reply.limit is not None:
             reply.eval_count = reply.limit.pieces
-        self.stats["prompt_tokens"] += reply.prompt_eval_count
-        self.stats["answer_tokens"] += reply.eval_count
+            if reply.figures is not None:
+                reply.figures.pieces = reply.limit.pieces
+        _streamed(reply)
 
     async def _finish_reply(
         self, model: str, reader: ReplyReader, request: FittedRequest
@@ -854,6 +883,7 @@ class _Turn:
         if reply.thinking_started is None:
             reply.thinking_started = time.monotonic()
         reply.thinking += text
+        _first_piece(reply)
         reply.shown = True
         return Thinking(text)
 
@@ -866,6 +896,7 @@ class _Turn:
             reply.thinking_ended = time.monotonic()
         self.store.append_answer_text(reply.answer_id, text)
         reply.content += text
+        _first_piece(reply)
         reply.shown = True
         return Token(text)
 
@@ -1017,6 +1048,8 @@ class _Turn:
             # the notice is said once per conversation
             prompted_tools=self.mode is not None and self.mode.tools == "prompted",
             model=self.model,
+            # a final answer keeps the turn's figures so far (shown again when reopened)
+            figures=None if calls else self.meter.stats(self.tool_rounds),
         )
         message = ChatMessage(
             "assistant",
@@ -1042,6 +1075,34 @@ class _Turn:
             )
             self.history.append(message)
         self.reply = _Reply()
+
+
+def _first_piece(reply: _Reply) -> None:
+    if reply.figures is not None and reply.figures.first_at is None:
+        reply.figures.first_at = time.monotonic()
+
+
+def _count_round(reply: _Reply, eval_duration_ns: int | None) -> None:
+    """The request's end: the server's counts (0: not sent) and what was streamed, from
+    which the figures are estimated when the counts are missing."""
+    figures = reply.figures
+    if figures is None:
+        return
+    figures.ended_at = time.monotonic()
+    figures.prompt_tokens = reply.prompt_eval_count or None
+    figures.answer_tokens = reply.eval_count or None
+    figures.eval_duration_ns = eval_duration_ns
+
+
+def _streamed(reply: _Reply) -> None:
+    """What the round streamed, for an estimate when the server sent no counts."""
+    figures = reply.figures
+    if figures is None:
+        return
+    if figures.ended_at is None:
+        figures.ended_at = time.monotonic()
+    calls = "".join(f"{call.name}{call.arguments}" for call in reply.calls)
+    figures.answer_text = reply.thinking + reply.content + calls
 
 
 def _as_args(raw: Any) -> dict[str, Any]:

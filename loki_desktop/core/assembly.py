@@ -35,6 +35,10 @@ class TurnOptions:
     budget: ContextBudget | None = None
     # what the evaluation's "harness off" turns off besides skills and checks
     text_calls: bool = True
+    # instructions replacing the person's for these turns (`ask --system`, a conversation's
+    # own); None: the settings' Instructions personnelles
+    system: str | None = None
+    agents_md: bool = True  # read the workspace's AGENTS.md (`ask --no-agents-md`: False)
     # `--max-tokens` / `--timeout`: over the settings' caps, for every model (0: the settings')
     caps: AnswerCaps = field(default_factory=AnswerCaps)
     # the process's memories (core.memory.setup); used only when the setting is on
@@ -83,6 +87,8 @@ def build_agent(
         think=options.think or settings.think,
         tool_modes=dict(settings.tool_modes),
         text_calls=options.text_calls,
+        instructions=settings.instructions if options.system is None else options.system,
+        agents_md=options.agents_md,
         caps=caps,
         model_caps=model_caps,
     )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.file_change import FileChange
 
 if TYPE_CHECKING:  # messages holds MessageMeta, made of these events
@@ -53,6 +54,8 @@ NoticeCode = Literal[
     # memories (core.memory)
     "memory_refused",  # a memory was not kept (a secret, a store that failed, no such memory)
     "memory_recall",  # recalling memories or workspace passages had a problem
+    "agents_md",  # the workspace's AGENTS.md was left out (too big, not UTF-8, unreadable)
+    "attachment_cut",  # attached files past the context: only their first part was sent
 ]
 NOTICE_CODES: tuple[NoticeCode, ...] = get_args(NoticeCode)
 # A tool_call event carries at most this much of each string argument (a whole file given to
@@ -238,11 +241,12 @@ class Done:
 
     A turn its consumer cancels (the Stop button, Ctrl+C) ends without Done: the consumer
     knows it cancelled. What was said is stored, the answer marked cut.
+    `stats`: the answer's figures (None when no request reached the model).
     """
 
     reason: DoneReason
     session: str | None = None
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: AnswerStats | None = None
 
 
 Event = (
@@ -310,8 +314,13 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return {"type": "notice", "code": code, "message": message}
         case Error(message=message):
             return {"type": "error", "message": message}
-        case Done(reason=reason, session=session):
-            return {"type": "done", "reason": reason, "session": session}
+        case Done(reason=reason, session=session, stats=stats):
+            return {
+                "type": "done",
+                "reason": reason,
+                "session": session,
+                "stats": stats.to_json() if stats is not None else None,
+            }
 
 
 def _recalled_json(item: RecalledItem) -> dict[str, Any]:

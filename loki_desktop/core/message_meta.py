@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.events import ChangedFile, CheckReport, Problem, SkillUsed, report_json
 from loki_desktop.core.file_change import FileChange
 
@@ -21,11 +22,23 @@ class UndoNote:
 
 
 @dataclass(frozen=True, slots=True)
+class FileChip:
+    """A file attached to a user message, as its chip shows it (the text is in the content)."""
+
+    name: str
+    size: int
+    kind: str  # "text" or "pdf"
+    cut: bool = False  # only its first part was sent
+
+
+@dataclass(frozen=True, slots=True)
 class MessageMeta:
     """What the window needs to show a reopened conversation again, never what the model
     needs. Each field belongs to one kind of message:
 
-    - a user message: `skill`, the skill picked for it (its badge);
+    - a user message: `skill`, the skill picked for it (its badge); `files`, the files
+      attached (their chips), whose text follows the person's own `said` characters of
+      the content;
     - a tool result: `ok` and `summary` (the card's head), `change` (a write's diff),
       `check` (the static check of what it wrote), `shell_changes` (the files a command
       changed);
@@ -33,7 +46,8 @@ class MessageMeta:
       (core.llm.textcalls; "" for a native call), and `prompted_tools`, whether tools were
       described in the prompt (the notice about it is said once per conversation);
     - a harness note: `undo`;
-    - an assistant message: `model`, the model that wrote it (shown, and exported).
+    - an assistant message: `model`, the model that wrote it (shown, and exported);
+      `figures`, the turn's answer figures so far (core.answer_stats), shown under it.
     """
 
     skill: SkillUsed | None = None
@@ -45,7 +59,10 @@ class MessageMeta:
     text_call: str = ""
     prompted_tools: bool = False
     undo: UndoNote | None = None
+    files: tuple[FileChip, ...] = ()
+    said: int | None = None
     model: str = ""
+    figures: AnswerStats | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The stored shape (keys as older versions wrote them); only what is set, so an
@@ -67,8 +84,16 @@ class MessageMeta:
             data["tools"] = "prompted"
         if self.undo is not None:
             data["undo"] = _undo_json(self.undo)
+        if self.files:
+            data["files"] = [
+                {"name": f.name, "size": f.size, "kind": f.kind, "cut": f.cut} for f in self.files
+            ]
+        if self.said is not None:
+            data["said"] = self.said
         if self.model:
             data["model"] = self.model
+        if self.figures is not None:
+            data["figures"] = self.figures.to_json()
         return data
 
     @classmethod
@@ -93,7 +118,10 @@ class MessageMeta:
             text_call=_text(data.get("text_call")),
             prompted_tools=data.get("tools") == "prompted",
             undo=_undo(data.get("undo")),
+            files=_files(data.get("files")),
+            said=_number(data.get("said")) if "said" in data else None,
             model=_text(data.get("model")),
+            figures=AnswerStats.from_json(data.get("figures")),
         )
 
 
@@ -123,6 +151,19 @@ def _check(data: object) -> CheckReport | None:
         ok if isinstance(ok, bool) else not problems,
         problems,
         skipped if isinstance(skipped, str) and skipped else None,
+    )
+
+
+def _files(data: object) -> tuple[FileChip, ...]:
+    return tuple(
+        FileChip(
+            _text(item.get("name")),
+            _number(item.get("size")),
+            _text(item.get("kind")),
+            item.get("cut") is True,
+        )
+        for item in (data if isinstance(data, list) else [])
+        if isinstance(item, dict)
     )
 
 

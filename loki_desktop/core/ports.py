@@ -87,6 +87,8 @@ class ChatChunk:
     done_reason: str | None = None
     prompt_eval_count: int | None = None
     eval_count: int | None = None
+    # Ollama's `eval_duration`: nanoseconds spent writing the answer (None: not said)
+    eval_duration_ns: int | None = None
     notice: str = ""  # a sentence about the stream itself (a garbage line skipped)
 
 

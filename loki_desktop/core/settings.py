@@ -33,6 +33,8 @@ NUM_CTX_RANGE = (2048, 1_048_576)
 # turns' checkpoints are dropped beyond it. Below 10 MB one ordinary turn would not fit.
 DEFAULT_CHECKPOINTS_BUDGET_MB = 500
 CHECKPOINTS_BUDGET_RANGE = (10, 100_000)
+# Instructions personnelles: what core.instructions gives the model at most.
+MAX_INSTRUCTIONS_CHARS = 20_000
 # An answer's caps (core.llm.caps), 0 = none. 8192 tokens leaves room for a whole file written
 # through a tool call; 30 min of streaming is past any answer a local model means to give, and
 # the repetition guard stops a loop long before either.
@@ -85,6 +87,23 @@ def _language_check(value: str) -> str | None:
     return _("« {value} » n'est pas l'un de {choices}").format(
         value=value, choices=", ".join(LANGUAGE_CHOICES)
     )
+
+
+def _instructions_check(value: str) -> str | None:
+    if len(value) <= MAX_INSTRUCTIONS_CHARS:
+        return None
+    return _("{n} caractères, plus que les {limit} permis").format(
+        n=len(value), limit=MAX_INSTRUCTIONS_CHARS
+    )
+
+
+def _conversations_check(value: dict[str, str]) -> str | None:
+    for text in value.values():
+        if not isinstance(text, str):
+            return _("{value} n'est pas un texte").format(value=text)
+        if (refused := _instructions_check(text)) is not None:
+            return refused
+    return None
 
 
 def _caps_check(value: dict[str, dict[str, int]]) -> str | None:
@@ -163,6 +182,12 @@ class Settings:
         default_factory=list, metadata={"entries_checked_elsewhere": True}
     )
     model_server: str = ""
+    # "Instructions personnelles": given to the model in every conversation
+    instructions: str = field(default="", metadata={"check": _instructions_check})
+    # a conversation's own instructions (its menu in the window), replacing the above there
+    conversation_instructions: dict[str, str] = field(
+        default_factory=dict, metadata={"check": _conversations_check}
+    )
     # Réglages → Intelligence: memories recalled before each turn and kept when asked
     # (« retiens que… »); off: no memory file opened, nothing embedded
     memories: bool = True

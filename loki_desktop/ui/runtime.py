@@ -302,9 +302,17 @@ class Runtime:
             conversation_title(first_message), str(workspace) if workspace else None
         )
 
-    def make_agent(self, approver: Approver, *, server: str = "", model: str = "") -> Agent:
+    def make_agent(
+        self,
+        approver: Approver,
+        conversation_id: str | None = None,
+        *,
+        server: str = "",
+        model: str = "",
+    ) -> Agent:
         """An agent for one turn, with the saved model (the window's picker sets it), or
-        `model` on the configured server named `server` (Régénérer avec…)."""
+        `model` on the configured server named `server` (Régénérer avec…); with the
+        conversation's own instructions when it has some."""
         from loki_desktop.core.assembly import TurnOptions, build_agent
 
         mcp = self.mcp  # built first: its notices join the pending ones
@@ -323,6 +331,7 @@ class Runtime:
                 user_skills_dir=self.services.user_skills_dir,
                 extra_sources=[mcp.manager],
                 budget=budget,
+                system=self.settings.conversation_instructions.get(conversation_id or ""),
                 memories=self.memories,
                 knowledge=self.knowledge(),
             ),

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
+from loki_desktop.core.attachments.model import FileAttachment
 from loki_desktop.core.branches import (
     BranchBusy,
     LeftBehind,
@@ -22,10 +23,12 @@ from loki_desktop.core.branches import (
 )
 from loki_desktop.core.i18n import N_, _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.message_meta import FileChip as ChipInfo
 from loki_desktop.core.ports import NotInConversation
 from loki_desktop.ui.changes.approval import ShellApprover
 from loki_desktop.ui.changes.undo_bar import UndoBars
 from loki_desktop.ui.chat.conversations import ConversationList
+from loki_desktop.ui.chat.oversize import fitted_files
 from loki_desktop.ui.chat.view import PAGE_SIZE, ChatView
 from loki_desktop.ui.heap_return import HeapReturn, delete_now
 from loki_desktop.ui.qt_helpers import OwnedTasks
@@ -79,7 +82,7 @@ class Session(QObject):
 
     def _agent(self, runtime: Runtime) -> Agent:
         (server, model), self.model_override = self.model_override, ("", "")
-        return runtime.make_agent(self.approver, server=server, model=model)
+        return runtime.make_agent(self.approver, self.id, server=server, model=model)
 
     def dispose(self) -> None:
         self.view.deleteLater()
@@ -260,26 +263,56 @@ class Sessions(QObject):
                 self.new_conversation()
             self._drop(session)
         self.runtime.store.delete(conversation_id)
+        if self.runtime.settings.conversation_instructions.pop(conversation_id, None) is not None:
+            self.runtime.save_settings()
         if self.runtime.checkpoints is not None:  # the files' previous states go with it
             self.runtime.checkpoints.delete_conversation(conversation_id)
         self.conversations.refresh()
 
     # --- turns ------------------------------------------------------------------------------
 
-    def send(self, text: str, images: tuple[ImageAttachment, ...] = ()) -> None:
-        """Send `text` (and `images`) in the current conversation (a new one from the welcome
-        page)."""
+    def send(self, text: str, attached: tuple[ImageAttachment | FileAttachment, ...] = ()) -> None:
+        """Send `text` (and the images and files `attached`) in the current conversation (a new
+        one from the welcome page)."""
+        images = tuple(item for item in attached if isinstance(item, ImageAttachment))
+        files = tuple(item for item in attached if isinstance(item, FileAttachment))
         session = self.current
         if session is None:
-            title = text or ", ".join(image.name for image in images) or _("Image")
+            names = ", ".join([image.name for image in images] + [file.name for file in files])
+            title = text or names or _("Image")
             conversation_id = self.runtime.new_conversation(title)
             self.conversations.refresh(select=conversation_id)
             session = self._new_session(conversation_id)
             self._show(session)
+        if files:  # first: do they fit in the context left?
+            self.tasks.spawn(self._send_files(session, text, images, files))
+            return
+        self._deliver(session, text, images, files)
+
+    async def _send_files(
+        self,
+        session: Session,
+        text: str,
+        images: tuple[ImageAttachment, ...],
+        files: tuple[FileAttachment, ...],
+    ) -> None:
+        fitted = await fitted_files(session.runner.make_agent, text, files, self.dialogs_parent)
+        if fitted is None:  # not sent: back in the composer, as it was
+            self.send_refused.emit(text, (*images, *files))
+            return
+        self._deliver(session, text, images, fitted)
+
+    def _deliver(
+        self,
+        session: Session,
+        text: str,
+        images: tuple[ImageAttachment, ...],
+        files: tuple[FileAttachment, ...],
+    ) -> None:
         if session.runner.busy:
             return
         if not session.runner.can_start(session.id):
-            self.send_refused.emit(text, images)
+            self.send_refused.emit(text, (*images, *files))
             session.view.add_notice(
                 _(
                     "La question rapide répond encore dans cette conversation : "
@@ -288,11 +321,13 @@ class Sessions(QObject):
             )
             return
         if self.editing is not None and self.editing[0] == session.id:
-            session = self._branch_for_edit(session, self.editing[1])
-            if session is None:
+            branched = self._branch_for_edit(session, self.editing[1])
+            if branched is None:
                 return
-        session.view.add_user_message(text, images)
-        session.runner.send(text, session.id, images)
+            session = branched
+        chips = tuple(ChipInfo(f.name, f.size, f.kind, f.cut) for f in files)
+        session.view.add_user_message(text, images, chips)
+        session.runner.send(text, session.id, images, files)
 
     def send_new(self, text: str) -> None:
         """Send in the current conversation, or a new one if a turn is running there."""

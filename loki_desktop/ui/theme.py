@@ -31,6 +31,7 @@ class Palette:
     gold_soft: str  # the user's messages
     danger: str
     danger_soft: str
+    warn: str  # a context nearly full (the composer's bar past 80 %)
     ok_soft: str
     code_bg: str
     code_head: str
@@ -56,6 +57,7 @@ LIGHT = Palette(
     gold_soft="#FFF1C2",
     danger="#C8102E",
     danger_soft="#FDE3E6",
+    warn="#E8730C",
     ok_soft="#DDF3E4",
     code_bg="#FBFAF5",
     code_head="#16181A",
@@ -77,6 +79,7 @@ DARK = Palette(
     gold_soft="#302A14",
     danger="#FF5C6C",
     danger_soft="#3B1B20",
+    warn="#FF9F43",
     ok_soft="#16301F",
     code_bg="#0E100F",
     code_head="#2B302C",

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from loki_desktop.core.answer_stats import AnswerStats
+from loki_desktop.core.attachments.model import FileAttachment
 from loki_desktop.core.events import (
     ChangedFile,
     CheckReport,
@@ -77,6 +79,8 @@ class TurnSink(Protocol):
 
     def add_notice(self, message: str) -> object: ...
 
+    def show_figures(self, stats: AnswerStats) -> object: ...
+
     def add_recall(self, items: Sequence[RecalledItem]) -> object: ...
 
     def add_memorised(self, memory_id: int, text: str) -> object: ...
@@ -119,8 +123,10 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             sink.add_notice(message)
         case Error(message=message):
             sink.add_error(message)
-        case Done(reason=reason):
+        case Done(reason=reason, stats=stats):
             sink.end_answer(cut=reason == "error")
+            if stats is not None and reason != "error":
+                sink.show_figures(stats)
 
 
 class TurnRunner(QObject):
@@ -164,10 +170,14 @@ class TurnRunner(QObject):
         return not self.busy and conversation_id not in self.running
 
     def send(
-        self, text: str, conversation_id: str, images: Sequence[ImageAttachment] = ()
+        self,
+        text: str,
+        conversation_id: str,
+        images: Sequence[ImageAttachment] = (),
+        files: Sequence[FileAttachment] = (),
     ) -> asyncio.Task[str]:
         return self._start(
-            lambda agent: agent.run_turn(text, conversation_id, images), conversation_id
+            lambda agent: agent.run_turn(text, conversation_id, images, files), conversation_id
         )
 
     def retry(self, conversation_id: str) -> asyncio.Task[str]:

@@ -22,7 +22,7 @@ def test_tokens_then_done_in_the_documented_shapes(
     assert events[:2] == [{"type": "token", "text": "Bon"}, {"type": "token", "text": "jour !"}]
     assert events[-1]["type"] == "done"
     assert events[-1]["reason"] == "completed"
-    assert set(events[-1]) == {"type", "reason", "session"}
+    assert set(events[-1]) == {"type", "reason", "session", "stats"}
     request = ollama.chat_requests[0]
     assert request["model"] == "qwen2.5-coder:7b"  # the first model the server lists
     assert request["options"]["num_ctx"] == 8192

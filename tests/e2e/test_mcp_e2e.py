@@ -166,7 +166,12 @@ def test_ask_goes_on_when_servers_exit_or_never_answer(
     notices = [e["message"] for e in lines if e["type"] == "notice"]
     assert any("« exits_at_once »" in n and "fatal: API_KEY is not set" in n for n in notices)
     assert any("« never_answers »" in n for n in notices)
-    assert lines[-1] == {"type": "done", "reason": "completed", "session": lines[-1]["session"]}
+    assert lines[-1] == {
+        "type": "done",
+        "reason": "completed",
+        "session": lines[-1]["session"],
+        "stats": lines[-1]["stats"],
+    }
     assert processes_tagged(tag) == []  # no orphan: the stuck server was stopped at exit
 
 

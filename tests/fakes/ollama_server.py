@@ -118,6 +118,9 @@ class Reply:
     # an {"error": ...} line mid-stream
     prompt_eval_count: int | None = None
     eval_count: int | None = None
+    eval_duration: int = 1000  # nanoseconds, as Ollama's final chunk says it
+    # False: the final chunk has none of the counts and durations (a server that omits them)
+    counts: bool = True
     done_reason: str = "stop"
     # a server that does not honour `options.num_predict` (Ollama does: it stops there
     # with done_reason "length", eval_count the cap)
@@ -496,18 +499,24 @@ def _model_entry(name: str) -> dict[str, Any]:
 
 def _final(model: str, content: str, reply: Reply) -> dict[str, Any]:
     eval_count = reply.eval_count if reply.eval_count is not None else max(1, len(reply.tokens))
-    return {
+    final = {
         "model": model,
         "created_at": _now(),
         "message": {"role": "assistant", "content": content},
         "done": True,
         "done_reason": reply.done_reason,
+    }
+    if not reply.counts:
+        return final
+    # the counts and durations (nanoseconds) of Ollama's docs, api/usage
+    return {
+        **final,
         "total_duration": 1_000_000,
         "load_duration": 1000,
         "prompt_eval_count": reply.prompt_eval_count if reply.prompt_eval_count is not None else 42,
         "prompt_eval_duration": 1000,
         "eval_count": eval_count,
-        "eval_duration": 1000,
+        "eval_duration": reply.eval_duration,
     }
 
 

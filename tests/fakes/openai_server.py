@@ -74,6 +74,7 @@ class Reply:
     garbage_after: int | None = None
     endless_after: int | None = None
     prompt_tokens: int = 42
+    usage: bool = True  # False: no usage chunk even when asked (a server that never sends it)
     ignores_max_tokens: bool = False  # llama.cpp, vLLM and LM Studio honour `max_tokens`
 
     @classmethod
@@ -255,7 +256,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return
             reason = reply.finish_reason or ("tool_calls" if reply.calls else "stop")
             self._event(chunk({}, finish_reason=reason))
-            if (body.get("stream_options") or {}).get("include_usage"):
+            if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
                 completion = len(reply.tokens) + len(reply.reasoning) + len(reply.calls)
                 usage = {
                     "prompt_tokens": reply.prompt_tokens,

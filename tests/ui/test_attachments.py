@@ -81,16 +81,19 @@ async def test_refused_files_get_the_cores_sentences(qtbot: Any, tmp_path: Path)
     missing = tmp_path / "absente.png"
     await composer.attachments.attach_paths([text, broken, huge, missing])
     assert composer.attachments.images == []
+    # a text file is no image: it is attached as a file, its chip named and sized
+    assert [f.name for f in composer.attachments.files] == ["notes.txt"]
+    assert [c.text.text() for c in composer.attachments.chips.chips()] == ["notes.txt · 13 octets"]
     problem = composer.attachments.problem
     assert problem.isVisibleTo(composer)
     lines = problem.text().splitlines()
-    assert len(lines) == 4
-    assert "notes.txt" in lines[0]
-    assert "PNG, JPEG, WebP ou GIF" in lines[0]
-    assert "abimee.png" in lines[1]
-    assert "enorme.png" in lines[2]
-    assert "20 Mo" in lines[2]
-    assert "absente.png" in lines[3]
+    assert len(lines) == 3
+    assert "abimee.png" in lines[0]
+    # all zeros is no image by its content: read as a text file, past that limit
+    assert lines[1] == (
+        "« enorme.png » pèse 20,0 Mo : Loki joint au plus 1,0 Mo par fichier de ce type."
+    )
+    assert lines[2] == "« absente.png » n'existe plus (déplacé ou supprimé ?)."
 
     # the next good image clears the sentence
     await composer.attachments.attach_paths([write_image(tmp_path, "ok.png", "PNG")])
@@ -129,13 +132,13 @@ async def test_pasting_image_bytes_or_a_copied_file_attaches_them(
     assert composer.text() == "du texte"
 
 
-async def test_without_vision_the_button_is_disabled_and_nothing_is_read(
+async def test_without_vision_images_are_refused_and_files_still_attach(
     qtbot: Any, tmp_path: Path
 ) -> None:
     composer = make_composer(qtbot)
     composer.set_vision("« llama3.1:8b » ne lit pas les images.")
-    assert not composer.attach_button.isEnabled()
-    assert composer.attach_button.toolTip() == "« llama3.1:8b » ne lit pas les images."
+    assert composer.attach_button.isEnabled()  # text, code and PDF files need no vision
+    assert composer.attach_button.toolTip().endswith("« llama3.1:8b » ne lit pas les images.")
     pasted = QMimeData()
     pasted.setData("image/png", image_bytes("PNG"))
     composer.input.insertFromMimeData(pasted)
@@ -143,8 +146,10 @@ async def test_without_vision_the_button_is_disabled_and_nothing_is_read(
     assert composer.attachments.images == []
     assert composer.attachments.problem.text() == "« llama3.1:8b » ne lit pas les images."
 
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    await composer.attachments.attach_paths([tmp_path / "notes.md"])
+    assert [f.name for f in composer.attachments.files] == ["notes.md"]
     composer.set_vision("")
-    assert composer.attach_button.isEnabled()
     await composer.attachments.attach_paths([write_image(tmp_path, "a.png", "PNG")])
     assert len(composer.attachments.images) == 1
 

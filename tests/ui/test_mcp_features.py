@@ -213,8 +213,10 @@ async def test_slash_lists_prompts_and_inserts_the_rendered_one(
         window.composer.input.insertPlainText("/")
         await wait_until(lambda: features.menu is not None and features.menu.isVisible(), 60)
         assert features.menu is not None
-        actions = {a.data(): a for a in features.menu.actions()}
+        actions = {a.data(): a for a in features.menu.actions() if a.data()}
         assert set(actions) == {"feat:review", "feat:hello"}
+        sections = [a.text() for a in features.menu.actions() if a.isSeparator()]
+        assert len(sections) == 1  # the server's name above its prompts
         assert (
             actions["feat:review"].text() == "/feat:review — Relecture de code  (code*, language)"
         )
@@ -286,3 +288,51 @@ async def test_with_no_server_on_slash_is_plain_text(
         assert len(window.mcp_composer.tasks) == 0  # no list is being opened
         assert window.mcp_composer.menu is None
         assert window.composer.text() == "/"
+
+
+@MENU_NOISE
+async def test_slash_lists_the_persons_prompts_first_and_fills_their_variables(
+    ollama: FakeOllama, services: Services, qtbot: Any, tmp_path: Path, loki_home: Path
+) -> None:
+    (loki_home / "prompts").mkdir()
+    (loki_home / "prompts" / "review.md").write_text("Relis ce {{langage}} avec soin.")
+    (loki_home / "prompts" / "casse.md").write_text("Écris {{nom")
+    with_features(services, tmp_path / "log")
+    async with open_window(services, qtbot, ollama.url) as window:
+        await connected(window)
+        features = window.mcp_composer
+        window.composer.input.insertPlainText("/")
+        await wait_until(lambda: features.menu is not None and features.menu.isVisible(), 60)
+        assert features.menu is not None
+        entries = [(a.isSeparator(), a.text(), a.data()) for a in features.menu.actions()]
+        assert entries[0] == (True, "Mes prompts", None)
+        assert entries[1] == (False, "/review  (langage)", "mine:review")
+        assert entries[2][1].startswith("Le prompt « casse » a une variable mal écrite")
+        # the server's prompts follow under its name: a "review" of its own is told apart
+        assert [data for _sep, _text, data in entries[3:] if data] == ["feat:review", "feat:hello"]
+        mine = next(a for a in features.menu.actions() if a.data() == "mine:review")
+        mine.trigger()
+        await wait_until(lambda: features.dialog is not None and features.dialog.isVisible())
+        dialog = features.dialog
+        assert dialog is not None
+        field = dialog.inputs["langage"]
+        assert isinstance(field, QLineEdit)
+        field.setText("Rust")
+        dialog.accept_button.click()
+        await wait_until(lambda: window.composer.text() == "Relis ce Rust avec soin.")
+
+
+@MENU_NOISE
+async def test_with_no_server_on_slash_lists_the_persons_prompts(
+    ollama: FakeOllama, services: Services, qtbot: Any, loki_home: Path
+) -> None:
+    (loki_home / "prompts").mkdir()
+    (loki_home / "prompts" / "bonjour.md").write_text("Dis bonjour.")
+    async with open_window(services, qtbot, ollama.url) as window:
+        features = window.mcp_composer
+        window.composer.input.insertPlainText("/")
+        await wait_until(lambda: features.menu is not None and features.menu.isVisible())
+        assert features.menu is not None
+        mine = next(a for a in features.menu.actions() if a.data() == "mine:bonjour")
+        mine.trigger()
+        await wait_until(lambda: window.composer.text() == "Dis bonjour.")

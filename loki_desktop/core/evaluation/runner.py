@@ -249,9 +249,11 @@ class _Outcome:
                 self.error = message
             case Done(reason=reason, stats=stats):
                 self.done = reason
-                self.rounds = stats.get("rounds", 0)
-                self.answer_tokens = stats.get("answer_tokens", 0)
-                self.tokens = stats.get("prompt_tokens", 0) + self.answer_tokens
+                if stats is not None:
+                    self.rounds = stats.rounds
+                    self.answer_tokens = stats.answer_tokens
+                    # every request's prompt, as the server counted it, and the answers
+                    self.tokens = stats.prompt_total + self.answer_tokens
 
     @property
     def produced(self) -> int:

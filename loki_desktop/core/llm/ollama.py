@@ -350,6 +350,7 @@ def chunk_of(part: dict[str, Any]) -> ChatChunk:
         done_reason=reason if isinstance(reason, str) else None,
         prompt_eval_count=_count(part.get("prompt_eval_count")),
         eval_count=_count(part.get("eval_count")),
+        eval_duration_ns=_count(part.get("eval_duration")),
     )
 
 
@@ -368,5 +369,6 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _count(value: object) -> int | None:
+def _count(value: Any) -> int | None:
+    """A count or a duration as the server sent it: an int, else unknown."""
     return value if type(value) is int and value >= 0 else None

@@ -1,4 +1,7 @@
-"""The images attached to the next message: checked by the core, shown as removable thumbnails.
+"""What is attached to the next message: images as removable thumbnails, other files as chips.
+
+Images go through `core.images`, text, code and PDF files through `core.attachments`
+(told by their content, not their name).
 
 One way in for the three gestures: the attach button gives paths, a drop and a paste give
 Qt mime data (local files, or the bytes of an image copied from a browser or a
@@ -9,6 +12,7 @@ thread, so a 20 MB photo never freezes the window, and refused with the core's s
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -16,8 +20,11 @@ from PySide6.QtCore import QMimeData, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from loki_desktop.core.attachments.model import AttachmentRefused, FileAttachment
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.message_meta import FileChip as ChipInfo
+from loki_desktop.ui.chat.file_chips import FileChip, FileChipRow
 from loki_desktop.ui.chat.images import ThumbnailRow, attachment_thumbnail, png_bytes
 from loki_desktop.ui.qt_helpers import OwnedTasks, label
 
@@ -25,7 +32,8 @@ from loki_desktop.ui.qt_helpers import OwnedTasks, label
 IMAGE_MIME_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 IMAGE_FILTER = "*.png *.jpg *.jpeg *.webp *.gif"
 
-Loader = Callable[[], ImageAttachment]
+Attached = ImageAttachment | FileAttachment
+Loader = Callable[[], Attached]
 
 
 class Attachments(QWidget):
@@ -38,6 +46,7 @@ class Attachments(QWidget):
         self.setObjectName("Attachments")
         self.tasks = OwnedTasks()
         self.images: list[ImageAttachment] = []
+        self.files: list[FileAttachment] = []
         self.refusal = ""  # why a model cannot take images (None of them are read then)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -45,6 +54,8 @@ class Attachments(QWidget):
         self.row = ThumbnailRow()
         self.row.hide()
         layout.addWidget(self.row)
+        self.chips = FileChipRow()
+        layout.addWidget(self.chips)
         self.problem = label("", "AttachError", wrap=True)
         self.problem.hide()
         layout.addWidget(self.problem)
@@ -82,21 +93,24 @@ class Attachments(QWidget):
         """A model without vision: nothing is read; `refusal` says why (empty: allowed)."""
         self.refusal = refusal
 
-    def take(self) -> tuple[ImageAttachment, ...]:
-        """The images for the message being sent; the composer is then empty of them."""
-        taken = tuple(self.images)
+    def take(self) -> tuple[Attached, ...]:
+        """The images and files for the message being sent; the composer is then empty."""
+        taken: tuple[Attached, ...] = (*self.images, *self.files)
         self.clear()
         return taken
 
-    def restore(self, images: Sequence[ImageAttachment]) -> None:
-        """Images taken for a message that could not be sent yet: back in the composer."""
-        for image in images:
-            self._add(image)
+    def restore(self, attached: Sequence[Attached]) -> None:
+        """What was taken for a message that could not be sent yet: back in the composer."""
+        for item in attached:
+            self._add(item)
 
     def clear(self) -> None:
         self.images.clear()
+        self.files.clear()
         for thumb in self.row.thumbnails():
             self.row.remove(thumb)
+        for chip in self.chips.chips():
+            self.chips.remove(chip)
         self.row.hide()
         self.show_problem("")
         self.changed.emit()
@@ -122,27 +136,44 @@ class Attachments(QWidget):
     async def _read_all(self, loaders: list[Loader]) -> None:
         if not loaders:
             return
-        if self.refusal:
-            self.show_problem(self.refusal)
-            return
-        # Pillow (through core.images) only once an image is attached, not at start
+        # Pillow (through core.images) only once something is attached, not at start
         from loki_desktop.core.images import ImageRefused
 
         problems: list[str] = []
         for loader in loaders:
             try:
-                image = await asyncio.to_thread(loader)
-            except ImageRefused as refused:
+                item = await asyncio.to_thread(loader)
+            except (ImageRefused, AttachmentRefused) as refused:
                 problems.append(str(refused))
                 continue
-            self._add(image)
-        self.show_problem("\n".join(problems))
+            if isinstance(item, ImageAttachment) and self.refusal:
+                problems.append(self.refusal)  # a model without vision
+                continue
+            self._add(item)
+        self.show_problem("\n".join(dict.fromkeys(problems)))
 
-    def _add(self, image: ImageAttachment) -> None:
+    def _add(self, item: Attached) -> None:
+        if isinstance(item, FileAttachment):
+            self._add_file(item)
+            return
+        image = item
         self.images.append(image)
         thumb = self.row.add(attachment_thumbnail(image, removable=True))
         thumb.remove_requested.connect(lambda: self.remove(image))
         self.row.show()
+        self.changed.emit()
+
+    def _add_file(self, file: FileAttachment) -> None:
+        self.files.append(file)
+        chip = self.chips.add(
+            FileChip(ChipInfo(file.name, file.size, file.kind, file.cut), removable=True)
+        )
+        chip.remove_requested.connect(lambda: self._remove_file(file, chip))
+        self.changed.emit()
+
+    def _remove_file(self, file: FileAttachment, chip: FileChip) -> None:
+        self.files = [held for held in self.files if held is not file]
+        self.chips.remove(chip)
         self.changed.emit()
 
     def _pasted_name(self) -> str:
@@ -150,12 +181,23 @@ class Attachments(QWidget):
 
 
 def _file_loader(path: Path) -> Loader:
-    def load() -> ImageAttachment:
-        from loki_desktop.core.images import load_image
+    return lambda: _load_file(path)
 
-        return load_image(path)
 
-    return load
+def _load_file(path: Path) -> Attached:
+    """An image when its content is one, else a text, code or PDF file (in a worker thread)."""
+    from loki_desktop.core.attachments.loading import load_attachment
+    from loki_desktop.core.images import load_image, sniff_format
+
+    try:  # without blocking: a FIFO dropped on the window must not hang a thread
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            is_image = sniff_format(os.read(fd, 16)) is not None
+        finally:
+            os.close(fd)
+    except OSError:
+        is_image = False  # the file loader says what is wrong, in its words
+    return load_image(path) if is_image else load_attachment(path)
 
 
 def _bytes_loader(data: bytes, name: str) -> Loader:

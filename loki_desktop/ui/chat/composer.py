@@ -21,9 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.i18n import N_, _
-from loki_desktop.core.image_attachment import ImageAttachment
-from loki_desktop.ui.chat.attachments import IMAGE_FILTER, Attachments
+from loki_desktop.ui.chat.answer_figures import ContextBar
+from loki_desktop.ui.chat.attachments import IMAGE_FILTER, Attached, Attachments
 from loki_desktop.ui.qt_helpers import button, label, set_state
 
 MAX_LINES = 8
@@ -89,7 +90,7 @@ class Composer(QFrame):
         outer.addWidget(self.attachments)
         row = QHBoxLayout()
         row.setSpacing(10)
-        self.attach_button = button(_("+ Image"))
+        self.attach_button = button(_("+ Fichier"))
         self.attach_button.setObjectName("AttachButton")
         self.attach_button.clicked.connect(self.choose_images)
         self.input = ComposerInput()
@@ -106,10 +107,13 @@ class Composer(QFrame):
         self.editing = False  # the text replaces one of the person's messages when sent
         self.hint = label(_(HINT), "ComposerHint")
         outer.addWidget(self.hint)
+        self.context_bar = ContextBar()
+        outer.addWidget(self.context_bar)
         self.input.submitted.connect(self.submit)
         self.input.images_given.connect(self.attachments.attach_mime)
         self.input.escape_pressed.connect(self.escape)
         self.input.textChanged.connect(self._fit_height)
+        self.input.textChanged.connect(lambda: self.context_bar.set_draft(self.text()))
         self.button.clicked.connect(self._on_button)
         self._fit_height()
 
@@ -119,15 +123,22 @@ class Composer(QFrame):
     def set_text(self, text: str) -> None:
         self.input.setPlainText(text)
 
-    def keep_draft(self, text: str, images: tuple[ImageAttachment, ...]) -> None:
+    def keep_draft(self, text: str, attached: tuple[Attached, ...]) -> None:
         """A message not sent (the quick prompt answers there): back here, to send later."""
         self.set_text(text)
-        self.attachments.restore(images)
+        self.attachments.restore(attached)
 
     def suggest(self, text: str) -> None:
         """A suggestion of the welcome page, ready to edit or send."""
         self.set_text(text)
         self.input.setFocus()
+
+    def show_context(self, stats: AnswerStats | None) -> None:
+        """How full the context is after the last answer (None: not known yet)."""
+        if stats is None:
+            self.context_bar.set_context(0, 0)
+        else:
+            self.context_bar.set_context(stats.context_tokens, stats.context_limit)
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
@@ -135,21 +146,26 @@ class Composer(QFrame):
         set_state(self.button, "mode", "stop" if busy else "send")
 
     def set_vision(self, refusal: str) -> None:
-        """Images allowed (empty `refusal`), or not, with the reason in the tooltip."""
+        """Images allowed (empty `refusal`), or not, with the reason in the tooltip; text,
+        code and PDF files are always allowed."""
         self.attachments.set_refusal(refusal)
-        self.attach_button.setEnabled(not refusal)
-        self.attach_button.setToolTip(
-            refusal
-            or _(
-                "Joindre des images (PNG, JPEG, WebP, GIF) ; les glisser ou les coller marche aussi"
-            )
+        tip = _(
+            "Joindre des fichiers texte, de code ou PDF, et des images (PNG, JPEG, WebP, GIF) ; "
+            "les glisser ou les coller marche aussi"
         )
+        self.attach_button.setToolTip(f"{tip}\n{refusal}" if refusal else tip)
 
     def choose_images(self) -> QFileDialog:
         """The attach button: a file dialog (not modal to the loop: its choice arrives later)."""
-        dialog = QFileDialog(self.window(), _("Joindre des images"))
+        dialog = QFileDialog(self.window(), _("Joindre des fichiers"))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
-        dialog.setNameFilter(_("Images ({patterns})").format(patterns=IMAGE_FILTER))
+        dialog.setNameFilters(
+            [
+                _("Tous les fichiers (*)"),
+                _("Images ({patterns})").format(patterns=IMAGE_FILTER),
+                _("Documents PDF (*.pdf)"),
+            ]
+        )
         dialog.filesSelected.connect(self.attachments.attach_paths)
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
@@ -157,7 +173,8 @@ class Composer(QFrame):
 
     def submit(self) -> None:
         text = self.input.toPlainText().strip()
-        if (not text and not self.attachments.images) or self.busy:
+        held = self.attachments.images or self.attachments.files
+        if (not text and not held) or self.busy:
             return
         if self.attachments.images and self.attachments.refusal:
             # the model changed since they were attached: keep everything, say why

@@ -191,6 +191,7 @@ class ConversationList(QFrame):
     new_requested = Signal()
     delete_confirmed = Signal(str)  # the window stops its turn, then deletes
     renamed = Signal(str, str)  # conversation id, new title
+    instructions_requested = Signal(str)  # a conversation's own instructions, to edit
     export_requested = Signal(str)  # conversation id: the window asks where to save it
 
     def __init__(
@@ -481,7 +482,7 @@ class ConversationList(QFrame):
         )
 
     def menu_for(self, conversation_id: str, pinned: bool) -> QMenu:
-        """The conversation's menu: pin, export, rename, delete."""
+        """The conversation's menu: pin, export, rename, its own instructions, delete."""
         menu = QMenu(self)
         pin = _("Désépingler") if pinned else _("Épingler")
         menu.addAction(pin, lambda: self.set_pinned(conversation_id, not pinned))
@@ -489,6 +490,10 @@ class ConversationList(QFrame):
             _("Exporter…") + "\tCtrl+Shift+E", lambda: self.export_requested.emit(conversation_id)
         )
         menu.addAction(_("Renommer"), lambda: self.start_rename(conversation_id))
+        menu.addAction(
+            _("Instructions de la conversation…"),
+            lambda: self.instructions_requested.emit(conversation_id),
+        )
         menu.addAction(_("Supprimer…"), lambda: self.confirm_delete(conversation_id))
         return menu
 

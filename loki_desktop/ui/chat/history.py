@@ -76,7 +76,9 @@ class TurnBuilder:
                 case ChatMessage(role="user", origin="harness"):
                     widgets.append(HarnessNote(message.content, undo_note_text(message.meta.undo)))
                 case ChatMessage(role="user"):
-                    widgets.append(UserMessage(message.content, message.images))
+                    said = message.meta.said
+                    words = message.content if said is None else message.content[:said]
+                    widgets.append(UserMessage(words, message.images, message.meta.files))
                     skill = message.meta.skill
                     if skill is not None and skill.title:
                         widgets.append(SkillBadge(skill.title))
@@ -87,6 +89,8 @@ class TurnBuilder:
                         answer = AssistantMessage(renderer)
                         answer.set_markdown(message.content, defer=True)
                         answer.finish(cut=message.cut and not message.tool_calls)
+                        if message.meta.figures is not None:
+                            answer.show_figures(message.meta.figures)
                         if head is None:
                             head = answer
                         else:

@@ -20,11 +20,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.message_meta import FileChip as ChipInfo
 from loki_desktop.ui.changes.change_view import ChangeView, counts_label
+from loki_desktop.ui.chat.answer_figures import AnswerFigures
 from loki_desktop.ui.chat.args_view import ArgumentsView
+from loki_desktop.ui.chat.file_chips import FileChipRow, chip_row
 from loki_desktop.ui.chat.images import ThumbnailRow, thumbnail_row
 from loki_desktop.ui.chat.markdown_view import MarkdownView, MessageText
 from loki_desktop.ui.qt_helpers import button, label, set_state
@@ -40,12 +44,14 @@ REFUSED_SUMMARY = "refusée par l'utilisateur"
 
 
 class UserMessage(QFrame):
-    """What the user typed, shown as plain text in a gold box, with the images attached."""
+    """What the user typed, shown as plain text in a gold box, with the images and the
+    files (as chips) attached."""
 
     def __init__(
         self,
         text: str,
         images: Sequence[ImageAttachment] = (),
+        files: Sequence[ChipInfo] = (),
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -63,6 +69,11 @@ class UserMessage(QFrame):
         if self.images:
             self.thumbnails = thumbnail_row(self.images)
             layout.addWidget(self.thumbnails)
+        self.files = tuple(files)
+        self.chips: FileChipRow | None = None
+        if self.files:
+            self.chips = chip_row(self.files)
+            layout.addWidget(self.chips)
 
 
 def user_text(text: str) -> QLabel | MessageText:
@@ -116,6 +127,7 @@ class AssistantMessage(QFrame):
         layout.addWidget(self.body)
         self._layout = layout
         self.cut_note: QLabel | None = None  # made for a cut answer only (a label is ~15 KB)
+        self.figures: AnswerFigures | None = None  # the turn's figures, under its last answer
         self.streaming = False
 
     def append_text(self, text: str) -> None:
@@ -136,6 +148,15 @@ class AssistantMessage(QFrame):
 
     def markdown(self) -> str:
         return self.body.markdown()
+
+    def show_figures(self, stats: AnswerStats) -> AnswerFigures:
+        """The turn's figures, small under this answer (made only then: a label is ~15 KB)."""
+        if self.figures is None:
+            self.figures = AnswerFigures(stats)
+            self._layout.addWidget(self.figures)
+        else:
+            self.figures.set_stats(stats)
+        return self.figures
 
     def add_part(self, later: AssistantMessage) -> None:
         """`later` answers in the same turn, after a tool round: no second "LOKI" header."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QWheelEvent
+from PySide6.QtCore import QMimeData, Qt, QTimer, QUrl
+from PySide6.QtGui import QCursor, QDesktopServices, QGuiApplication, QTextCursor, QWheelEvent
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QToolTip, QVBoxLayout, QWidget
 
 from loki_desktop.core.i18n import _
@@ -22,12 +22,16 @@ from loki_desktop.ui.text.markdown_render import (
     find_cut,
     split_blocks,
 )
+from loki_desktop.ui.text.math_image import formula_image
+from loki_desktop.ui.text.math_render import MATH_SCHEME, source_of
 
 FLUSH_INTERVAL_MS = 33  # ~30 repaints a second at most
 CHUNK_LIMIT = 3000  # Markdown characters kept in one document before a new one starts
 # A chunk not made yet holds about this much space: a line of text per this many characters
 GUESS_LINE_PX = 21
 GUESS_LINE_CHARS = 90
+OBJECT = "\ufffc"  # an image (a formula) in a selection's text
+PARAGRAPH = "\u2029"  # a paragraph's end in a selection's text
 
 
 class MessageText(QTextBrowser):
@@ -56,7 +60,34 @@ class MessageText(QTextBrowser):
             self.setFixedHeight(height)
 
     def loadResource(self, kind: int, url: QUrl | str) -> object:
-        return None  # never load images or files named by a model
+        # never load images or files named by a model: only the formulas Loki drew
+        name = url.toString() if isinstance(url, QUrl) else url
+        if name.startswith(f"{MATH_SCHEME}:"):
+            return formula_image(name.partition(":")[2], self.devicePixelRatioF())
+        return None
+
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """A copied selection gives each formula's LaTeX source, not an empty box."""
+        data = super().createMimeDataFromSelection()
+        cursor = self.textCursor()
+        selected = cursor.selectedText()
+        if OBJECT not in selected:
+            return data
+        probe = QTextCursor(self.document())
+        pieces = []
+        for offset, char in enumerate(selected):
+            if char == OBJECT:
+                probe.setPosition(cursor.selectionStart() + offset + 1)
+                name = probe.charFormat().toImageFormat().name()
+                source = source_of(name.partition(":")[2]) if name.startswith("math:") else None
+                pieces.append(source or "")
+            else:
+                pieces.append("\n" if char == PARAGRAPH else char)
+        # Qt's own mime data makes its text from the selection whenever asked: a new one
+        copied = QMimeData()
+        copied.setHtml(data.html())
+        copied.setText("".join(pieces))
+        return copied
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         event.ignore()  # the chat's scroll area scrolls, not this block

@@ -9,12 +9,15 @@ from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
+from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.events import ChangedFile, CutArgument, RecalledItem
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.message_meta import FileChip as ChipInfo
 from loki_desktop.core.messages import Branches, ChatMessage
 from loki_desktop.ui.changes.shell_changes import ShellChangesList
+from loki_desktop.ui.chat.answer_figures import AnswerFigures
 from loki_desktop.ui.chat.args_view import cut_note
 from loki_desktop.ui.chat.branch_bar import BranchBar
 from loki_desktop.ui.chat.history import TurnBuilder, estimated_height, split_turns
@@ -50,6 +53,9 @@ class ChatView(QScrollArea):
     retry_requested = Signal()
     following_changed = Signal(bool)  # the view follows the newest message (or was scrolled up)
     older_loaded = Signal()  # a page of older messages came (their turns' undo bars follow)
+    # an answer's figures (core.answer_stats.AnswerStats), or None when the view is cleared:
+    # the composer's context bar follows them
+    figures_shown = Signal(object)
     # the rows under stored messages (ui.chat.branch_bar), passed on to the session
     step_requested = Signal(int, int)  # message id, -1 or +1
     edit_requested = Signal(int)  # the person's message id
@@ -81,6 +87,8 @@ class ChatView(QScrollArea):
         self._layout.addWidget(self._older)
         self._layout.addStretch(1)
         self._streaming: AssistantMessage | None = None
+        self.last_figures: AnswerStats | None = None  # the newest answer's, this session
+        self._last_answer: AssistantMessage | None = None  # the live turn's, for its figures
         self._turn_head: AssistantMessage | None = None  # the live turn's first answer
         self._retried: ErrorCard | None = None  # its Réessayer runs now
         self._thinking: ThinkingBlock | None = None
@@ -186,6 +194,7 @@ class ChatView(QScrollArea):
             self._layout.removeWidget(widget)
             widget.deleteLater()
         self._streaming = None
+        self._last_answer = None
         self._turn_head = None
         self._retried = None
         self._thinking = None
@@ -199,6 +208,8 @@ class ChatView(QScrollArea):
         self._has_more = False
         self._set_follow(True)
         self._anchor = None
+        self.last_figures = None
+        self.figures_shown.emit(None)
 
     def open(self, loader: PageLoader) -> None:
         """Show the latest turns of a conversation; older ones are built when scrolled to."""
@@ -252,7 +263,12 @@ class ChatView(QScrollArea):
 
     # --- a live turn -------------------------------------------------------------------
 
-    def add_user_message(self, text: str, images: Sequence[ImageAttachment] = ()) -> UserMessage:
+    def add_user_message(
+        self,
+        text: str,
+        images: Sequence[ImageAttachment] = (),
+        files: Sequence[ChipInfo] = (),
+    ) -> UserMessage:
         self.end_answer()
         self._set_follow(True)
         self._turn_head = None
@@ -260,7 +276,7 @@ class ChatView(QScrollArea):
             if isinstance(item, ErrorCard):
                 # a retry answers the newest message: an older card no longer can
                 item.leave_behind()
-        return self._add(UserMessage(text, images))
+        return self._add(UserMessage(text, images, files))
 
     def add_skill_badge(self, title: str) -> SkillBadge:
         return self._add(SkillBadge(title))
@@ -282,6 +298,7 @@ class ChatView(QScrollArea):
         self.end_thinking()
         if self._streaming is None:
             self._streaming = self._add(AssistantMessage(self.renderer))
+            self._last_answer = self._streaming
             if self._turn_head is None:
                 self._turn_head = self._streaming
             else:
@@ -293,6 +310,14 @@ class ChatView(QScrollArea):
         if self._streaming is not None:
             self._streaming.finish(cut=cut)
             self._streaming = None
+
+    def show_figures(self, stats: AnswerStats) -> AnswerFigures | None:
+        """The turn's figures, under its last answer (none when it wrote no answer)."""
+        answer, self._last_answer = self._last_answer, None
+        self.end_answer()
+        self.last_figures = stats
+        self.figures_shown.emit(stats)
+        return answer.show_figures(stats) if answer is not None else None
 
     def add_tool_call(
         self, call_id: str, name: str, args: dict[str, Any], cut: Sequence[CutArgument] = ()

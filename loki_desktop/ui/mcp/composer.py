@@ -1,7 +1,8 @@
-"""The composer's MCP lists: "/" offers the servers' prompts, "@" their resources.
+"""The composer's lists: "/" offers the person's prompts and the servers', "@" their resources.
 
-Typing "/" in an empty composer lists the prompts of the enabled servers (started first if
-they are not yet, within the usual bound), each with its arguments; choosing one asks for
+Typing "/" in an empty composer lists the person's own prompts (core.prompt_library), then
+the prompts of the enabled servers (started first if they are not yet, within the usual
+bound) under each server's name, each with its arguments; choosing one asks for
 the arguments (the same form as a server's elicitation) and puts the rendered prompt in the
 composer, to read and send. Typing "@" (at the start or after a space) lists their
 resources; the chosen one is read and attached: its text joins the message as context when
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QMenu, QPushButton, QVBoxLayout, QWid
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.elicitation import ElicitationForm
+from loki_desktop.core.prompt_library import UserPrompt, list_prompts, prompts_folder
 from loki_desktop.ui.mcp.forms import ElicitationDialog
 from loki_desktop.ui.mcp.host import run_dialog
 from loki_desktop.ui.qt_helpers import OwnedTasks
@@ -98,17 +100,25 @@ class McpComposer(QObject):
         text = self.composer.text()
         grew = len(text) > self._length
         self._length = len(text)
-        if not grew or not self._servers_on():
+        if not grew:
+            return
+        if text == "/" and (self._servers_on() or self._own_prompts()[0]):
+            self.tasks.spawn(self.open_prompts())
+            return
+        if not self._servers_on():
             return
         position = self.composer.input.textCursor().position()
-        if text == "/":
-            self.tasks.spawn(self.open_prompts())
-        elif (
+        if (
             position
             and text[position - 1 : position] == "@"
             and (position == 1 or text[position - 2].isspace())
         ):
             self.tasks.spawn(self.open_resources(position - 1))
+
+    def _own_prompts(self) -> tuple[list[UserPrompt], list[str]]:
+        """The person's prompts (read again each time: they are plain files), and why some
+        cannot be used."""
+        return list_prompts(prompts_folder(self.runtime.services.data_home))
 
     def _servers_on(self) -> bool:
         """Whether any server is on (none: "/" and "@" are plain text, no list opens)."""
@@ -124,15 +134,29 @@ class McpComposer(QObject):
     # --- prompts ------------------------------------------------------------------------
 
     async def open_prompts(self) -> QMenu:
-        await self.manager.warm()
+        own, problems = self._own_prompts()
+        if self._servers_on():
+            await self.manager.warm()
         menu = QMenu(self.composer)
         menu.setObjectName("PromptMenu")
-        prompts = self.manager.prompts()
-        if not prompts:
+        prompts = self.manager.prompts() if self._servers_on() else []
+        if own or problems:
+            menu.addSection(_("Mes prompts"))
+        for mine in own:
+            action = menu.addAction(_own_line(mine))
+            action.setData(f"mine:{mine.name}")
+            action.triggered.connect(lambda _c=False, p=mine: self.tasks.spawn(self.use_own(p)))
+        for problem in problems:
+            menu.addAction(problem).setEnabled(False)
+        if not prompts and not own:
             menu.addAction(_("Aucune invite : activez un serveur MCP qui en propose")).setEnabled(
                 False
             )
+        server = None
         for prompt in prompts:
+            if prompt.server_label != server:  # each server's under its name
+                server = prompt.server_label
+                menu.addSection(server)
             action = menu.addAction(_prompt_line(prompt))
             action.setToolTip(prompt.description)
             action.setData(prompt.command)
@@ -142,6 +166,35 @@ class McpComposer(QObject):
         menu.setToolTipsVisible(True)
         self._popup(menu)
         return menu
+
+    async def use_own(self, prompt: UserPrompt) -> None:
+        """One of the person's prompts: its variables asked for, its text in the composer."""
+        values: dict[str, str] = {}
+        if prompt.variables:
+            schema = {
+                "type": "object",
+                "properties": {v: {"type": "string", "title": v} for v in prompt.variables},
+                "required": list(prompt.variables),
+            }
+            dialog = ElicitationDialog(
+                ElicitationForm.from_schema(schema),
+                title=_("Prompt « {name} »").format(name=prompt.name),
+                message="",
+                accept_text=_("Insérer"),
+                decline=False,
+                parent=self.composer.window(),
+            )
+            self.dialog = dialog
+            try:
+                await run_dialog(dialog)
+            finally:
+                self.dialog = None
+            if dialog.answer.action != "accept":
+                return
+            values = {k: str(v) for k, v in (dialog.answer.content or {}).items()}
+        self.composer.set_text(prompt.fill(values))
+        self.composer.input.moveCursor(QTextCursor.MoveOperation.End)
+        self.composer.input.setFocus()
 
     async def use_prompt(self, prompt: McpPrompt) -> None:
         arguments: dict[str, str] = {}
@@ -235,6 +288,12 @@ class McpComposer(QObject):
             self.composer.attachments.show_problem(refusal)
             return
         self.composer.attachments.restore(images)  # type: ignore[arg-type]
+
+
+def _own_line(prompt: UserPrompt) -> str:
+    variables = ", ".join(prompt.variables)
+    shown = f"/{prompt.name}"
+    return f"{shown}  ({variables})" if variables else shown
 
 
 def _prompt_line(prompt: McpPrompt) -> str:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from loki_desktop.core.i18n import _, typeset
 from loki_desktop.core.model_servers import save_servers, servers
 from loki_desktop.core.ports import ModelProfile
+from loki_desktop.core.prompt_library import prompts_folder
 from loki_desktop.core.settings import CHECKPOINTS_BUDGET_RANGE, Settings
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.core.skills.model import Skill
@@ -33,6 +34,7 @@ from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.settings.answer_caps import AnswerCapsRows
 from loki_desktop.ui.settings.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.settings.installed_models import ModelsPage
+from loki_desktop.ui.settings.instructions import InstructionsPage
 from loki_desktop.ui.settings.language_choice import language_choice
 from loki_desktop.ui.settings.mcp import McpPage
 from loki_desktop.ui.settings.memory_panel import MemorySection
@@ -335,7 +337,7 @@ class SettingsDialog(QDialog):
 
     applied = Signal()
 
-    PAGES = ("general", "models", "mcp", "intelligence")
+    PAGES = ("general", "models", "mcp", "intelligence", "instructions")
 
     def __init__(self, runtime: Runtime, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -360,6 +362,7 @@ class SettingsDialog(QDialog):
                 _("Modèles"),
                 _("Serveurs MCP"),
                 _("Intelligence"),
+                _("Instructions"),
             ]
         )
         body.addWidget(self.nav)
@@ -376,7 +379,11 @@ class SettingsDialog(QDialog):
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
         self.intelligence.memory.pull = self._pull_model
-        for page in (self.general, self.models, self.mcp, self.intelligence):
+        self.instructions = InstructionsPage(
+            runtime.settings, prompts_folder(runtime.services.data_home)
+        )
+        pages = (self.general, self.models, self.mcp, self.intelligence, self.instructions)
+        for page in pages:
             holder = QWidget()
             holder_layout = QVBoxLayout(holder)
             holder_layout.setContentsMargins(24, 20, 24, 12)
@@ -435,6 +442,7 @@ class SettingsDialog(QDialog):
         settings = self.runtime.settings
         self.general.apply(settings)
         self.intelligence.apply(settings)
+        self.instructions.apply(settings)
         keys_changed = self.general.store_keys(self.runtime.store_server_key)
         self.runtime.apply_servers(keys_changed=keys_changed)
         self.runtime.save_settings()

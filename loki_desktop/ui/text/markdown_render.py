@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from loki_desktop.ui.text.math_render import enable_math, render_rules
 from loki_desktop.ui.theme import Palette
 
 if TYPE_CHECKING:
@@ -77,6 +78,8 @@ class MarkdownRenderer:
 
     def _new_md(self) -> MarkdownIt:
         md = new_parser()
+        # the renderer is a RendererHTML, which has `rules`; its declared type does not
+        rules: dict[str, Any] = md.renderer.rules  # type: ignore[attr-defined]
         for name in (
             "fence",
             "code_block",
@@ -88,9 +91,9 @@ class MarkdownRenderer:
             "blockquote_open",
         ):
             # set directly: add_render_rule would re-bind the method to the renderer
-            # the renderer is a RendererHTML, which has `rules`; its declared type does not
-            rules: dict[str, Any] = md.renderer.rules  # type: ignore[attr-defined]
             rules[name] = getattr(self, f"_render_{name}")
+        enable_math(md)
+        rules.update(render_rules(self.palette.ink, self._code_style()))
         return md
 
     def document_css(self) -> str:
@@ -188,11 +191,11 @@ class MarkdownRenderer:
     def _render_code_inline(
         self, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
     ) -> str:
+        return f'<span style="{self._code_style()}">{html.escape(tokens[idx].content)}</span>'
+
+    def _code_style(self) -> str:
         p = self.palette
-        return (
-            f'<span style="font-family:{MONO}; background-color:{p.code_bg};'
-            f' color:{p.ink};">{html.escape(tokens[idx].content)}</span>'
-        )
+        return f"font-family:{MONO}; background-color:{p.code_bg}; color:{p.ink};"
 
     def _render_table_open(
         self, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]

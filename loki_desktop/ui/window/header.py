@@ -10,6 +10,7 @@ from loki_desktop.ui.models.marks import MarksRow
 from loki_desktop.ui.qt_helpers import ElidedLabel, button, label
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.window.backend_status import ModelPicker
+from loki_desktop.ui.workspace.agents_md_badge import AgentsMdBadge
 from loki_desktop.ui.workspace.picker import WorkspacePicker
 from loki_desktop.ui.workspace.preview_button import PreviewButton
 
@@ -35,6 +36,8 @@ class Header(QFrame):
         head.addWidget(self.model_marks, 0, Qt.AlignmentFlag.AlignVCenter)
         self.workspace_picker = WorkspacePicker()
         head.addWidget(self.workspace_picker)
+        self.agents_md = AgentsMdBadge()
+        head.addWidget(self.agents_md)
         self.preview = PreviewButton(runtime)
         head.addWidget(self.preview.widget)
         self.problems_button = button(_("Problèmes"))

@@ -21,6 +21,7 @@ from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.host import SamplingPolicy
 from loki_desktop.ui.chat.attachments import Attachments
 from loki_desktop.ui.chat.composer import Composer
+from loki_desktop.ui.chat.conversation_instructions import ConversationInstructionsDialog
 from loki_desktop.ui.chat.conversations import ConversationList
 from loki_desktop.ui.chat.export import ask_and_export
 from loki_desktop.ui.chat.extracted_bar import EndOfConversation, ExtractedBar
@@ -190,7 +191,12 @@ class MainWindow(QMainWindow):
             self,
         )
         self.workspace = Workspace(
-            runtime, self.workspace_picker, self.preview, self.problems_feed, tasks
+            runtime,
+            self.workspace_picker,
+            self.preview,
+            self.problems_feed,
+            tasks,
+            self.header.agents_md,
         )
         self.workspace.on_index_progress = self._index_progress
         self.settings_opener = SettingsOpener(runtime, self.theme, self)
@@ -213,6 +219,7 @@ class MainWindow(QMainWindow):
         self.conversations.new_requested.connect(sessions.new_conversation)
         self.conversations.delete_confirmed.connect(sessions.delete_conversation)
         self.conversations.renamed.connect(self._on_renamed)
+        self.conversations.instructions_requested.connect(self.edit_instructions)
         self.conversations.export_requested.connect(self.export_conversation)
         self.welcome.suggestion_chosen.connect(self.composer.suggest)
         self.composer.send_requested.connect(sessions.send)
@@ -221,6 +228,7 @@ class MainWindow(QMainWindow):
         sessions.opened.connect(
             lambda session: watch_turn(session, self.tasks, self.server_status.check, self.banner)
         )
+        sessions.opened.connect(self._follow_figures)
         sessions.shown.connect(self._on_shown)
         self.end_of_conversation = EndOfConversation(self.runtime, self.extracted, self.tasks)
         sessions.shown.connect(
@@ -254,6 +262,15 @@ class MainWindow(QMainWindow):
         self.runtime.save_settings()
 
     # --- the conversation on screen -----------------------------------------------------
+
+    def _follow_figures(self, session: Session) -> None:
+        """The composer's context bar shows the conversation on screen."""
+
+        def shown(stats: object) -> None:
+            if session is self.sessions.current:
+                self.composer.show_context(session.view.last_figures)
+
+        session.view.figures_shown.connect(shown)
 
     def export_conversation(self, conversation_id: str | None = None) -> QFileDialog | None:
         """The save dialog for a conversation (the one on screen when None; Ctrl+Shift+E)."""
@@ -293,6 +310,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(_("{title} — Loki").format(title=title) if title else "Loki")
 
     def _on_shown(self, session: Session | None) -> None:
+        self.composer.show_context(session.view.last_figures if session is not None else None)
         if session is None:
             self.stack.setCurrentWidget(self.welcome)
             self._show_title(_("Nouvelle conversation"))
@@ -313,9 +331,23 @@ class MainWindow(QMainWindow):
         )
 
     def _on_busy(self, session: Session | None, busy: bool) -> None:
+        if not busy:  # AGENTS.md may have been written or changed by the turn
+            self.workspace.refresh_agents_md()
         if session is self.sessions.current:
             self.composer.set_busy(busy)
             self.stream_status.follow(session.view if session else None, busy)
+
+    def edit_instructions(self, conversation_id: str) -> ConversationInstructionsDialog:
+        """The conversation's own instructions (its menu); the next turn takes them."""
+        dialog = ConversationInstructionsDialog(
+            self.runtime.settings,
+            conversation_id,
+            self.sessions.title_of(conversation_id),
+            self.runtime.save_settings,
+            self,
+        )
+        dialog.open()
+        return dialog
 
     def _on_renamed(self, conversation_id: str, title: str) -> None:
         current = self.sessions.current

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from loki_desktop.ui.qt_helpers import OwnedTasks
 from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.workspace.agents_md_badge import AgentsMdBadge
 from loki_desktop.ui.workspace.picker import WorkspacePicker, remember_recent
 from loki_desktop.ui.workspace.preview_button import PreviewButton
 from loki_desktop.ui.workspace.problems import ProblemsFeed
@@ -24,8 +25,10 @@ class Workspace:
         preview: PreviewButton,
         feed: ProblemsFeed,
         tasks: OwnedTasks,
+        agents_md: AgentsMdBadge | None = None,
     ) -> None:
         self.runtime = runtime
+        self.agents_md = agents_md
         self.picker = picker
         self.preview = preview
         self.feed = feed
@@ -44,6 +47,7 @@ class Workspace:
             settings.workspace = ""
         self.picker.set_folder(settings.workspace, settings.recent_workspaces)
         self.preview.refresh()
+        self.refresh_agents_md()
 
     def choose(self, folder: str) -> None:
         settings = self.runtime.settings
@@ -52,7 +56,13 @@ class Workspace:
         self.runtime.save_settings()
         self.runtime.update_roots()
         self.preview.refresh()
+        self.refresh_agents_md()
         self.watch()
+
+    def refresh_agents_md(self) -> None:
+        """The badge follows the folder's AGENTS.md (chosen, and after each turn)."""
+        if self.agents_md is not None:
+            self.agents_md.refresh(self.runtime.workspace())
 
     def watch(self) -> asyncio.Task[None]:
         """(Re)start the watcher on the current workspace; its problems fill the panel. The
