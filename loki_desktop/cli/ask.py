@@ -67,6 +67,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "(sinon write_file et edit_file sont refusés ; réglage éteint : sans effet)"
         ),
     )
+    parser.add_argument(
+        "--write-without-undo",
+        action="store_true",
+        help=_(
+            "écrire quand même, sans retour possible : un fichier dont l'état d'avant ne peut "
+            "pas être gardé (disque plein, plus gros que le budget) est écrit quand même "
+            "(sinon l'écriture est refusée)"
+        ),
+    )
     parser.add_argument("--no-skills", action="store_true", help=_("n'injecte aucune méthode"))
     parser.add_argument(
         "--no-memory",
@@ -206,7 +215,7 @@ async def _ask(
         backend=backend,
         store=store,
         workspace=workspace,
-        approver=FixedApprover(args.allow_shell, args.allow_writes),
+        approver=FixedApprover(args.allow_shell, args.allow_writes, args.write_without_undo),
         options=options,
         checkpoints=checkpoints,
     )

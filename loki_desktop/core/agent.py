@@ -63,6 +63,7 @@ from loki_desktop.core.llm.mode import (
     unknown_context_notice,
 )
 from loki_desktop.core.llm.prompted import prompted_request
+from loki_desktop.core.llm.quiet import QUIET_S, Quiet, marking_quiet
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.template import fold_system
 from loki_desktop.core.llm.textcalls import recovered_notice
@@ -144,6 +145,12 @@ class AgentConfig:
         return self.model_caps.get(model, AnswerCaps()).over(self.caps)
 
 
+def quiet_notice(seconds: float) -> str:
+    return _(
+        "Le serveur ne répond plus depuis {n} s ; Loki attend encore (Arrêter pour abandonner)."
+    ).format(n=int(seconds))
+
+
 class NoModel(BackendError):
     """The server has no model at all."""
 
@@ -175,6 +182,8 @@ class Agent:
     # the workspace's index: its best passages join the turn when the message asks about
     # the workspace's files (core.knowledge.turn); None: index off
     knowledge: Knowledge | None = None
+    # after this long without a byte from the server, the turn says so (and waits on)
+    quiet_s: float = QUIET_S
 
     def run_turn(
         self,
@@ -764,7 +773,9 @@ class _Turn:
         )
         reply.limit = ReplyLimit(self.caps.max_tokens)
         try:
-            async for event in self._consume(stream, reader, reply.limit):
+            # the server's silences are said as they happen (core.llm.quiet)
+            marked = marking_quiet(stream, self.agent.quiet_s)
+            async for event in self._consume(marked, reader, reply.limit):
                 yield event
         except BackendError:
             for event in self._pieces(reader.abandon()):  # a cut reply is an answer
@@ -782,7 +793,7 @@ class _Turn:
             yield event
 
     async def _consume(
-        self, stream: AsyncIterator[ChatChunk], reader: ReplyReader, limit: ReplyLimit
+        self, stream: AsyncIterator[ChatChunk | Quiet], reader: ReplyReader, limit: ReplyLimit
     ) -> AsyncIterator[Event]:
         """The reply's chunks as events, until its end, its time cap or its limit."""
         reply = self.reply
@@ -791,6 +802,11 @@ class _Turn:
         self.clock.start()
         try:
             while (chunk := await self._next_chunk(stream, deadline)) is not None:
+                if isinstance(chunk, Quiet):
+                    yield Notice(quiet_notice(chunk.seconds), "server_silent")
+                    continue
+                if chunk.notice and self._once(chunk.notice):
+                    yield Notice(chunk.notice, "line_skipped")
                 if chunk.thinking:
                     yield self._think(chunk.thinking)
                 for event in self._pieces(reader.feed(chunk.content) if chunk.content else []):
@@ -810,8 +826,8 @@ class _Turn:
                 await stream.aclose()
 
     async def _next_chunk(
-        self, stream: AsyncIterator[ChatChunk], deadline: float | None
-    ) -> ChatChunk | None:
+        self, stream: AsyncIterator[ChatChunk | Quiet], deadline: float | None
+    ) -> ChatChunk | Quiet | None:
         """The next chunk; None at the end, or at the deadline (the reply's stop then says
         "timeout"). The deadline bounds only this wait, never the consumer's handling of
         an event (a timeout around a `yield` would cancel whatever the consumer awaits)."""

@@ -89,6 +89,7 @@ class ChatChunk:
     eval_count: int | None = None
     # Ollama's `eval_duration`: nanoseconds spent writing the answer (None: not said)
     eval_duration_ns: int | None = None
+    notice: str = ""  # a sentence about the stream itself (a garbage line skipped)
 
 
 ThinkValue = bool | str  # Ollama's `think`: true/false, or a level the model lists ("low"...)
@@ -250,6 +251,11 @@ class Approver(Protocol):
     async def approve_shell(self, command: str, cwd: Path) -> bool: ...
 
     async def approve_write(self, change: FileChange, cwd: Path) -> bool: ...
+
+    async def approve_unkept_write(self, path: str, reason: str, cwd: Path) -> bool:
+        """The previous state of `path` could not be kept (`reason`, one sentence): write
+        it anyway, with no way back (« écrire quand même, sans retour possible »)? Once."""
+        ...
 
 
 # --- storage ----------------------------------------------------------------------
@@ -461,9 +467,12 @@ class CheckpointStore(Protocol):
         path: str,
         before: str | None,
         call_id: str | None,
+        *,
+        after: str | None,
     ) -> None:
-        """The state of `path` before the turn changed it; only the first one of a turn
-        counts (a file written twice keeps its state from before the first write)."""
+        """The state of `path` before the turn changed it, and the one the write is about
+        to leave; only the first one of a turn counts (a file written twice keeps its state
+        from before the first write)."""
         ...
 
     def record_after(self, conversation_id: str, turn: int, path: str, after: str | None) -> None:

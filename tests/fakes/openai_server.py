@@ -69,6 +69,10 @@ class Reply:
     cut_after: int | None = None  # drop the connection after this many content events
     no_done: bool = False  # end the body cleanly without finish_reason nor [DONE]
     gate: threading.Event | None = None  # after the first event, wait for it
+    # faults no real server sends on purpose: a `data:` line that is no JSON after this
+    # many tokens, or a line that never ends (written until the client hangs up)
+    garbage_after: int | None = None
+    endless_after: int | None = None
     prompt_tokens: int = 42
     usage: bool = True  # False: no usage chunk even when asked (a server that never sends it)
     ignores_max_tokens: bool = False  # llama.cpp, vLLM and LM Studio honour `max_tokens`
@@ -232,6 +236,11 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 if reply.cut_after is not None and index >= reply.cut_after:
                     self._cut()
                     return
+                if index == reply.garbage_after:
+                    self._data('{"choices": [{"delta": {"content": "cut')
+                if index == reply.endless_after:
+                    self._endless()
+                    return
                 self._event(chunk({"content": token}))
             if reply.cut_after is not None:
                 self._cut()
@@ -282,6 +291,18 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 
         def _data(self, text: str) -> None:
             payload = f"data: {text}\n\n".encode()
+            self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+            self.wfile.flush()
+
+        def _endless(self) -> None:
+            """One `data:` line that never ends: written until the client hangs up."""
+            block = b"x" * 65536
+            with contextlib.suppress(OSError):
+                self._chunk(b'data: {"choices": [{"delta": {"content": "')
+                while True:
+                    self._chunk(block)
+
+        def _chunk(self, payload: bytes) -> None:
             self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
             self.wfile.flush()
 

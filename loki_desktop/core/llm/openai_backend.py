@@ -20,6 +20,7 @@ from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm import openai_errors as errors
 from loki_desktop.core.llm.caps import NUM_PREDICT
+from loki_desktop.core.llm.lines import LineTooLong, capped_lines, skipped_sentence
 from loki_desktop.core.llm.openai_stream import DeltaAssembler, StreamError, sse_data
 from loki_desktop.core.llm.openai_wire import request_body
 from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog
@@ -151,13 +152,22 @@ class OpenAIBackend:
             max_tokens=cap if isinstance(cap, int) else 0,
         )
         assembler = DeltaAssembler()
+        skipped = 0
         try:
             # closed with this generator (a reply stopped early closes its stream now)
             async with contextlib.aclosing(self._events(body, model)) as events:
                 async for data in events:
-                    chunk = assembler.feed(data)
+                    try:
+                        chunk = assembler.feed(data)
+                    except (ValueError, RecursionError):  # one garbage event: the rest counts
+                        skipped += 1
+                        chunk = None
+                        if skipped == 1:
+                            chunk = ChatChunk(notice=skipped_sentence(self.label))
                     if chunk is not None:
                         yield chunk
+        except LineTooLong as exc:
+            raise errors.line_too_long(self.label, exc.limit) from None
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise errors.unreachable(self.label) from None
         except StreamError as exc:
@@ -180,7 +190,7 @@ class OpenAIBackend:
                 if response.is_error:
                     await response.aread()
                     raise await self._refusal(response, model)
-                lines = response.aiter_lines()
+                lines = capped_lines(response.aiter_bytes())
                 slice_began = loop.time()
                 while True:
                     silence.waiting()

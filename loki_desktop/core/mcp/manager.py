@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.mcp.browser import (
     NAVIGATE_TOOL,
     preview_instead_of_file,
@@ -37,6 +37,7 @@ from loki_desktop.core.mcp.offers import (
     ResourceContent,
 )
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
+from loki_desktop.core.mcp.tool_check import MAX_NAMED
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
 from loki_desktop.core.slim import tool_tokens, tools_cost
 
@@ -86,6 +87,7 @@ class _Slot:
     notified: bool = False  # this failure streak was told to the user already
     waited: bool = False  # a turn already waited for this connection
     signin: bool = False  # the server wants the person to sign in: not retried until then
+    bad_told: bool = False  # the tools its listing described badly were named already
 
 
 class McpManager:
@@ -618,6 +620,9 @@ class McpManager:
         if conn.state == "connected":
             self.health.started(server_id)
             self._publish(server_id, conn.launch, conn)
+            if conn.bad_tools and not slot.bad_told:
+                slot.bad_told = True  # once per connection, at the next message
+                self._notices.append(bad_tools_notice(_label(slot.config), conn.bad_tools))
             slot.error, slot.failures, slot.notified, slot.signin = "", 0, False, False
             log.info(
                 "MCP server %s connected in %.2f s with %d tools",
@@ -727,6 +732,25 @@ def _connection_class() -> type[Connection]:
     from loki_desktop.core.mcp.connection import Connection
 
     return Connection
+
+
+def bad_tools_notice(label: str, names: list[str]) -> str:
+    """One sentence naming the tools a server described badly (left out, the rest kept)."""
+    if names == ["tools"]:
+        return _(
+            "Le serveur MCP « {name} » a envoyé une liste d'outils illisible : aucun de ses "
+            "outils n'est proposé au modèle."
+        ).format(name=label)
+    shown = ", ".join(f"« {n} »" for n in names[:MAX_NAMED]) + (
+        ", …" if len(names) > MAX_NAMED else ""
+    )
+    return ngettext(
+        "Le serveur MCP « {name} » décrit mal {n} outil ({tools}) : il est laissé de côté, "
+        "les autres restent utilisables.",
+        "Le serveur MCP « {name} » décrit mal {n} outils ({tools}) : ils sont laissés de "
+        "côté, les autres restent utilisables.",
+        len(names),
+    ).format(name=label, tools=shown, n=len(names))
 
 
 def _label(config: ServerConfig) -> str:

@@ -105,14 +105,23 @@ class ShellApprover:
             self.writes_allowed = True
         return allowed
 
-    async def _ask(self, dialog: QDialog, always: QCheckBox) -> tuple[bool, bool]:
+    async def approve_unkept_write(self, path: str, reason: str, cwd: Path) -> bool:
+        """Asked each time (never "always"): the person lets this one write lose its past."""
+        from loki_desktop.ui.changes.unkept_write import UnkeptWriteDialog
+
+        dialog = UnkeptWriteDialog(path, reason, cwd, self.parent)
+        allowed, _always = await self._ask(dialog, None)
+        return allowed
+
+    async def _ask(self, dialog: QDialog, always: QCheckBox | None) -> tuple[bool, bool]:
         """(allowed, always) once the person answered the window-modal dialog."""
         answer: asyncio.Future[tuple[bool, bool]] = asyncio.get_running_loop().create_future()
 
         def finished(result: int) -> None:
             if not answer.done():
                 accepted = result == QDialog.DialogCode.Accepted
-                answer.set_result((accepted, accepted and always.isChecked()))
+                ticked = always is not None and always.isChecked()
+                answer.set_result((accepted, accepted and ticked))
 
         dialog.finished.connect(finished)
         self.dialog = dialog
