@@ -42,10 +42,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_server_arguments(parser)
     parser.add_argument(
         "--replay",
-        metavar="SCRIPT|DOSSIER",
+        metavar=_("SCRIPT|DOSSIER"),
         help=_("sans modèle : réponses rejouées (oracle, sabotage, text, ou un dossier --record)"),
     )
-    parser.add_argument("--record", type=Path, metavar="DOSSIER", help=_("garde les réponses"))
+    parser.add_argument("--record", type=Path, metavar=_("DOSSIER"), help=_("garde les réponses"))
     parser.set_defaults(run=run)
 
 
