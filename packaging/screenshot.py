@@ -21,6 +21,13 @@ Starts Xvfb (unless a DISPLAY is given with --display), a scripted Ollama server
     main-window-800x560.png   the same at the smallest size the window supports
     approval.png              a run_shell command waiting for approval (EN ATTENTE)
 
+With --screen WxH (1280x800, 1024x640: a laptop), on an Xvfb of that size, the window and
+the dialogs placed by the app itself (no geometry set by this script):
+
+    main-window-WxH.png       the demo conversation
+    settings-WxH.png          Réglages › Général as it first opens (its buttons on screen)
+    first-run-WxH.png         a server with no model: the first-run choice of a model
+
 --lang picks the language of the window (LANGUAGE for the app's processes);
 each file name then ends with "-<lang>" unless the language is French (the README's).
 
@@ -48,6 +55,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 SCREEN = (1440, 1200)
 SCENES = ("live", "reopen", "small", "offline", "models")
+LAPTOP_SCENES = ("laptop", "first-run")
 LANGUAGES = ("fr", "en")
 
 
@@ -57,18 +65,22 @@ def main() -> int:
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
     parser.add_argument("--lang", choices=LANGUAGES, default="fr")
     parser.add_argument("--display", help="use this X display instead of starting Xvfb")
-    parser.add_argument("--scene", choices=SCENES, help=argparse.SUPPRESS)
+    parser.add_argument("--screen", help="a laptop's screen, e.g. 1280x800 (its own scenes)")
+    parser.add_argument("--scene", choices=SCENES + LAPTOP_SCENES, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scene:
         return run_scene(args.scene, args.out, args.home, args.theme)
     os.environ["LOKI_SHOT_SUFFIX"] = "" if args.lang == "fr" else f"-{args.lang}"
+    if args.screen:
+        os.environ["LOKI_SHOT_SCREEN"] = args.screen
     args.out.mkdir(parents=True, exist_ok=True)
+    screen = tuple(int(n) for n in args.screen.split("x")) if args.screen else SCREEN
     with contextlib.ExitStack() as stack:
-        display = args.display or stack.enter_context(xvfb())
+        display = args.display or stack.enter_context(xvfb(screen))
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="loki-shots-")))
         home = work / "home"
-        for scene in SCENES:
+        for scene in LAPTOP_SCENES if args.screen else SCENES:
             env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(REPO))
             # gettext reads LANGUAGE first; C.UTF-8 because a build box may have no fr/en
             # locale installed (Qt would warn and fall back to it anyway)
@@ -89,13 +101,13 @@ def main() -> int:
 
 
 @contextlib.contextmanager
-def xvfb() -> Iterator[str]:
+def xvfb(screen: tuple[int, ...] = SCREEN) -> Iterator[str]:
     if shutil.which("Xvfb") is None:
         sys.exit("Xvfb is missing: apt-get install xvfb (see this script's docstring)")
     number = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
     display = f":{number}"
     process = subprocess.Popen(
-        ["Xvfb", display, "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"],
+        ["Xvfb", display, "-screen", "0", f"{screen[0]}x{screen[1]}x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -135,7 +147,9 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
 
     (workspace / "ventes.csv").write_text(SALES_CSV, encoding="utf-8")
     server = (
-        FakeOllama(models=(), cards=model_cards()) if scene == "models" else FakeOllama()
+        FakeOllama(models=(), cards=model_cards())
+        if scene in ("models", "first-run")
+        else FakeOllama()
     ).start()
     server.script(*([reply_for] * 40 if scene != "models" else thinking_replies()))
     host = server.url if scene != "offline" else closed_port_url()
@@ -156,6 +170,8 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
         "small": small,
         "offline": offline,
         "models": models,
+        "laptop": laptop,
+        "first-run": first_run,
     }[scene]
 
     async def both() -> None:
@@ -163,7 +179,8 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
         try:
             await wait_for(lambda: loki.window is not None and loki.window.isVisible())
             assert loki.window is not None
-            loki.window.setGeometry(80, 40, 1280, 1120)
+            if scene not in LAPTOP_SCENES:  # on a laptop, where the app itself puts it
+                loki.window.setGeometry(80, 40, 1280, 1120)
             await driver(loki, out)
         finally:
             loki.done.set()
@@ -191,7 +208,7 @@ async def live(loki: Any, out: Path) -> None:
     save(screen_region(window), out / "main-window.png")
 
     await prepare_mcp(loki)
-    window.open_settings()
+    window.settings_opener.open()
     dialog = await wait_for_value(lambda: find_dialog("SettingsDialog"))
     dialog.setGeometry(140, 60, 1000, 780)
     dialog.show_page("mcp")
@@ -232,6 +249,36 @@ async def small(loki: Any, out: Path) -> None:
         await settle()
         save(screen_region(window), out / f"main-window-{width}x{height}.png")
     await approval(loki, out)
+
+
+async def laptop(loki: Any, out: Path) -> None:
+    """The demo conversation, then Réglages as it first opens, on a laptop's screen."""
+    from tests.fakes.demo_conversation import QUESTION
+
+    window = loki.window
+    size = os.environ["LOKI_SHOT_SCREEN"]
+    await wait_for(lambda: window.model_picker.isEnabled())
+    window.composer.set_text(QUESTION)
+    window.composer.submit()
+    await wait_for(lambda: window.current is not None and not window.current.runner.busy, 60)
+    await settle(0.6)
+    window.current.view.scroll_to_bottom()
+    await settle()
+    save(screen_region(window), out / f"main-window-{size}.png")
+    dialog = window.settings_opener.open()
+    await settle(0.8)
+    save(screen_region(dialog), out / f"settings-{size}.png")
+    dialog.reject()
+    await settle()
+
+
+async def first_run(loki: Any, out: Path) -> None:
+    """A server with no model: the first-run page under the no-model banner."""
+    window = loki.window
+    size = os.environ["LOKI_SHOT_SCREEN"]
+    await wait_for(lambda: window.downloads.first_model.isVisible(), 20)
+    await settle(0.8)
+    save(screen_region(window), out / f"first-run-{size}.png")
 
 
 async def approval(loki: Any, out: Path) -> None:
@@ -348,7 +395,7 @@ async def models(loki: Any, out: Path) -> None:
     picker.hidePopup()
 
     picker.setCurrentIndex(picker.findData("gpt-oss:20b"))
-    dialog = window.open_settings()
+    dialog = window.settings_opener.open()
     dialog.setGeometry(140, 60, 1000, 780)
     await settle(0.6)
     save(screen_region(dialog), out / "settings-reflexion.png")
@@ -419,6 +466,7 @@ def screen_region(*widgets: Any) -> Any:
     for widget in widgets[1:]:
         rect = rect.united(widget.frameGeometry())
     screen = QGuiApplication.primaryScreen()
+    rect = rect.intersected(screen.geometry())  # what a person sees of it
     return screen.grabWindow(0, rect.x(), rect.y(), rect.width(), rect.height())
 
 
