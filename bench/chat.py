@@ -167,11 +167,11 @@ async def _child() -> dict[str, Any]:
     from loki_desktop.app import build_services
     from loki_desktop.core.settings import Settings
     from loki_desktop.core.settings_changes import take_in
+    from loki_desktop.ui.chat.markdown_view import MarkdownView
     from loki_desktop.ui.collector import MainThreadCollector
-    from loki_desktop.ui.main_window import MainWindow
-    from loki_desktop.ui.markdown_view import MarkdownView
     from loki_desktop.ui.runtime import Runtime
     from loki_desktop.ui.theme import Theme
+    from loki_desktop.ui.window.main_window import MainWindow
     from tests.fakes.demo_conversation import FINAL_ANSWER, words
     from tests.fakes.ollama_server import FakeOllama, Reply
 

@@ -94,7 +94,7 @@ def _child() -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from loki_desktop.core.tools.diffs import compute_change
-    from loki_desktop.ui.markdown_render import MarkdownRenderer
+    from loki_desktop.ui.text.markdown_render import MarkdownRenderer
     from loki_desktop.ui.theme import LIGHT
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -128,7 +128,7 @@ def _render(
     """Milliseconds to show the change in a fresh card of a chat view, then to unfold it; its
     line count; and for a new file, how long its background colouring took and its longest
     event-loop turn meanwhile."""
-    from loki_desktop.ui.chat_view import ChatView
+    from loki_desktop.ui.chat.view import ChatView
 
     card_times: list[float] = []
     unfold_times: list[float] = []

@@ -154,7 +154,7 @@ async def snapshot(window: Any) -> dict[str, float]:
     """Memory and timers on the same screen each time: a new conversation, the view of the
     last one deleted (otherwise the end would count its messages' widgets). VmRSS is read
     at once ("instant") and once the window has given its freed memory back as it does when
-    left alone (`ui/memory_return`, a moment after the switch): "rss_mb", the figure."""
+    left alone (`ui/heap_return`, a moment after the switch): "rss_mb", the figure."""
     from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtWidgets import QApplication
 
@@ -174,9 +174,9 @@ async def snapshot(window: Any) -> dict[str, float]:
 
 
 async def idle_return(window: Any) -> None:
-    """Waits for the window's own memory return (`ui/memory_return`) the last switch asked
+    """Waits for the window's own memory return (`ui/heap_return`) the last switch asked
     for, as a window left alone does it; not one of the bench's."""
-    memory = window.sessions.memory_return
+    memory = window.sessions.heap_return
     deadline = time.monotonic() + 30
     while memory.pending:
         if time.monotonic() > deadline:
@@ -271,9 +271,9 @@ async def _child(host: str, workspace: Path) -> dict[str, Any]:
     from loki_desktop.app import build_services
     from loki_desktop.core.settings_changes import take_in
     from loki_desktop.ui.collector import MainThreadCollector
-    from loki_desktop.ui.main_window import MainWindow
     from loki_desktop.ui.runtime import Runtime
     from loki_desktop.ui.theme import Theme
+    from loki_desktop.ui.window.main_window import MainWindow
     from tests.fakes.demo_conversation import SALES_CSV
 
     (workspace / "ventes.csv").write_text(SALES_CSV)

@@ -174,7 +174,8 @@ def _knobs() -> int:
     """Applies the SOAK_* settings that change the workload; the number of turns."""
     from PySide6.QtGui import QPixmapCache
 
-    from loki_desktop.ui import chat_view, sessions
+    from loki_desktop.ui import sessions
+    from loki_desktop.ui.chat import view as chat_view
 
     if "SOAK_PIXMAPS" in os.environ:
         QPixmapCache.setCacheLimit(int(os.environ["SOAK_PIXMAPS"]))
@@ -341,9 +342,9 @@ async def _probe(host: str, workspace: Path) -> list[dict[str, float]]:
     from loki_desktop.app import build_services
     from loki_desktop.core.settings_changes import take_in
     from loki_desktop.ui.collector import MainThreadCollector
-    from loki_desktop.ui.main_window import MainWindow
     from loki_desktop.ui.runtime import Runtime
     from loki_desktop.ui.theme import Theme
+    from loki_desktop.ui.window.main_window import MainWindow
     from tests.fakes.demo_conversation import SALES_CSV
 
     turns = _knobs()

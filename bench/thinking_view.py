@@ -50,8 +50,8 @@ def measure() -> list[Figure]:
 
 
 async def _child() -> dict[str, Any]:
-    from loki_desktop.ui.chat_view import ChatView
-    from loki_desktop.ui.markdown_render import MarkdownRenderer
+    from loki_desktop.ui.chat.view import ChatView
+    from loki_desktop.ui.text.markdown_render import MarkdownRenderer
     from loki_desktop.ui.theme import LIGHT
 
     view = ChatView(MarkdownRenderer(LIGHT, "Copier"))

@@ -71,7 +71,7 @@ def run_bare() -> int:
 def run_app() -> int:
     from loki_desktop import app
     from loki_desktop.ui import main
-    from loki_desktop.ui.main_window import MainWindow
+    from loki_desktop.ui.window.main_window import MainWindow
 
     class Window(MainWindow):
         def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -10,8 +10,8 @@ from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.agent import Agent
 from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.events import Event
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.llm.ollama import OllamaBackend
-from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.settings import Settings
 from loki_desktop.persistence.history import History
 

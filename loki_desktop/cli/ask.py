@@ -19,9 +19,9 @@ from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
+    from loki_desktop.core.image_attachment import ImageAttachment
     from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.mcp.sampling import ModelSource
-    from loki_desktop.core.messages import ImageAttachment
     from loki_desktop.core.tools.preview import PreviewKeeper
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loki_desktop.cli import mcp_login
+from loki_desktop.cli.secret_input import ask_value
 from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.services import Services
 
@@ -176,7 +177,7 @@ def _set(args: argparse.Namespace, service: McpService) -> int:
     values: dict[str, str | None] = {}
     for assignment in args.assignments:
         name, sep, value = assignment.partition("=")
-        values[name.strip()] = value if sep else _ask_value(name.strip())
+        values[name.strip()] = value if sep else ask_value(name.strip())
     service.set_params(args.id, values)
     for name, value in values.items():
         if not value:
@@ -386,12 +387,3 @@ def _pairs(items: list[str], separator: str) -> dict[str, str]:
             )
         pairs[name.strip()] = value.strip() if separator == ":" else value
     return pairs
-
-
-def _ask_value(name: str) -> str:
-    """A value typed without echo (a secret stays out of the shell history), or read on stdin."""
-    if sys.stdin.isatty():
-        import getpass
-
-        return getpass.getpass(f"{name} : ")
-    return sys.stdin.readline().rstrip("\n")

@@ -125,7 +125,7 @@ def _configure(args: argparse.Namespace, service: McpService) -> None:
         return
     from dataclasses import replace
 
-    from loki_desktop.cli.mcp import _ask_value
+    from loki_desktop.cli.secret_input import ask_value
     from loki_desktop.core.mcp.config import OAuthConfig
 
     server = service.server(args.id).config
@@ -147,8 +147,8 @@ def _configure(args: argparse.Namespace, service: McpService) -> None:
     if oauth.grant == "enterprise" and not oauth.issuer and server.url:
         oauth = replace(oauth, issuer=_announced_issuer(server.url))
     OAuthConfig.parse(oauth.to_json())  # the checks of the settings file, said before saving
-    secret = _ask_value("client_secret") if args.client_secret else None
-    idp_secret = _ask_value("idp_client_secret") if args.idp_client_secret else None
+    secret = ask_value("client_secret") if args.client_secret else None
+    idp_secret = ask_value("idp_client_secret") if args.idp_client_secret else None
     if secret is None and idp_secret is None and current == oauth:
         return
     service.set_oauth(args.id, oauth, client_secret=secret, idp_secret=idp_secret)

@@ -28,6 +28,7 @@ from loki_desktop.core.events import (
     ToolResult,
 )
 from loki_desktop.core.i18n import _
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
 from loki_desktop.core.llm.mode import (
     ModelMode,
@@ -45,7 +46,7 @@ from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.textcalls import recovered_notice
 from loki_desktop.core.message_meta import NO_META, MessageMeta
-from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
+from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.orphans import answer_orphans
 from loki_desktop.core.ports import (
     BackendError,

@@ -18,7 +18,7 @@ from pathlib import Path
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from loki_desktop.core.i18n import _
-from loki_desktop.core.messages import ImageAttachment
+from loki_desktop.core.image_attachment import ImageAttachment
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_SIDE = 1568

@@ -9,8 +9,9 @@ from typing import Any, Protocol
 
 from loki_desktop.core.events import ChangedFile, CheckReport
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.message_meta import MessageMeta
-from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
+from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
 from loki_desktop.core.settings import Settings
 
 # --- the model server -------------------------------------------------------------

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.message_meta import NO_META, MessageMeta
-from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo, ImageAttachment
+from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.persistence.aside import move_aside
 from loki_desktop.persistence.turn_lock import ConversationTurnLock, lock_turn, try_lock

@@ -17,13 +17,13 @@ from loki_desktop.core.i18n import _, language
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.core.services import Services
 from loki_desktop.ui.collector import MainThreadCollector
-from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.qt_gaps import QtGaps
 from loki_desktop.ui.quick_prompt import QuickPrompt
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.single_instance import InstanceLock, InstanceServer, hand_off, socket_name
 from loki_desktop.ui.theme import Theme, app_icon
 from loki_desktop.ui.tray import LokiTray, tray_available
+from loki_desktop.ui.window.main_window import MainWindow
 
 
 def run(services: Services, quick: str | None = None) -> int:

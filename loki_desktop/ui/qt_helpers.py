@@ -7,9 +7,11 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontMetrics, QResizeEvent
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QWidget
+
+from loki_desktop.core.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -100,3 +102,9 @@ class OwnedTasks:
 
     def __len__(self) -> int:
         return len(self._tasks)
+
+
+async def open_in_browser(url: str) -> None:
+    """Show the authorization page in the person's browser."""
+    if not QDesktopServices.openUrl(QUrl(url)):
+        raise RuntimeError(_("aucun navigateur n'a pu s'ouvrir sur {url}").format(url=url))

@@ -7,11 +7,11 @@ from PySide6.QtGui import QGuiApplication, QKeySequence, QMouseEvent, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from loki_desktop.core.i18n import _
-from loki_desktop.ui.approval import ShellApprover
-from loki_desktop.ui.chat_view import ChatView
-from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.changes.approval import ShellApprover
+from loki_desktop.ui.chat.view import ChatView
 from loki_desktop.ui.qt_helpers import button, label
 from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.text.markdown_render import MarkdownRenderer
 from loki_desktop.ui.theme import app_icon
 from loki_desktop.ui.turns import TurnRunner
 

@@ -134,7 +134,7 @@ class Runtime:
     def mcp(self) -> McpService:
         if self._mcp is None:
             from loki_desktop.core.mcp.service import McpService
-            from loki_desktop.ui.mcp_sign_in import open_in_browser
+            from loki_desktop.ui.qt_helpers import open_in_browser
 
             self._mcp = McpService(
                 self.services.settings,
@@ -142,7 +142,7 @@ class Runtime:
                 data_home=self.services.data_home,
             )
             # a signed-in server asking for more scopes opens the browser while the person
-            # uses the window; a first sign-in waits for their click (ui.mcp_sign_in)
+            # uses the window; a first sign-in waits for their click (ui.settings.mcp_sign_in)
             self._mcp.manager.browser = open_in_browser
             self.pending_notices += self._mcp.notices
             self._answer_servers(self._mcp)

@@ -9,16 +9,16 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from loki_desktop.core.i18n import _
-from loki_desktop.core.messages import ImageAttachment
-from loki_desktop.ui.approval import ShellApprover
-from loki_desktop.ui.chat_view import PAGE_SIZE, ChatView
-from loki_desktop.ui.conversations import ConversationList
-from loki_desktop.ui.markdown_render import MarkdownRenderer
-from loki_desktop.ui.memory_return import MemoryReturn, delete_now
+from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.ui.changes.approval import ShellApprover
+from loki_desktop.ui.changes.undo_bar import UndoBars
+from loki_desktop.ui.chat.conversations import ConversationList
+from loki_desktop.ui.chat.view import PAGE_SIZE, ChatView
+from loki_desktop.ui.heap_return import HeapReturn, delete_now
 from loki_desktop.ui.qt_helpers import OwnedTasks
 from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.text.markdown_render import MarkdownRenderer
 from loki_desktop.ui.turns import TurnRunner
-from loki_desktop.ui.undo_bar import UndoBars
 
 
 class Session(QObject):
@@ -46,7 +46,11 @@ class Session(QObject):
             self,
         )
         self.undo = UndoBars(
-            self.view, lambda: runtime.checkpoints, lambda: runtime.store, conversation_id
+            self.view,
+            lambda: runtime.checkpoints,
+            lambda: runtime.store,
+            conversation_id,
+            parent=self.view,
         )
         self.view.older_loaded.connect(self.undo.refresh)
 
@@ -81,7 +85,7 @@ class Sessions(QObject):
         self.renderer = renderer
         self.tasks = tasks
         self.dialogs_parent = parent  # approvals are asked over it
-        self.memory_return = MemoryReturn(self)  # closed conversations' memory back to the system
+        self.heap_return = HeapReturn(self)  # closed conversations' memory back to the system
         self.by_id: dict[str, Session] = {}
         self.current: Session | None = None
 
@@ -91,7 +95,7 @@ class Sessions(QObject):
         """The welcome page: the next message starts a conversation."""
         left = self._leave_current()
         self.current = None
-        if left is not None:  # its memory free now, for the trim that follows (memory_return)
+        if left is not None:  # its memory free now, for the trim that follows (heap_return)
             delete_now(left.view, left)
         self.conversations.select(None)
         self.shown.emit(None)
@@ -178,7 +182,7 @@ class Sessions(QObject):
         self.by_id.pop(session.id)
         self.stack.removeWidget(session.view)
         session.dispose()
-        self.memory_return.request()
+        self.heap_return.request()
 
     # --- deleting ---------------------------------------------------------------------------
 
@@ -249,7 +253,7 @@ class Sessions(QObject):
             await session.runner.wait()
 
     def _on_finished(self, session: Session) -> None:
-        self.memory_return.request()  # a streamed answer leaves many freed small objects
+        self.heap_return.request()  # a streamed answer leaves many freed small objects
         session.undo.refresh()  # the turn that ended may have changed files
         current = self.current.id if self.current else None
         self.conversations.refresh(select=current)

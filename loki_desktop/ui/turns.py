@@ -26,7 +26,7 @@ from loki_desktop.core.events import (
 )
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
-from loki_desktop.core.messages import ImageAttachment
+from loki_desktop.core.image_attachment import ImageAttachment
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent  # imported at the first turn, not at start

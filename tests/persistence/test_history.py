@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from loki_desktop.core.events import ChangedFile, CheckReport, SkillUsed
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.message_meta import NO_META, MessageMeta, UndoNote
-from loki_desktop.core.messages import CallRecord, ChatMessage, ImageAttachment
+from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.ports import StoreUnavailable
 from loki_desktop.persistence.history import SCHEMA_VERSION, History, HistoryTooNew
 from tests.conftest import REPO

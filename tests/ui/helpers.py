@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.theme import Theme
+from loki_desktop.ui.window.main_window import MainWindow
 
 
 async def wait_until(predicate: Callable[[], object], within: float = 30.0, what: str = "") -> None:

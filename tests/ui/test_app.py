@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import AssistantMessage, ErrorCard, NoticeLine, UserMessage
+from loki_desktop.ui.chat.items import AssistantMessage, ErrorCard, NoticeLine, UserMessage
 from loki_desktop.ui.main import App
 from loki_desktop.ui.single_instance import socket_name
 from loki_desktop.ui.theme import Theme

@@ -8,9 +8,9 @@ from typing import Any
 from shiboken6 import isValid
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.approval import ApprovalDialog
-from loki_desktop.ui.chat_items import ToolCard
-from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.changes.approval import ApprovalDialog
+from loki_desktop.ui.chat.items import ToolCard
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until
 

@@ -12,7 +12,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication
 
 from loki_desktop.core.images import MAX_BYTES, MAX_SIDE
-from loki_desktop.ui.composer import Composer
+from loki_desktop.ui.chat.composer import Composer
 from tests.ui.helpers import wait_until
 
 

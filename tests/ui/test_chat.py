@@ -14,7 +14,8 @@ from loki_desktop.core.events import CheckReport, Problem, SkillUsed
 from loki_desktop.core.message_meta import MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import (
+from loki_desktop.ui.changes.shell_changes import ShellChangesList
+from loki_desktop.ui.chat.items import (
     AssistantMessage,
     CheckCard,
     ErrorCard,
@@ -24,8 +25,7 @@ from loki_desktop.ui.chat_items import (
     ToolCard,
     UserMessage,
 )
-from loki_desktop.ui.main_window import MainWindow
-from loki_desktop.ui.shell_changes import ShellChangesList
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.demo_conversation import (
     FINAL_ANSWER,
     QUESTION,

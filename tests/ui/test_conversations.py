@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
 
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import AssistantMessage, UserMessage
-from loki_desktop.ui.chat_view import PAGE_SIZE
+from loki_desktop.ui.chat.items import AssistantMessage, UserMessage
+from loki_desktop.ui.chat.view import PAGE_SIZE
 from tests.fakes.ollama_server import FakeOllama
 from tests.ui.helpers import open_window, wait_until
 
@@ -241,10 +241,10 @@ async def test_switching_conversations_gives_freed_memory_back_once_quiet(
     services: Services, ollama: FakeOllama, qtbot: Any
 ) -> None:
     """Closing a conversation's view frees its widgets; glibc keeps the pages unless asked
-    (ui.memory_return): a burst of switches asks once, after the window went quiet."""
+    (ui.heap_return): a burst of switches asks once, after the window went quiet."""
     ids = seed(services, {f"Conversation {n}": ["question", "réponse"] for n in range(3)})
     async with open_window(services, qtbot, ollama.url) as window:
-        memory = window.sessions.memory_return
+        memory = window.sessions.heap_return
         if not memory.available:  # not glibc: nothing to give back, nothing scheduled
             window.sessions.open_conversation(ids["Conversation 0"])
             window.sessions.open_conversation(ids["Conversation 1"])

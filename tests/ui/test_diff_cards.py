@@ -10,12 +10,12 @@ from shiboken6 import isValid
 
 from loki_desktop.core.services import Services
 from loki_desktop.core.tools.diffs import compute_change
-from loki_desktop.ui.change_view import FOLD_ROWS, ChangeView
-from loki_desktop.ui.chat_items import ToolCard
-from loki_desktop.ui.main_window import MainWindow
-from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.changes.change_view import FOLD_ROWS, ChangeView
+from loki_desktop.ui.changes.write_approval import WriteApprovalDialog
+from loki_desktop.ui.chat.items import ToolCard
+from loki_desktop.ui.text.markdown_render import MarkdownRenderer
 from loki_desktop.ui.theme import DARK, LIGHT, Theme
-from loki_desktop.ui.write_approval import WriteApprovalDialog
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until
 

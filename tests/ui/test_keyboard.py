@@ -11,9 +11,9 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import AssistantMessage, ToolCard
-from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.chat.items import AssistantMessage, ToolCard
 from loki_desktop.ui.theme import Theme
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.ollama_server import FakeOllama, ModelCard, Reply
 from tests.ui.helpers import open_window, wait_until
 

@@ -37,13 +37,13 @@ from loki_desktop.core.services import Services
 from loki_desktop.core.tools.diffs import compute_change
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTools
-from loki_desktop.ui.approval import ApprovalDialog
-from loki_desktop.ui.change_view import ChangeView
-from loki_desktop.ui.chat_view import ChatView
+from loki_desktop.ui.changes.approval import ApprovalDialog
+from loki_desktop.ui.changes.change_view import ChangeView
+from loki_desktop.ui.changes.write_approval import WriteApprovalDialog
+from loki_desktop.ui.chat.view import ChatView
 from loki_desktop.ui.main import install_qt_translations
-from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.quick_prompt import QuickPrompt
-from loki_desktop.ui.write_approval import WriteApprovalDialog
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.language_words import wrong_words
 from tests.ui.helpers import open_window, wait_until
 

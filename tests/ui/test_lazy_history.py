@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QLabel, QTextBrowser, QWidget
 
 from loki_desktop.core.messages import ChatMessage
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import AssistantMessage, UserMessage
-from loki_desktop.ui.chat_view import ChatView
-from loki_desktop.ui.markdown_render import MarkdownRenderer, new_parser, split_blocks
-from loki_desktop.ui.markdown_view import CHUNK_LIMIT, MarkdownView
+from loki_desktop.ui.chat.items import AssistantMessage, UserMessage
+from loki_desktop.ui.chat.markdown_view import CHUNK_LIMIT, MarkdownView
+from loki_desktop.ui.chat.view import ChatView
+from loki_desktop.ui.text.markdown_render import MarkdownRenderer, new_parser, split_blocks
 from loki_desktop.ui.theme import LIGHT
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until

@@ -19,7 +19,7 @@ from loki_desktop.core.mcp.config import ServerConfig
 from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.core.services import Services
 from loki_desktop.persistence.secrets import KeyringSecrets
-from loki_desktop.ui.main_window import MainWindow
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.core.mcp.conftest import _http_server, stdio
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until

@@ -7,14 +7,14 @@ from typing import Any
 
 from PySide6.QtGui import QGuiApplication
 
-from loki_desktop.ui.markdown_render import (
+from loki_desktop.ui.chat.markdown_view import MarkdownView
+from loki_desktop.ui.text.markdown_render import (
     TAIL_LIMIT,
     MarkdownRenderer,
     RenderState,
     find_cut,
     new_parser,
 )
-from loki_desktop.ui.markdown_view import MarkdownView
 from loki_desktop.ui.theme import LIGHT
 from tests.fakes.demo_conversation import FINAL_ANSWER, words
 

@@ -14,9 +14,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLineEdit, QListWidget
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.main_window import MainWindow
-from loki_desktop.ui.mcp_forms import ElicitationDialog, UrlDialog
-from loki_desktop.ui.mcp_host import SamplingCard, SamplingDialog
+from loki_desktop.ui.mcp.forms import ElicitationDialog, UrlDialog
+from loki_desktop.ui.mcp.host import SamplingCard, SamplingDialog
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.mcp_servers import script
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.conftest import OFFSCREEN_NOISE

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.model_download import PENDING_KEY
+from loki_desktop.ui.models.download import PENDING_KEY
 from tests.fakes.ollama_server import FakeOllama
 from tests.ui.helpers import open_window, wait_until
 

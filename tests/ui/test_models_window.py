@@ -14,9 +14,9 @@ from PIL import Image
 from PySide6.QtCore import QMimeData, QUrl
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import AssistantMessage, ErrorCard, ToolCard, UserMessage
-from loki_desktop.ui.main_window import MainWindow
-from loki_desktop.ui.thinking import ThinkingBlock
+from loki_desktop.ui.chat.items import AssistantMessage, ErrorCard, ToolCard, UserMessage
+from loki_desktop.ui.chat.thinking import ThinkingBlock
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.mcp_servers import script
 from tests.fakes.ollama_server import FakeOllama, ModelCard, Reply
 from tests.ui.helpers import open_window, wait_until

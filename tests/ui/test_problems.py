@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import UserMessage
+from loki_desktop.ui.chat.items import UserMessage
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until
 

@@ -10,14 +10,14 @@ from PySide6.QtWidgets import QWidget
 
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.core.services import Services
-from loki_desktop.ui.backend_status import ModelPicker
-from loki_desktop.ui.composer import Composer
-from loki_desktop.ui.model_downloads import ModelDownloads
-from loki_desktop.ui.model_marks import MarksRow
+from loki_desktop.ui.chat.composer import Composer
+from loki_desktop.ui.chat.welcome import WelcomePage
+from loki_desktop.ui.models.downloads import ModelDownloads
+from loki_desktop.ui.models.marks import MarksRow
 from loki_desktop.ui.qt_helpers import OwnedTasks
-from loki_desktop.ui.server_status import ServerStatus, vision_refusal
-from loki_desktop.ui.turn_errors import Banner
-from loki_desktop.ui.welcome import WelcomePage
+from loki_desktop.ui.window.backend_status import ModelPicker
+from loki_desktop.ui.window.server_status import ServerStatus, vision_refusal
+from loki_desktop.ui.window.turn_errors import Banner
 from tests.fakes.ollama_server import FakeOllama, ModelCard
 from tests.ui.helpers import open_runtime
 

@@ -10,11 +10,11 @@ import shiboken6
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import AssistantMessage, NoticeLine, UserMessage
-from loki_desktop.ui.conversations import ConversationList
+from loki_desktop.ui.chat.conversations import ConversationList
+from loki_desktop.ui.chat.items import AssistantMessage, NoticeLine, UserMessage
 from loki_desktop.ui.qt_helpers import OwnedTasks
-from loki_desktop.ui.rendering import ThemedRenderer
 from loki_desktop.ui.sessions import Session, Sessions
+from loki_desktop.ui.text.rendering import ThemedRenderer
 from loki_desktop.ui.theme import Theme
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_runtime, wait_until
@@ -87,7 +87,7 @@ async def test_sending_from_nothing_starts_a_conversation_and_switching_drops_th
         assert first.id not in sessions.by_id  # idle: dropped, its view deleted at once
         assert not shiboken6.isValid(first.view)
         assert opened.stack.count() == 0
-        assert sessions.memory_return.pending or not sessions.memory_return.available
+        assert sessions.heap_return.pending or not sessions.heap_return.available
 
         sessions.open_conversation(first.id)  # built again from the history
         reopened = sessions.current

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QLineEdit, QPushButton
 
 from loki_desktop.cli.approval import FixedApprover
 from loki_desktop.core.services import Services
-from loki_desktop.ui.main_window import MainWindow
-from loki_desktop.ui.settings_dialog import SettingsDialog
+from loki_desktop.ui.settings.dialog import SettingsDialog
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.mcp_servers import script
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
 from tests.fakes.ollama_server import FakeOllama

@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.settings_dialog import SettingsDialog
-from loki_desktop.ui.settings_installed_models import COLUMNS, ModelsPage
+from loki_desktop.ui.settings.dialog import SettingsDialog
+from loki_desktop.ui.settings.installed_models import COLUMNS, ModelsPage
 from tests.fakes.ollama_server import FakeOllama
 from tests.ui.helpers import open_window, wait_until
 

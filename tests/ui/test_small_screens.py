@@ -11,9 +11,9 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.main_window import MainWindow
 from loki_desktop.ui.theme import Theme
-from loki_desktop.ui.window_fit import FIRST_SIZE, MIN_SIZE, clamp_rect, fit_rect
+from loki_desktop.ui.window.fit import FIRST_SIZE, MIN_SIZE, clamp_rect, fit_rect
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.ollama_server import FakeOllama
 from tests.ui.helpers import open_window, wait_until
 

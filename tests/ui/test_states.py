@@ -12,11 +12,11 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.chat_items import AssistantMessage, Chip, ErrorCard, ToolCard
-from loki_desktop.ui.main_window import MainWindow
-from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.chat.items import AssistantMessage, Chip, ErrorCard, ToolCard
+from loki_desktop.ui.text.markdown_render import MarkdownRenderer
 from loki_desktop.ui.theme import LIGHT
-from loki_desktop.ui.turn_errors import Banner
+from loki_desktop.ui.window.main_window import MainWindow
+from loki_desktop.ui.window.turn_errors import Banner
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until
 
@@ -196,7 +196,7 @@ async def test_a_new_conversation_does_not_say_0_messages(
     async with open_window(services, qtbot, ollama.url) as window:
         conversation = window.runtime.new_conversation("Vide pour l'instant")
         window.conversations.refresh()
-        from loki_desktop.ui.conversations import META_ROLE
+        from loki_desktop.ui.chat.conversations import META_ROLE
 
         metas = [
             str(window.conversations.list.item(i).data(META_ROLE))

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from loki_desktop.core.messages import ChatMessage
-from loki_desktop.ui.chat_items import AssistantMessage
-from loki_desktop.ui.chat_view import ChatView
-from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.chat.items import AssistantMessage
+from loki_desktop.ui.chat.thinking import LIVE_CHARS, ThinkingBlock, format_duration
+from loki_desktop.ui.chat.view import ChatView
+from loki_desktop.ui.text.markdown_render import MarkdownRenderer
 from loki_desktop.ui.theme import LIGHT
-from loki_desktop.ui.thinking import LIVE_CHARS, ThinkingBlock, format_duration
 from tests.ui.helpers import wait_until
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from loki_desktop.core.agent import Agent
-from loki_desktop.ui.chat_items import ErrorCard, UserMessage
-from loki_desktop.ui.chat_view import ChatView
-from loki_desktop.ui.markdown_render import MarkdownRenderer
+from loki_desktop.ui.chat.items import ErrorCard, UserMessage
+from loki_desktop.ui.chat.view import ChatView
+from loki_desktop.ui.text.markdown_render import MarkdownRenderer
 from loki_desktop.ui.theme import LIGHT
 from loki_desktop.ui.turns import TurnRunner
 

@@ -8,12 +8,12 @@ from typing import Any
 from loki_desktop.core.events import ChangedFile, ToolCall, ToolResult
 from loki_desktop.core.services import Services
 from loki_desktop.persistence.history import History
-from loki_desktop.ui.chat_items import HarnessNote, ToolCard
-from loki_desktop.ui.chat_view import ChatView
-from loki_desktop.ui.main_window import MainWindow
-from loki_desktop.ui.shell_changes import ShellChangesList
+from loki_desktop.ui.changes.shell_changes import ShellChangesList
+from loki_desktop.ui.changes.undo_bar import UndoBar
+from loki_desktop.ui.chat.items import HarnessNote, ToolCard
+from loki_desktop.ui.chat.view import ChatView
 from loki_desktop.ui.turns import apply_event
-from loki_desktop.ui.undo_bar import UndoBar
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.ui.helpers import open_window, wait_until
 
@@ -116,7 +116,7 @@ async def test_a_file_changed_since_is_asked_for_and_the_bar_comes_back_on_reope
 
 
 def test_the_run_shell_card_lists_the_files_the_command_changed(qtbot: Any) -> None:
-    from loki_desktop.ui.markdown_render import MarkdownRenderer
+    from loki_desktop.ui.text.markdown_render import MarkdownRenderer
     from loki_desktop.ui.theme import Theme
 
     view = ChatView(MarkdownRenderer(Theme("light").palette, "Copier"))

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from loki_desktop.core.services import Services
-from loki_desktop.ui.preview_button import PreviewButton
-from loki_desktop.ui.problems import ProblemsFeed, ProblemsPanel
 from loki_desktop.ui.qt_helpers import OwnedTasks
-from loki_desktop.ui.workspace import Workspace
-from loki_desktop.ui.workspace_picker import WorkspacePicker
+from loki_desktop.ui.workspace.folder import Workspace
+from loki_desktop.ui.workspace.picker import WorkspacePicker
+from loki_desktop.ui.workspace.preview_button import PreviewButton
+from loki_desktop.ui.workspace.problems import ProblemsFeed, ProblemsPanel
 from tests.ui.helpers import open_runtime, wait_until
 
 BROKEN = "def total(values):\n    return sum(valeurs)\n"

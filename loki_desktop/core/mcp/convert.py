@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.mcp.config import TOOL_PREFIX
-from loki_desktop.core.messages import ImageAttachment
 from loki_desktop.core.ports import ToolSpec
 
 # A result longer than this is content, not an error report, whatever words it contains.

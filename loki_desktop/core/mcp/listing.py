@@ -9,6 +9,7 @@ import base64
 import binascii
 from typing import Any
 
+from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.mcp.convert import McpTool
 from loki_desktop.core.mcp.offers import (
     McpPrompt,
@@ -17,7 +18,6 @@ from loki_desktop.core.mcp.offers import (
     RenderedPrompt,
     ResourceContent,
 )
-from loki_desktop.core.messages import ImageAttachment
 
 MAX_PAGES = 20
 LIST_TIMEOUT_S = 30.0  # listing again, rendering a prompt, reading a resource

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from loki_desktop.core.messages import ImageAttachment
+from loki_desktop.core.image_attachment import ImageAttachment
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,1 @@
+"""What the agent changes in files: diffs, review before writing, undo."""

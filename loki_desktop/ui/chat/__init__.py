@@ -1,0 +1,1 @@
+"""The conversation on screen: its items, the composer and attachments, streamed answers."""

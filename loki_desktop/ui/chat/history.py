@@ -1,0 +1,116 @@
+"""A stored conversation's messages as turns, each built into widgets only when it is shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtWidgets import QWidget
+
+from loki_desktop.core.events import CheckReport
+from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.ui.changes.shell_changes import ShellChangesList
+from loki_desktop.ui.changes.undo_note import undo_note_text
+from loki_desktop.ui.chat.items import (
+    AssistantMessage,
+    CheckCard,
+    HarnessNote,
+    SkillBadge,
+    ToolCard,
+    UserMessage,
+)
+from loki_desktop.ui.chat.thinking import ThinkingBlock
+from loki_desktop.ui.text.markdown_render import MarkdownRenderer
+
+# A rough guess of a message's height, only to decide how many turns to build before the
+# first frame; what is missing is built as soon as the layout shows it (never shown wrong).
+LINE_PX = 21
+CHARS_PER_LINE = 90
+ITEM_PX = 48
+
+NewToolCard = Callable[[str, str, dict[str, Any]], ToolCard]
+
+
+def split_turns(messages: Sequence[ChatMessage]) -> list[list[ChatMessage]]:
+    """Messages cut before each one the person wrote: a turn is built (or not) as a whole,
+    so its answers share one header and its undo bar finds its cards."""
+    turns: list[list[ChatMessage]] = []
+    for message in messages:
+        starts = message.role == "user" and message.origin != "harness"
+        if starts or not turns:
+            turns.append([])
+        turns[-1].append(message)
+    return turns
+
+
+def estimated_height(turn: Sequence[ChatMessage]) -> int:
+    total = 0
+    for message in turn:
+        text = message.content if message.role in ("user", "assistant") else ""
+        lines = len(text) // CHARS_PER_LINE + text.count("\n")
+        total += ITEM_PX + LINE_PX * lines + ITEM_PX * len(message.tool_calls)
+    return total
+
+
+class TurnBuilder:
+    """Builds a stored turn's widgets; knows the results of the calls of every page loaded."""
+
+    def __init__(self, new_tool_card: NewToolCard) -> None:
+        self._new_tool_card = new_tool_card
+        self.results: dict[str, ChatMessage] = {}
+
+    def learn(self, messages: Sequence[ChatMessage]) -> None:
+        for message in messages:
+            if message.role == "tool" and message.tool_call_id:
+                self.results[message.tool_call_id] = message
+
+    def widgets(self, turn: Sequence[ChatMessage], renderer: MarkdownRenderer) -> list[QWidget]:
+        widgets: list[QWidget] = []
+        head: AssistantMessage | None = None  # the first answer of the turn
+        for message in turn:
+            match message:
+                case ChatMessage(role="user", origin="harness"):
+                    widgets.append(HarnessNote(message.content, undo_note_text(message.meta.undo)))
+                case ChatMessage(role="user"):
+                    widgets.append(UserMessage(message.content, message.images))
+                    skill = message.meta.skill
+                    if skill is not None and skill.title:
+                        widgets.append(SkillBadge(skill.title))
+                case ChatMessage(role="assistant"):
+                    if message.thinking.strip():
+                        widgets.append(ThinkingBlock(message.thinking, message.thinking_seconds))
+                    if message.content.strip() or (message.cut and not message.tool_calls):
+                        answer = AssistantMessage(renderer)
+                        answer.set_markdown(message.content, defer=True)
+                        answer.finish(cut=message.cut and not message.tool_calls)
+                        if head is None:
+                            head = answer
+                        else:
+                            head.add_part(answer)
+                        widgets.append(answer)
+                    widgets += [self._tool_card(call, renderer) for call in message.tool_calls]
+                case ChatMessage(role="tool"):
+                    if (check := message.meta.check) is not None:
+                        widgets.append(check_card(check))
+                case _:
+                    pass
+        return widgets
+
+    def _tool_card(self, call: CallRecord, renderer: MarkdownRenderer) -> ToolCard:
+        card = self._new_tool_card(call.id, call.name, call.args)
+        result = self.results.get(call.id)
+        if result is None:
+            card.set_interrupted()
+            return card
+        meta = result.meta
+        card.set_result(meta.ok, meta.summary, result.content, result.images)
+        if meta.change is not None:
+            card.set_change(meta.change, renderer)
+        if meta.shell_changes:
+            card.add_detail(ShellChangesList(meta.shell_changes))
+        return card
+
+
+def check_card(check: CheckReport) -> CheckCard:
+    problems = [(p.line, p.col, p.message) for p in check.problems]
+    return CheckCard(check.path, check.ok, problems, check.skipped)

@@ -1,0 +1,1 @@
+"""Models: the first-run page, downloads (pull) and the marks that describe a model."""

@@ -1,0 +1,1 @@
+"""Réglages: the settings dialog and its pages (model, servers, MCP, sampling, language)."""

@@ -1,0 +1,1 @@
+"""The main window's frame: header, sidebar, status lines and shortcuts."""

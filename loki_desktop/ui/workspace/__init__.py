@@ -1,0 +1,1 @@
+"""The workspace folder: chosen, remembered, watched, its problems and previews."""

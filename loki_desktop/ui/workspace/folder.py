@@ -1,0 +1,60 @@
+"""The workspace folder: chosen, remembered, given to the tools and watched for problems."""
+
+from __future__ import annotations
+
+import asyncio
+
+from loki_desktop.ui.qt_helpers import OwnedTasks
+from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.workspace.picker import WorkspacePicker, remember_recent
+from loki_desktop.ui.workspace.preview_button import PreviewButton
+from loki_desktop.ui.workspace.problems import ProblemsFeed
+
+
+class Workspace:
+    """Follows the picker: the folder is saved, given to the MCP servers and the preview, and
+    the watcher restarted on it (its problems fill the panel)."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        picker: WorkspacePicker,
+        preview: PreviewButton,
+        feed: ProblemsFeed,
+        tasks: OwnedTasks,
+    ) -> None:
+        self.runtime = runtime
+        self.picker = picker
+        self.preview = preview
+        self.feed = feed
+        self.tasks = tasks
+        picker.changed.connect(self.choose)
+
+    def restore(self) -> None:
+        """The saved folder in the picker, forgotten if it is gone since the last run."""
+        settings = self.runtime.settings
+        if settings.workspace and self.runtime.workspace() is None:
+            # were it to come back, its file tools would be on while the picker says "no folder"
+            settings.workspace = ""
+        self.picker.set_folder(settings.workspace, settings.recent_workspaces)
+        self.preview.refresh()
+
+    def choose(self, folder: str) -> None:
+        settings = self.runtime.settings
+        settings.workspace = folder
+        settings.recent_workspaces = remember_recent(settings.recent_workspaces, folder)
+        self.runtime.save_settings()
+        self.runtime.update_roots()
+        self.preview.refresh()
+        self.watch()
+
+    def watch(self) -> asyncio.Task[None]:
+        """(Re)start the watcher on the current workspace; its problems fill the panel."""
+        return self.tasks.spawn(
+            self.feed.watch(self.runtime.workspace(), enabled=self.runtime.settings.auto_checks)
+        )
+
+    def follow_settings(self) -> None:
+        """Checks turned on or off in the settings: the watcher follows."""
+        if self.runtime.settings.auto_checks != self.feed.panel.watching:
+            self.watch()
