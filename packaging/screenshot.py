@@ -201,9 +201,9 @@ async def live(loki: Any, out: Path) -> None:
     await wait_for(lambda: window.model_picker.isEnabled())
     window.composer.set_text(QUESTION)
     window.composer.submit()
-    await wait_for(lambda: window.current is not None and not window.current.runner.busy, 60)
+    await wait_for(lambda: window.sessions.current is not None and not window.sessions.current.runner.busy, 60)
     await settle()
-    window.current.view.scroll_to_bottom()
+    window.sessions.current.view.scroll_to_bottom()
     await settle()
     save(screen_region(window), out / "main-window.png")
 
@@ -230,9 +230,9 @@ async def live(loki: Any, out: Path) -> None:
 
 async def reopen(loki: Any, out: Path) -> None:
     window = loki.window
-    await wait_for(lambda: window.current is not None)
+    await wait_for(lambda: window.sessions.current is not None)
     await settle(0.6)
-    window.current.view.scroll_to_bottom()
+    window.sessions.current.view.scroll_to_bottom()
     await settle()
     save(screen_region(window), out / "main-window-reopened.png")
 
@@ -240,12 +240,12 @@ async def reopen(loki: Any, out: Path) -> None:
 async def small(loki: Any, out: Path) -> None:
     """The reopened conversation on small screens: the top bar collapses, nothing is cut."""
     window = loki.window
-    await wait_for(lambda: window.current is not None and window.model_picker.isEnabled())
+    await wait_for(lambda: window.sessions.current is not None and window.model_picker.isEnabled())
     for width, height in ((1024, 640), (800, 560)):
         window.setGeometry(80, 40, width, height)
         await wait_for(lambda w=width: window.width() == w)
         await settle(0.6)
-        window.current.view.scroll_to_bottom()
+        window.sessions.current.view.scroll_to_bottom()
         await settle()
         save(screen_region(window), out / f"main-window-{width}x{height}.png")
     await approval(loki, out)
@@ -260,9 +260,9 @@ async def laptop(loki: Any, out: Path) -> None:
     await wait_for(lambda: window.model_picker.isEnabled())
     window.composer.set_text(QUESTION)
     window.composer.submit()
-    await wait_for(lambda: window.current is not None and not window.current.runner.busy, 60)
+    await wait_for(lambda: window.sessions.current is not None and not window.sessions.current.runner.busy, 60)
     await settle(0.6)
-    window.current.view.scroll_to_bottom()
+    window.sessions.current.view.scroll_to_bottom()
     await settle()
     save(screen_region(window), out / f"main-window-{size}.png")
     dialog = window.settings_opener.open()
@@ -289,12 +289,12 @@ async def approval(loki: Any, out: Path) -> None:
     window.setGeometry(80, 40, 1024, 640)
     window.composer.set_text(APPROVAL_QUESTION)
     window.composer.submit()
-    approver = window.current.approver
+    approver = window.sessions.current.approver
     await wait_for(lambda: approver.dialog is not None and approver.dialog.isVisible(), 30)
     await settle(0.6)
     save(screen_region(window, approver.dialog), out / "approval.png")
     approver.dialog.deny_button.click()
-    await wait_for(lambda: not window.current.runner.busy, 30)
+    await wait_for(lambda: not window.sessions.current.runner.busy, 30)
 
 
 async def offline(loki: Any, out: Path) -> None:
@@ -372,20 +372,20 @@ async def models(loki: Any, out: Path) -> None:
     picker.setCurrentIndex(picker.findData("qwen3:8b"))
     window.composer.set_text("1 001 est-il un nombre premier ?")
     window.composer.submit()
-    await wait_for(lambda: window.current is not None and window.current.view.thinking_block)
+    await wait_for(lambda: window.sessions.current is not None and window.sessions.current.view.thinking_block)
     await settle(3.2)
     save(screen_region(window), out / "thinking-live.png")
-    await wait_for(lambda: not window.current.runner.busy, 60)
+    await wait_for(lambda: not window.sessions.current.runner.busy, 60)
 
     picker.setCurrentIndex(picker.findData("gemma3:4b"))
     picture = demo_png(Path(os.environ["LOKI_HOME"]) / "schema.png")
     await window.composer.attachments.attach_paths([picture])
     window.composer.set_text("Que montre ce schéma ?")
     window.composer.submit()
-    await wait_for(lambda: not window.current.runner.busy, 60)
+    await wait_for(lambda: not window.sessions.current.runner.busy, 60)
     await window.composer.attachments.attach_paths([picture])  # one waiting in the composer
     await settle()
-    window.current.view.scroll_to_bottom()
+    window.sessions.current.view.scroll_to_bottom()
     await settle()
     save(screen_region(window), out / "thinking-done.png")
 

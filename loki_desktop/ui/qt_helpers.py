@@ -7,9 +7,18 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices, QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QFontMetrics, QGuiApplication, QResizeEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QWidget,
+)
 
 from loki_desktop.core.i18n import _
 
@@ -23,6 +32,44 @@ def set_state(widget: QWidget, name: str, value: object) -> None:
     style.unpolish(widget)
     style.polish(widget)
     widget.update()
+
+
+# what a window manager's frame adds around a dialog (title bar, borders), before it is shown
+FRAME_GUESS = QSize(8, 40)
+
+
+def scroll_page(content: QWidget) -> QScrollArea:
+    """`content` in a frameless scroll area: a page taller or wider than its dialog scrolls
+    instead of pushing the dialog past the screen (or squeezing its fields)."""
+    area = QScrollArea()
+    area.setObjectName("PageScroll")
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(content)
+    return area
+
+
+def narrow_combo(combo: QComboBox, characters: int = 18) -> QComboBox:
+    """A combo box whose longest item (a long model name) is no minimum width: the closed box
+    shows what fits, its list shows every item whole."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(characters)
+    return combo
+
+
+def wrapping_form() -> QFormLayout:
+    """A form whose field goes under its label when both do not fit side by side."""
+    form = QFormLayout()
+    form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+    return form
+
+
+def first_size(window: QWidget, wanted: QSize) -> None:
+    """Give a dialog its first size: `wanted`, or the available screen less a frame when that
+    is smaller (a laptop), so its buttons are on screen."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    room = screen.availableGeometry().size() - FRAME_GUESS
+    window.resize(wanted.boundedTo(room))
 
 
 def label(text: str, object_name: str = "", *, wrap: bool = False) -> QLabel:

@@ -29,12 +29,12 @@ from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import set_language, set_typography
 from loki_desktop.core.mcp.host import SamplingRequest
 from loki_desktop.core.services import Services
-from loki_desktop.ui.approval import ApprovalDialog
-from loki_desktop.ui.main_window import MainWindow
-from loki_desktop.ui.mcp_host import SamplingDialog
+from loki_desktop.ui.changes.approval import ApprovalDialog
+from loki_desktop.ui.changes.write_approval import WriteApprovalDialog
+from loki_desktop.ui.mcp.host import SamplingDialog
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.theme import Theme
-from loki_desktop.ui.write_approval import WriteApprovalDialog
+from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.ollama_server import FakeOllama
 from tests.ui.layout_audit import Problem, audit, walk
 
@@ -149,7 +149,7 @@ async def chat_cards(stage: Stage) -> AsyncIterator[Views]:
     view.add_tool_call("w1", "write_file", {"path": "src/app.js", "content": "x" * 68})
     change = FileChange("src/app.js", "added", "", 3, 0, content="a\nb\nc\n")
     view.set_tool_result("w1", True, "src/app.js (68)", "ok", change=change)
-    command = "pytest -q " + "tests/ " * 12
+    command = "pytest -q" + " tests/" * 12
     view.add_tool_call("s1", "run_shell", {"command": command})
     view.tool_waiting(command)
     view.add_tool_call("r1", "read_file", {"path": "a/" * 40 + "very_long_name.py"})

@@ -131,9 +131,20 @@ def needed(widget: QWidget) -> QSize:
     width = _dimension(given.width(), hint.width(), policy.horizontalPolicy())
     height = _dimension(given.height(), hint.height(), policy.verticalPolicy())
     if widget.hasHeightForWidth() and widget.width() > 0:
-        wrapped = widget.heightForWidth(widget.width())
+        wrapped = _minimum_height_for(widget)
         height = max(given.height(), wrapped) if wrapped > 0 else height
     return QSize(width, height)
+
+
+def _minimum_height_for(widget: QWidget) -> int:
+    """The least height `widget` can have at its width when a text in it wraps (its
+    minimumSizeHint is the height at its narrowest, where the text takes the most lines)."""
+    layout = widget.layout()
+    if layout is None:
+        return widget.heightForWidth(widget.width())  # a wrapped label: no less than its lines
+    margins = widget.contentsMargins()
+    inner = widget.width() - margins.left() - margins.right()
+    return layout.minimumHeightForWidth(inner) + margins.top() + margins.bottom()
 
 
 def _dimension(given: int, hint: int, policy: QSizePolicy.Policy) -> int:
@@ -153,6 +164,19 @@ def check_widget(widget: QWidget, scene: str, top: QWidget) -> list[Problem]:
         )
     if isinstance(widget, QAbstractButton):
         found.extend(_button(widget, scene, top))
+    if isinstance(widget, QScrollArea) and widget.horizontalScrollBar().isVisible():
+        inner = widget.widget()
+        wide = _size(inner.minimumSizeHint()) if inner is not None else "?"
+        found.append(
+            Problem(
+                scene,
+                "sideways",
+                path_of(widget, top),
+                _size(widget.size()),
+                wide,
+                "a page that scrolls sideways: a long text sets its width",
+            )
+        )
     return found
 
 

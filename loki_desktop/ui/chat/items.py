@@ -27,7 +27,7 @@ from loki_desktop.ui.changes.change_view import ChangeView, counts_label
 from loki_desktop.ui.chat.args_view import ArgumentsView
 from loki_desktop.ui.chat.images import ThumbnailRow, thumbnail_row
 from loki_desktop.ui.chat.markdown_view import MarkdownView, MessageText
-from loki_desktop.ui.qt_helpers import button, label, set_state
+from loki_desktop.ui.qt_helpers import ElidedLabel, button, label, set_state
 from loki_desktop.ui.text.markdown_render import MarkdownRenderer
 from loki_desktop.ui.theme import info_icon
 
@@ -203,7 +203,7 @@ class ToolCard(QFrame):
         self.title = label(name, "ToolName")
         head.addWidget(self.title)
         self.detail = label(_args_preview(args), "CardDetail")
-        self.detail.setMinimumWidth(40)
+        # elided to whatever room is left: a narrow column keeps the chip and the buttons whole
         self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         head.addWidget(self.detail, 1)
         self.args_button = button(_("Arguments"), flat=True)
@@ -323,7 +323,8 @@ class CheckCard(QFrame):
             text = ngettext("{n} PROBLÈME", "{n} PROBLÈMES", count).format(n=count)
             chip = Chip(text, "error")
         head.addWidget(chip)
-        title = label(_("Vérification de {path}").format(path=path), "CardTitle")
+        # a deep path is elided ("…"), whole in its tooltip: no minimum width for the card
+        title = ElidedLabel(_("Vérification de {path}").format(path=path), "CardTitle")
         head.addWidget(title, 1)
         layout.addLayout(head)
         for line, col, message in self.problems:

@@ -7,7 +7,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from loki_desktop.core.i18n import _
-from loki_desktop.ui.qt_helpers import button, label
+from loki_desktop.ui.qt_helpers import button, label, scroll_page
 from loki_desktop.ui.theme import app_icon
 
 INTRO_PX = 620
@@ -21,7 +21,16 @@ class WelcomePage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ChatArea")
-        outer = QVBoxLayout(self)
+        # the page scrolls: on a small screen (or under the first-run choice of a model) its
+        # content is taller than the window, and is never squeezed to fit
+        content = QWidget()
+        content.setObjectName("ChatArea")
+        self.page_scroll = scroll_page(content)
+        self.page_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        page = QVBoxLayout(self)
+        page.setContentsMargins(0, 0, 0, 0)
+        page.addWidget(self.page_scroll)
+        outer = QVBoxLayout(content)
         outer.addStretch(2)
         column = QVBoxLayout()
         column.setSpacing(12)
@@ -78,7 +87,7 @@ class WelcomePage(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         """On a narrow window the text wraps shorter and the suggestions stack up."""
         super().resizeEvent(event)
-        width = event.size().width()
+        width = self.page_scroll.viewport().width()
         self.intro.setFixedWidth(max(200, min(INTRO_PX, width - 48)))
         wide = width >= self._row_width() + 48
         direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom

@@ -9,7 +9,9 @@ from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.thinking import think_choices
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.core.settings import THINK_MODES, TOOL_MODES, Settings
-from loki_desktop.ui.qt_helpers import label
+from loki_desktop.ui.qt_helpers import ElidedLabel, label, narrow_combo
+
+TOOLS_LABEL_PX = 220  # the label column stays this wide whatever the model's name
 
 
 class ModelBehaviour(QObject):
@@ -21,16 +23,18 @@ class ModelBehaviour(QObject):
         self.think_mode = settings.think
         self.tool_modes = dict(settings.tool_modes)
         self.model = ""
-        self.think = QComboBox()
+        self.think = narrow_combo(QComboBox())
         self.think.setObjectName("ThinkMode")
         form.addRow(label(_("Réflexion"), "CardTitle"), self.think)
         self.think_help = label("", "FieldHelp", wrap=True)
         form.addRow("", self.think_help)
-        self.tools = QComboBox()
+        self.tools = narrow_combo(QComboBox())
         self.tools.setObjectName("ToolMode")
         for mode in TOOL_MODES:
             self.tools.addItem(self._tool_text(mode), mode)
-        self.tools_label = label(_("Outils du modèle"), "CardTitle")
+        # the model's name can be long: elided, whole in its tooltip
+        self.tools_label = ElidedLabel(_("Outils du modèle"), "CardTitle")
+        self.tools_label.setMaximumWidth(TOOLS_LABEL_PX)
         form.addRow(self.tools_label, self.tools)
         self.tools_help = label("", "FieldHelp", wrap=True)
         form.addRow("", self.tools_help)
@@ -52,7 +56,7 @@ class ModelBehaviour(QObject):
             self.think.addItem(self._think_text(mode), mode)
         self.think.setCurrentIndex(self.think.findData(self.think_mode))
         self.think_help.setText(self._think_help(model, profile))
-        self.tools_label.setText(
+        self.tools_label.set_full_text(
             _("Outils de « {model} »").format(model=model) if model else _("Outils du modèle")
         )
         self.tools.setEnabled(bool(model))

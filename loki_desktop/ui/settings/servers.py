@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
     QHBoxLayout,
     QLineEdit,
     QListWidget,
@@ -32,7 +31,14 @@ from loki_desktop.core.model_servers import (
 )
 from loki_desktop.core.ports import BackendError, ModelInfo
 from loki_desktop.core.settings import Settings, resolve_host
-from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
+from loki_desktop.ui.qt_helpers import (
+    OwnedTasks,
+    button,
+    label,
+    narrow_combo,
+    set_state,
+    wrapping_form,
+)
 
 Probe = Callable[[ModelServer, str | None], Awaitable[list[ModelInfo]]]
 
@@ -91,11 +97,11 @@ class ServersEditor(QWidget):
         row.addWidget(self.remove_button)
         row.addStretch(1)
         layout.addLayout(row)
-        form = QFormLayout()
+        form = wrapping_form()
         form.setSpacing(8)
         self.name = QLineEdit()
         form.addRow(_("Nom"), self.name)
-        self.kind = QComboBox()
+        self.kind = narrow_combo(QComboBox())
         self.kind.addItem(_("Ollama"), "ollama")
         self.kind.addItem(_("Compatible OpenAI (vLLM, llama.cpp, LM Studio…)"), "openai")
         form.addRow(_("Protocole"), self.kind)

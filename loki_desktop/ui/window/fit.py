@@ -40,17 +40,21 @@ def available_geometry(widget: QWidget) -> QRect:
     return screen.availableGeometry()
 
 
-def minimum_for(available: QRect) -> QSize:
+def minimum_for(available: QRect, extra: QSize | None = None) -> QSize:
+    """The window's minimum on this screen: MIN_SIZE, or the screen less the window's frame
+    when the screen is smaller (an 800×560 screen: the frame must fit too)."""
+    frame = extra if extra is not None else QSize(0, 0)
     return QSize(
-        min(MIN_SIZE.width(), available.width()), min(MIN_SIZE.height(), available.height())
+        min(MIN_SIZE.width(), available.width() - frame.width()),
+        min(MIN_SIZE.height(), available.height() - frame.height()),
     )
 
 
 def place_window(window: QWidget, ui: dict[str, object]) -> None:
     """The saved geometry, else the first size; either way on the screen as it is now."""
     available = available_geometry(window)
-    window.setMinimumSize(minimum_for(available))
     extra = _frame_extra(window)
+    window.setMinimumSize(minimum_for(available, extra))
     geometry = ui.get("geometry")
     if isinstance(geometry, str) and window.restoreGeometry(
         QByteArray.fromBase64(geometry.encode())
