@@ -81,7 +81,7 @@ def label(text: str, object_name: str = "", *, wrap: bool = False) -> QLabel:
 
 
 class ElidedLabel(QLabel):
-    """A one-line label that ends with "…" when it does not fit (the full text in its tooltip)."""
+    """A label whose lines end with "…" when they do not fit (the full text in its tooltip)."""
 
     def __init__(self, text: str = "", object_name: str = "") -> None:
         super().__init__()
@@ -102,7 +102,10 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         metrics = QFontMetrics(self.font())
-        self.setText(metrics.elidedText(self.full_text, Qt.TextElideMode.ElideRight, self.width()))
+        width = self.width()
+        lines = self.full_text.split("\n")  # each line elided on its own (a list of paths)
+        elide = Qt.TextElideMode.ElideRight
+        self.setText("\n".join(metrics.elidedText(line, elide, width) for line in lines))
 
 
 def button(

@@ -38,6 +38,8 @@ class Session(QObject):
         self.approver = ShellApprover(dialogs_parent, renderer)
         self.approver.on_ask = self.view.tool_waiting  # the card says EN ATTENTE meanwhile
         self.approver.on_answer = self.view.tool_answered
+        self.approver.on_write_ask = self.view.write_waiting
+        self.approver.on_write_answer = self.view.write_answered
         self.after_failure: asyncio.Task[None] | None = None  # is the server gone? (turn_errors)
         self.runner = TurnRunner(
             self.view,
@@ -90,6 +92,11 @@ class Sessions(QObject):
         self.current: Session | None = None
 
     # --- on screen ------------------------------------------------------------------------
+
+    def back_online(self) -> None:
+        """The server answers again: every open conversation's offline cards say so."""
+        for session in self.by_id.values():
+            session.view.back_online()
 
     def new_conversation(self) -> None:
         """The welcome page: the next message starts a conversation."""

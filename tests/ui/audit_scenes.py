@@ -25,13 +25,17 @@ from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QWidget
 
 from loki_desktop.app import build_services
+from loki_desktop.core.events import ChangedFile
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import set_language, set_typography
-from loki_desktop.core.mcp.host import SamplingRequest
+from loki_desktop.core.mcp.elicitation import ElicitationForm, FormField
+from loki_desktop.core.mcp.host import ElicitationRequest, SamplingReport, SamplingRequest
 from loki_desktop.core.services import Services
 from loki_desktop.ui.changes.approval import ApprovalDialog
 from loki_desktop.ui.changes.write_approval import WriteApprovalDialog
-from loki_desktop.ui.mcp.host import SamplingDialog
+from loki_desktop.ui.chat.items import HarnessNote
+from loki_desktop.ui.mcp.forms import ElicitationDialog, UrlDialog
+from loki_desktop.ui.mcp.host import SamplingCard, SamplingDialog
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.theme import Theme
 from loki_desktop.ui.window.main_window import MainWindow
@@ -155,10 +159,37 @@ async def chat_cards(stage: Stage) -> AsyncIterator[Views]:
     view.add_tool_call("r1", "read_file", {"path": "a/" * 40 + "very_long_name.py"})
     view.set_tool_result("r1", False, text, text * 3)
     view.add_check("src/" + "deep/" * 12 + "page.html", False, [(3, 7, text)] * 3)
+    view.add_tool_call("s2", "run_shell", {"command": "make build"})
+    changed = [ChangedFile("build/" + "deep/" * 8 + f"out{n}.o", "added") for n in range(12)]
+    view.set_tool_result("s2", True, text, "ok", shell_changes=changed)
     view.add_notice(text)
+    view.add_card(HarnessNote(text))
+    report = SamplingReport(_sampling_request(text), answer=text * 2, model=LONG_MODEL)
+    view.add_card(SamplingCard(report))
     view.add_error(text)
     view.end_answer()
     yield "cards", [stage.window]
+    for card in (view.tool_card("w1"), view.tool_card("r1")):
+        assert card is not None
+        card.args_button.setChecked(True)  # the arguments and the result unfolded
+        card.result_button.setChecked(True)
+    yield "cards-unfolded", [stage.window]
+
+
+@scene("problems")
+async def problems(stage: Stage) -> AsyncIterator[Views]:
+    """The problems panel with 0, 1 and 200 problems, long paths and messages."""
+    window = stage.window
+    window.problems_button.setChecked(True)
+    yield "none", [window]
+    panel = window.problems
+    deep = stage.workspace / ("src/" + "module/" * 8)
+    panel.set_file_problems(deep / "page.html", [(3, 7, LONG_TEXT[stage.language])])
+    yield "one", [window]
+    for number in range(40):
+        lines = [(n, 1, LONG_TEXT[stage.language]) for n in range(5)]
+        panel.set_file_problems(deep / f"file{number}.py", lines)
+    yield "200", [window]
 
 
 @scene("dialogs")
@@ -171,13 +202,35 @@ async def dialogs(stage: Stage) -> AsyncIterator[Views]:
     change = FileChange("src/" + "deep/" * 10 + "app.py", "modified", diff, 1, 1)
     renderer = stage.window.rendering.renderer
     write = WriteApprovalDialog(change, stage.workspace, renderer, stage.window)
-    request = SamplingRequest("srv", "Serveur MCP " * 4, (("user", text * 3),), system_prompt=text)
-    sampling = SamplingDialog(request, LONG_MODEL, stage.window)
-    for name, dialog in (("approval", approval), ("write", write), ("sampling", sampling)):
+    sampling = SamplingDialog(_sampling_request(text), LONG_MODEL, stage.window)
+    fields = (
+        FormField("name", "string", "Nom du dépôt " * 3, text, required=True),
+        FormField("private", "boolean", text),
+        FormField("count", "integer", "Nombre", text, minimum=1, maximum=10),
+    )
+    form = ElicitationDialog(
+        ElicitationForm(fields), title=text, message=text * 2, parent=stage.window
+    )
+    ask_url = ElicitationRequest(
+        "srv", "Serveur " * 4, text, url="https://example.org/consent?" + "scope=read&" * 30
+    )
+    url = UrlDialog(ask_url, stage.window)
+    shown = (
+        ("approval", approval),
+        ("write", write),
+        ("sampling", sampling),
+        ("form", form),
+        ("url", url),
+    )
+    for name, dialog in shown:
         dialog.show()
         yield name, [dialog]
         dialog.close()
         dialog.deleteLater()
+
+
+def _sampling_request(text: str) -> SamplingRequest:
+    return SamplingRequest("srv", "Serveur MCP " * 4, (("user", text * 3),), system_prompt=text)
 
 
 # --- running them -----------------------------------------------------------------------

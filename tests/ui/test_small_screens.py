@@ -173,3 +173,15 @@ async def test_a_window_saved_on_a_bigger_screen_opens_inside_this_one(
         assert available.contains(window.frameGeometry())
         assert window.width() >= MIN_SIZE.width()
         assert window.height() >= MIN_SIZE.height()
+
+
+async def test_the_window_stays_where_it_was_over_restarts(
+    qtbot: Any, services: Services, offline_host: str
+) -> None:
+    places = []
+    for _start in range(3):
+        async with open_window(services, qtbot, offline_host) as window:
+            await wait_until(lambda: window.isVisible())
+            places.append(window.geometry())
+            window.save_state()
+    assert places[0] == places[1] == places[2], places  # not one pixel further each time

@@ -254,7 +254,7 @@ class ToolCard(QFrame):
     def set_waiting(self) -> None:
         """Waiting for the person to allow it (the approval dialog is open)."""
         self.state = "waiting"
-        self.chip.set(_("EN ATTENTE"), "waiting")
+        self.chip.set(_("EN ATTENTE"), "waiting")  # the status line says whose accord
 
     def set_answered(self, allowed: bool) -> None:
         self.state = "running" if allowed else "refused"
@@ -437,6 +437,12 @@ class ErrorCard(QFrame):
         )
         self.text.setToolTip(self.message)
         set_state(self, "state", "waiting")
+
+    def set_back_online(self) -> None:
+        """The server answers again: the card no longer says it does not (its message is
+        still not sent: Réessayer sends it)."""
+        if self.offline and self.retry_button is not None and self.retry_button.isEnabled():
+            self.text.setText(_("Ollama répond de nouveau : réessayez pour envoyer ce message."))
 
     def _retry(self) -> None:
         self.disable_retry()

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
-from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from loki_desktop.core.events import ChangedFile, CutArgument
@@ -42,6 +42,14 @@ W = TypeVar("W", bound=QWidget)
 PageLoader = Callable[[int | None], list[ChatMessage]]
 
 
+WRITE_TOOLS = ("write_file", "edit_file")  # the tools a review before writing stops
+
+
+def _same_path(asked: str, planned: str) -> bool:
+    """The model's path argument ("./src/a.py") and the change's workspace-relative path."""
+    return asked.strip().replace("\\", "/").removeprefix("./") == planned
+
+
 class ChatView(QScrollArea):
     """Small mutators for a live turn, and `open` for a stored conversation (lazily)."""
 
@@ -58,12 +66,18 @@ class ChatView(QScrollArea):
         area = QWidget()
         area.setObjectName("ChatArea")
         self.setWidget(area)
-        outer = QVBoxLayout(area)
+        # centred between two stretches, not by alignment: a box layout then asks the column
+        # its height at the width it really has (aligned, it was asked at the whole width,
+        # where texts wrap shorter, and the cards at the bottom were cut)
+        outer = QHBoxLayout(area)
         outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
         column = QWidget()
         column.setObjectName("ChatColumn")
         column.setMaximumWidth(COLUMN_MAX_WIDTH)
-        outer.addWidget(column, 1, Qt.AlignmentFlag.AlignHCenter)
+        outer.addStretch(1)
+        outer.addWidget(column, COLUMN_MAX_WIDTH)  # up to its maximum, the stretches the rest
+        outer.addStretch(1)
         self._column = column
         self._layout = QVBoxLayout(column)
         self._layout.setContentsMargins(24, 18, 24, 18)
@@ -282,6 +296,32 @@ class ChatView(QScrollArea):
         if card is not None:
             card.set_answered(allowed)
 
+    def write_waiting(self, path: str) -> None:
+        """A write waits for review (Demander avant d'écrire): its card says so."""
+        card = self._write_card(path)
+        if card is not None:
+            card.set_waiting()
+
+    def write_answered(self, path: str, allowed: bool) -> None:
+        card = self._write_card(path)
+        if card is not None:
+            card.set_answered(allowed)
+
+    def waiting_kind(self) -> str:
+        """What waits for the person: "write", "shell" or "" (nothing)."""
+        for card in reversed(self._tool_cards.values()):
+            if card.state == "waiting":
+                return "shell" if card.name == "run_shell" else "write"
+        return ""
+
+    def _write_card(self, path: str) -> ToolCard | None:
+        """The newest running write_file or edit_file card for `path`."""
+        for card in reversed(self._tool_cards.values()):
+            writing = card.name in WRITE_TOOLS and card.state in ("running", "waiting")
+            if writing and _same_path(str(card.args.get("path", "")), path):
+                return card
+        return None
+
     def _shell_card(self, command: str) -> ToolCard | None:
         """The newest running run_shell card for `command`."""
         for card in reversed(self._tool_cards.values()):
@@ -322,6 +362,12 @@ class ChatView(QScrollArea):
         self._retried = card
         self._turn_head = None  # the retry's answer gets its own header
         self.retry_requested.emit()
+
+    def back_online(self) -> None:
+        """The server is back: the cards that said it was not change their words."""
+        for item in self.items():
+            if isinstance(item, ErrorCard):
+                item.set_back_online()
 
     def last_error(self) -> ErrorCard | None:
         errors = [item for item in self.items() if isinstance(item, ErrorCard)]

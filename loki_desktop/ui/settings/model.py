@@ -23,6 +23,7 @@ class ModelBehaviour(QObject):
         self.think_mode = settings.think
         self.tool_modes = dict(settings.tool_modes)
         self.model = ""
+        self._profile: ModelProfile | None = None
         self.think = narrow_combo(QComboBox())
         self.think.setObjectName("ThinkMode")
         form.addRow(label(_("Réflexion"), "CardTitle"), self.think)
@@ -55,6 +56,7 @@ class ModelBehaviour(QObject):
         for mode in sorted(choices, key=_menu_order):
             self.think.addItem(self._think_text(mode), mode)
         self.think.setCurrentIndex(self.think.findData(self.think_mode))
+        self._profile = profile
         self.think_help.setText(self._think_help(model, profile))
         self.tools_label.set_full_text(
             _("Outils de « {model} »").format(model=model) if model else _("Outils du modèle")
@@ -72,6 +74,7 @@ class ModelBehaviour(QObject):
 
     def _on_think(self, index: int) -> None:
         self.think_mode = str(self.think.itemData(index))
+        self.think_help.setText(self._think_help(self.model, self._profile))
 
     def _on_tools(self, index: int) -> None:
         if self.model:
@@ -99,6 +102,11 @@ class ModelBehaviour(QObject):
         }[mode]
 
     def _think_help(self, model: str, profile: ModelProfile | None) -> str:
+        if self.think_mode == "off":  # the hint says what the chosen setting does
+            return _(
+                "Réflexion désactivée : Loki demande au modèle de répondre sans réfléchir à "
+                "voix haute."
+            )
         if profile is None or not model:
             return _(
                 "Pour les modèles qui réfléchissent avant de répondre (qwen3, deepseek-r1, "

@@ -61,7 +61,11 @@ def place_window(window: QWidget, ui: dict[str, object]) -> None:
     ):
         if not window.isMaximized() and not window.isFullScreen():
             framed = window.geometry().adjusted(0, -extra.height(), extra.width(), 0)
-            _set_frame(window, clamp_rect(framed, available), extra)
+            fitted = clamp_rect(framed, available)
+            # left alone when it fits: placing it again by a guessed frame moved it by the
+            # frame's border at every start
+            if fitted != framed:
+                _set_frame(window, fitted, extra)
         return
     wanted = QSize(FIRST_SIZE.width() + extra.width(), FIRST_SIZE.height() + extra.height())
     _set_frame(window, fit_rect(wanted, available), extra)

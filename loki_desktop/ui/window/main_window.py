@@ -207,6 +207,10 @@ class MainWindow(QMainWindow):
             lambda session: watch_turn(session, self.tasks, self.server_status.check, self.banner)
         )
         sessions.shown.connect(self._on_shown)
+        # texts that describe a state follow it
+        sessions.shown.connect(lambda session: self.banner.set_list_below(session is None))
+        self.banner.back_online.connect(sessions.back_online)
+        self.workspace_picker.shown.connect(self.welcome.set_folder)
         sessions.busy_changed.connect(self._on_busy)
         sessions.send_refused.connect(self.composer.keep_draft)
 
