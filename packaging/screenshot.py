@@ -148,7 +148,9 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
     (workspace / "ventes.csv").write_text(SALES_CSV, encoding="utf-8")
     server = (
         FakeOllama(models=(), cards=model_cards())
-        if scene in ("models", "first-run")
+        if scene == "models"
+        else FakeOllama(models=())  # no model at all: the first-run page
+        if scene == "first-run"
         else FakeOllama()
     ).start()
     server.script(*([reply_for] * 40 if scene != "models" else thinking_replies()))
@@ -201,7 +203,9 @@ async def live(loki: Any, out: Path) -> None:
     await wait_for(lambda: window.model_picker.isEnabled())
     window.composer.set_text(QUESTION)
     window.composer.submit()
-    await wait_for(lambda: window.sessions.current is not None and not window.sessions.current.runner.busy, 60)
+    await wait_for(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy, 60
+    )
     await settle()
     window.sessions.current.view.scroll_to_bottom()
     await settle()
@@ -260,7 +264,9 @@ async def laptop(loki: Any, out: Path) -> None:
     await wait_for(lambda: window.model_picker.isEnabled())
     window.composer.set_text(QUESTION)
     window.composer.submit()
-    await wait_for(lambda: window.sessions.current is not None and not window.sessions.current.runner.busy, 60)
+    await wait_for(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy, 60
+    )
     await settle(0.6)
     window.sessions.current.view.scroll_to_bottom()
     await settle()
@@ -372,7 +378,9 @@ async def models(loki: Any, out: Path) -> None:
     picker.setCurrentIndex(picker.findData("qwen3:8b"))
     window.composer.set_text("1 001 est-il un nombre premier ?")
     window.composer.submit()
-    await wait_for(lambda: window.sessions.current is not None and window.sessions.current.view.thinking_block)
+    await wait_for(
+        lambda: window.sessions.current is not None and window.sessions.current.view.thinking_block
+    )
     await settle(3.2)
     save(screen_region(window), out / "thinking-live.png")
     await wait_for(lambda: not window.sessions.current.runner.busy, 60)

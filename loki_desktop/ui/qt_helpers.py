@@ -91,6 +91,18 @@ class ElidedLabel(QLabel):
         self.full_text = ""
         self.set_full_text(text)
 
+    def sizeHint(self) -> QSize:
+        """The whole text's size: what it asks for (it takes less, elided, when it must)."""
+        metrics = QFontMetrics(self.font())
+        lines = getattr(self, "full_text", "").split("\n")  # (asked before it is set)
+        width = max(metrics.horizontalAdvance(line) for line in lines)
+        margins = self.contentsMargins()
+        hint = super().sizeHint()
+        return QSize(width + margins.left() + margins.right() + 2 * self.margin(), hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())  # any width: it elides
+
     def set_full_text(self, text: str) -> None:
         self.full_text = text
         self.setToolTip(text)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import QMargins, QPoint, Qt, QTimer, Signal
+from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from loki_desktop.core.events import ChangedFile, CutArgument
@@ -66,18 +66,17 @@ class ChatView(QScrollArea):
         area = QWidget()
         area.setObjectName("ChatArea")
         self.setWidget(area)
-        # centred between two stretches, not by alignment: a box layout then asks the column
-        # its height at the width it really has (aligned, it was asked at the whole width,
-        # where texts wrap shorter, and the cards at the bottom were cut)
-        outer = QHBoxLayout(area)
+        # centred by side margins, not by alignment: the layout then asks the column its
+        # height at the width it really has (aligned, it was asked at the whole width, where
+        # texts wrap shorter, and the cards at the bottom were cut); see _place_column
+        outer = QVBoxLayout(area)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.setSpacing(0)
         column = QWidget()
         column.setObjectName("ChatColumn")
         column.setMaximumWidth(COLUMN_MAX_WIDTH)
-        outer.addStretch(1)
-        outer.addWidget(column, COLUMN_MAX_WIDTH)  # up to its maximum, the stretches the rest
-        outer.addStretch(1)
+        outer.addWidget(column, 1)
+        self._outer = outer
+        self._scrolls = False
         self._column = column
         self._layout = QVBoxLayout(column)
         self._layout.setContentsMargins(24, 18, 24, 18)
@@ -119,7 +118,20 @@ class ChatView(QScrollArea):
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
-        self._column.setFixedWidth(min(COLUMN_MAX_WIDTH, self.viewport().width()))
+        self._place_column()
+
+    def _place_column(self) -> None:
+        """The column centred in the width the view has once its scroll bar shows (a stable
+        gutter: the column does not move sideways when the bar appears or goes)."""
+        bar_width = self.verticalScrollBar().sizeHint().width()
+        room = self.contentsRect().width() - bar_width  # the same whether the bar shows or not
+        bar = 0 if self._scrolls else bar_width  # its place, kept empty while it is hidden
+        width = min(COLUMN_MAX_WIDTH, room)
+        left = (room - width) // 2
+        right = room - width - left + bar
+        self._column.setFixedWidth(width)
+        if self._outer.contentsMargins() != QMargins(left, 0, right, 0):
+            self._outer.setContentsMargins(left, 0, right, 0)
 
     # --- reading the view (tests, the window) ----------------------------------------
 
@@ -439,7 +451,10 @@ class ChatView(QScrollArea):
         finally:
             self._adjusting = False
 
-    def _on_range(self, _minimum: int, _maximum: int) -> None:
+    def _on_range(self, minimum: int, maximum: int) -> None:
+        if self._scrolls != (maximum > minimum):
+            self._scrolls = maximum > minimum
+            self._place_column()
         self._keep_place()
         # the scroll area may move the bar again after this signal: look once more after it
         self._place_timer.start()
