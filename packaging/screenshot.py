@@ -433,6 +433,16 @@ def all_connected(loki: Any) -> bool:
 # --- helpers ------------------------------------------------------------------------------
 
 
+def current(window: Any) -> Any:
+    """The conversation on screen (None: the welcome page)."""
+    return window.sessions.current
+
+
+def turn_done(window: Any) -> bool:
+    """A conversation is on screen and its turn has ended."""
+    return current(window) is not None and not current(window).runner.busy
+
+
 def closed_port_url() -> str:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
