@@ -164,6 +164,8 @@ def check_widget(widget: QWidget, scene: str, top: QWidget) -> list[Problem]:
         )
     if isinstance(widget, QAbstractButton):
         found.extend(_button(widget, scene, top))
+    if isinstance(widget, QLabel):
+        found.extend(_label(widget, scene, top))
     if isinstance(widget, QScrollArea) and widget.horizontalScrollBar().isVisible():
         inner = widget.widget()
         wide = _size(inner.minimumSizeHint()) if inner is not None else "?"
@@ -187,6 +189,19 @@ def _button(widget: QAbstractButton, scene: str, top: QWidget) -> list[Problem]:
     hint = widget.sizeHint()  # the whole text, with the style's padding
     if widget.text() and (widget.width() < hint.width() or widget.height() < hint.height()):
         return [Problem(scene, "button", path, _size(widget.size()), _size(hint), "text cut")]
+    return []
+
+
+def _label(widget: QLabel, scene: str, top: QWidget) -> list[Problem]:
+    """A label with a text that shows none of it (elided to "…", or given no width)."""
+    full = str(getattr(widget, "full_text", widget.text())).strip()
+    if not full or not widget.pixmap().isNull():
+        return []
+    shown = widget.text().strip()
+    least = 3 * widget.fontMetrics().averageCharWidth()
+    if shown in ("", "…") or widget.width() < min(least, widget.sizeHint().width()):
+        where = path_of(widget, top)
+        return [Problem(scene, "label", where, _size(widget.size()), "a width", "shows nothing")]
     return []
 
 

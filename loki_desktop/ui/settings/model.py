@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QComboBox, QFormLayout
+from PySide6.QtWidgets import QComboBox, QFormLayout, QSizePolicy
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.thinking import think_choices
@@ -11,7 +11,7 @@ from loki_desktop.core.ports import ModelProfile
 from loki_desktop.core.settings import THINK_MODES, TOOL_MODES, Settings
 from loki_desktop.ui.qt_helpers import ElidedLabel, label, narrow_combo
 
-TOOLS_LABEL_PX = 220  # the label column stays this wide whatever the model's name
+TOOLS_LABEL_PX = 170  # no wider than the form's other labels, whatever the model's name
 
 
 class ModelBehaviour(QObject):
@@ -36,6 +36,8 @@ class ModelBehaviour(QObject):
         # the model's name can be long: elided, whole in its tooltip
         self.tools_label = ElidedLabel(_("Outils du modèle"), "CardTitle")
         self.tools_label.setMaximumWidth(TOOLS_LABEL_PX)
+        # not Ignored: a form gives an Ignored label no width at all
+        self.tools_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         form.addRow(self.tools_label, self.tools)
         self.tools_help = label("", "FieldHelp", wrap=True)
         form.addRow("", self.tools_help)
