@@ -464,10 +464,11 @@ class _Turn:
         """Why the images cannot go to the model (None: they can)."""
         try:
             model = await self.agent.resolve_model()
-            profile = await self.agent.budget.profiles.get(self.agent.backend, model)
+            # an OpenAI-compatible server is asked once whether the model takes images
+            sees = await self.agent.budget.profiles.takes_images(self.agent.backend, model)
         except BackendError as exc:
             return str(exc)
-        return None if profile.vision else no_vision_message(model)
+        return None if sees else no_vision_message(model)
 
     # --- one model request ---------------------------------------------------------
 

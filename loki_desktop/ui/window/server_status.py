@@ -34,6 +34,11 @@ def vision_refusal(
         return _(
             "Loki ne sait pas encore si « {model} » lit les images : le serveur n'a pas répondu."
         ).format(model=model)
+    if not profile.known:
+        return _(
+            "Le serveur n'a pas accepté d'image pour « {model} » : choisissez un modèle qui lit "
+            "les images pour en joindre."
+        ).format(model=model)
     return _(
         "« {model} » ne lit pas les images. Choisissez un modèle marqué VISION "
         "({models}…) pour en joindre."
@@ -58,6 +63,8 @@ class ServerStatus(QObject):
         super().__init__(parent)
         self.runtime = runtime
         self.tasks = tasks
+        # (host, model) whose server was asked whether the model reads images
+        self._asked_images: set[tuple[str, str]] = set()
         self.banner = banner
         self.picker = picker
         self.marks = marks
@@ -178,6 +185,17 @@ class ServerStatus(QObject):
         self.marks.set_profile(profile)
         seeing = [name for name in self.server_models if self._sees(name)]
         self.composer.set_vision(vision_refusal(model, profile, seeing))
+        asked = (self.runtime.host, model)
+        if profile is not None and not profile.known and asked not in self._asked_images:
+            self._asked_images.add(asked)  # a server that does not say: asked once
+            asking = _("Loki demande au serveur si « {model} » lit les images…")
+            self.composer.set_vision(asking.format(model=model))
+            self.tasks.spawn(self._ask_images(model))
+
+    async def _ask_images(self, model: str) -> None:
+        await self.runtime.takes_images(model)
+        if (self.runtime.settings.model or self.picker.current_model()) == model:
+            self.show_model_state()  # its marks and the attach button, with the answer
 
     def _sees(self, name: str) -> bool:
         profile = self.runtime.profile_of(name)
