@@ -215,7 +215,9 @@ async def dialogs(stage: Stage) -> AsyncIterator[Views]:
         "srv", "Serveur " * 4, text, url="https://example.org/consent?" + "scope=read&" * 30
     )
     url = UrlDialog(ask_url, stage.window)
+    chooser = stage.window.workspace_picker.open_chooser()  # Qt's own folder dialog
     shown = (
+        ("folder", chooser),
         ("approval", approval),
         ("write", write),
         ("sampling", sampling),

@@ -51,6 +51,7 @@ SIZES = ("1024x640", "1280x800", "800x560")
 # Widgets that are meant to lie over others, each with its reason (no exclusion without one).
 OVERLAYS: dict[str, str] = {
     "QSplitterHandle": "Qt widens a thin splitter handle over its neighbours, to be grabbed",
+    "QSizeGrip": "Qt's resize grip sits in a dialog's corner, over what is there (QFileDialog)",
 }
 
 
