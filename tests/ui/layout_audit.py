@@ -187,9 +187,10 @@ def _button(widget: QAbstractButton, scene: str, top: QWidget) -> list[Problem]:
     path = path_of(widget, top)
     if not widget.text().strip() and widget.icon().isNull():
         return [Problem(scene, "button", path, _size(widget.size()), "a text", "empty")]
-    hint = widget.sizeHint()  # the whole text, with the style's padding
-    if widget.text() and (widget.width() < hint.width() or widget.height() < hint.height()):
-        return [Problem(scene, "button", path, _size(widget.size()), _size(hint), "text cut")]
+    hint = widget.sizeHint()  # the whole text (or icon), with the style's padding
+    if widget.width() < hint.width() or widget.height() < hint.height():
+        what = "text cut" if widget.text() else "icon cut"  # a blank square, once styled
+        return [Problem(scene, "button", path, _size(widget.size()), _size(hint), what)]
     return []
 
 
