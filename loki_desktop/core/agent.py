@@ -63,6 +63,7 @@ from loki_desktop.core.ports import (
     TurnLock,
 )
 from loki_desktop.core.prompts import check_feedback, check_followup, system_prompt
+from loki_desktop.core.said import facts_of
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
@@ -665,6 +666,7 @@ class _Turn:
                 change=change,
                 check=report,
                 shell_changes=tuple(changed),
+                facts=facts_of(outcome.summary),
             )
             yield ToolResult(
                 record.id,

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from loki_desktop.core.events import ChangedFile, CheckReport, Problem, SkillUsed, report_json
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.said import Facts, word
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,12 @@ class MessageMeta:
     text_call: str = ""
     prompted_tools: bool = False
     undo: UndoNote | None = None
+    facts: Facts | None = None  # a tool result's summary as facts, worded when shown
+
+    @property
+    def shown_summary(self) -> str:
+        """The summary in the language of now when its facts were kept, else as stored."""
+        return (word(self.facts) if self.facts is not None else "") or self.summary
 
     def to_json(self) -> dict[str, Any]:
         """The stored shape (keys as older versions wrote them); only what is set, so an
@@ -65,6 +72,8 @@ class MessageMeta:
             data["tools"] = "prompted"
         if self.undo is not None:
             data["undo"] = _undo_json(self.undo)
+        if self.facts is not None:
+            data["facts"] = self.facts.to_json()
         return data
 
     @classmethod
@@ -89,6 +98,7 @@ class MessageMeta:
             text_call=_text(data.get("text_call")),
             prompted_tools=data.get("tools") == "prompted",
             undo=_undo(data.get("undo")),
+            facts=Facts.from_json(data.get("facts")),
         )
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.browser import with_preview
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, LaunchContext
 from loki_desktop.core.mcp.client_side import ClientSide
@@ -26,6 +25,9 @@ from loki_desktop.core.mcp.oauth_redirect import Browser
 from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
+
+# summaries remember their facts: a reopened card is worded in the language of now
+from loki_desktop.core.said import _
 from loki_desktop.core.slim import tools_cost
 
 if TYPE_CHECKING:
