@@ -5,6 +5,8 @@
 #                    subprocess-heavy or slow tests (see FAST below for what it leaves out)
 #   make test-stress the whole suite with the CPU saturated by two busy processes (RUNS=5
 #                    runs it five times): a test waiting on a fixed sleep fails here first
+#   make docs   build the documentation site (docs/, mkdocs.yml) into site/, strictly: a broken
+#               link or a page outside the nav fails (make test does it too)
 #   make bench  print the performance figures against their budgets
 #   make reference  install esbuild and TypeScript (npm, tests only): the check corpus is
 #               compared with them (make test does it when npm is there)
@@ -30,7 +32,7 @@ BROWSER := tests/browser/node_modules/.package-lock.json
 
 REAL_SERVER := .real-server
 
-.PHONY: run test test-fast test-stress lint bench bundle clean reference real-server conformance browser i18n
+.PHONY: run test test-fast test-stress lint docs compile bench bundle clean reference real-server conformance browser i18n
 
 # The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
 # servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
@@ -47,7 +49,14 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)
+# This environment sets PYTHONDONTWRITEBYTECODE, so an editable install never gets .pyc files
+# and every process (the app, each `ask`, each test's child) would compile Loki's modules
+# again: compile them once. Files already compiled and unchanged are skipped (about a second);
+# tests/corpus holds broken and future-Python files on purpose.
+compile: $(STAMP)
+	$(BIN)/python -m compileall -q -j 0 -x 'tests/corpus' loki_desktop tests bench
+
+run: compile
 	$(BIN)/loki-desktop
 
 lint: $(STAMP)
@@ -83,10 +92,17 @@ $(BROWSER): tests/browser/package.json tests/browser/package-lock.json
 		npm ci --prefix tests/browser --ignore-scripts --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: the browser end-to-end test is skipped"; fi
 
-test: lint reference browser
-	$(BIN)/python -m pytest
+# -n auto: one test worker a core; --dist load hands tests out as workers free up (the slow
+# ones are collected first: tests/conftest.py). Each worker is its own process: its own
+# QApplication, temp folders and ports (every server binds port 0). The 25 slowest tests are
+# listed at the end: where the time goes, as the suite grows.
+test: lint docs reference browser compile
+	$(BIN)/python -m pytest -n auto --dist load --durations=25
 
-test-fast: $(STAMP)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+test-fast: compile
 	$(BIN)/python -m pytest -q -x $(FAST)
 
 test-stress: $(STAMP)
@@ -120,4 +136,4 @@ $(REAL_SERVER)/.built: tests/real_server/build.sh
 	PYTHON=$(PYTHON) bash tests/real_server/build.sh $(REAL_SERVER)
 
 clean:
-	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) build dist site .mypy_cache .pytest_cache .ruff_cache

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Sequence
 
 from loki_desktop import cli
+from loki_desktop.cli.argv import split_server_command
+from loki_desktop.cli.closed_stdout import run_quietly
 from loki_desktop.core.i18n import _, set_language, set_typography
 from loki_desktop.core.services import Services
 
@@ -34,6 +36,10 @@ def build_services() -> Services:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    return run_quietly(lambda: _main(arguments))
+
+
+def _main(arguments: list[str]) -> int:
     choose_language()
     parser = cli.build_parser(arguments)
     parser.add_argument(
@@ -41,7 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="QUESTION",
         help=_("pose une question rapide dans la fenêtre (celle qui tourne déjà, s'il y en a une)"),
     )
+    arguments, server_command = split_server_command(arguments)
     args = parser.parse_args(arguments)
+    if server_command:
+        args.command_words = server_command
     if args.install_desktop_entry or args.uninstall_desktop_entry:
         from loki_desktop import desktop_integration
 

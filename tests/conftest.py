@@ -24,6 +24,20 @@ REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+def _start_order(item: pytest.Item) -> int:
+    """Longest first: tests marked slow (a wheel build and install, a browser, the window in
+    a real display), then the other whole processes (tests/e2e), then the rest. With the
+    suite spread over the cores (`make test`: pytest-xdist), the long ones start at once
+    and the short ones fill in around them, instead of one long test ending the run alone."""
+    if item.get_closest_marker("slow") is not None:
+        return 0
+    return 1 if item.path.is_relative_to(REPO / "tests" / "e2e") else 2
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=_start_order)  # stable: the order inside each group stays as collected
+
+
 @pytest.fixture(autouse=True)
 def loki_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own data folder; nothing touches the real one."""

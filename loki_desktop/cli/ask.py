@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,21 +19,24 @@ from loki_desktop.core.services import Services
 
 if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
+    from loki_desktop.core.assembly import TurnOptions
     from loki_desktop.core.image_attachment import ImageAttachment
     from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.mcp.sampling import ModelSource
+    from loki_desktop.core.settings import Settings
     from loki_desktop.core.tools.preview import PreviewKeeper
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("ask", help=_("pose une question à l'agent, sans fenêtre"))
-    parser.add_argument("prompt", help=_("le message"))
+    parser.add_argument("prompt", nargs="?", help=_("le message (sans objet avec --regenerate)"))
     parser.add_argument("--workspace", type=Path, help=_("dossier de travail (défaut : courant)"))
     parser.add_argument(
         "--model", help=_("modèle (défaut : réglages, sinon le premier du serveur)")
     )
     add_server_arguments(parser)
     parser.add_argument("--session", help=_("continue cette conversation"))
+    _add_branch_arguments(parser)
     parser.add_argument(
         "--allow-shell",
         action="store_true",
@@ -95,10 +98,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+def _add_branch_arguments(parser: argparse.ArgumentParser) -> None:
+    """--regenerate and --edit: a new version of an answer or of one of your messages."""
+    parser.add_argument(
+        "--regenerate",
+        action="store_true",
+        help=_(
+            "avec --session : refait la dernière réponse (avec --model, par un autre modèle) ; "
+            "l'ancienne reste une autre version de la conversation"
+        ),
+    )
+    parser.add_argument(
+        "--edit",
+        type=int,
+        metavar="MESSAGE",
+        help=_(
+            "avec --session : envoie le message à la place de votre message MESSAGE (son "
+            "numéro dans « history show ») ; l'ancienne version reste"
+        ),
+    )
+
+
 def run(args: argparse.Namespace, services: Services) -> int:
     from loki_desktop.cli.output import JsonPrinter, PlainPrinter
     from loki_desktop.core.llm.thinking import valid_mode
 
+    refusal = _refuse_arguments(args)
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     workspace = (args.workspace or Path.cwd()).expanduser()
     if not workspace.is_dir():
         print(
@@ -138,9 +166,8 @@ async def _ask(
 ) -> int:
     # imported here: every start (the window's too) imports this module to build the parser
     from loki_desktop.cli.approval import FixedApprover
-    from loki_desktop.core.assembly import TurnOptions, build_agent
+    from loki_desktop.core.assembly import build_agent
     from loki_desktop.core.llm.backends import make_backend
-    from loki_desktop.core.mcp.manager import McpManager
 
     settings = services.settings.load()
     server = chosen_server(args, settings)
@@ -150,20 +177,9 @@ async def _ask(
         print(exc, file=sys.stderr)
         return 1
     backend = make_backend(server, services.secrets)
-    options = TurnOptions(
-        model=args.model or "",
-        think=args.think,
-        skills=not args.no_skills,
-        user_skills_dir=services.user_skills_dir,
-    )
-    # MCP servers start at the turn's first step, only those turned on (`mcp` is not even
-    # imported otherwise); the manager is closed below so no server outlives the command.
-    wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
-    mcp = McpManager.from_settings(
-        settings.mcp_servers, services.secrets, data_home=services.data_home, **wait
-    )
+    options = _turn_options(args, services)
+    mcp = _mcp_manager(args, settings, services, workspace)
     options.extra_sources.append(mcp)
-    mcp.set_roots([workspace])
     preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
     agent = build_agent(
@@ -180,6 +196,52 @@ async def _ask(
     agent.pending_notices += services.settings.take_notices() + store.take_notices()
     if checkpoints is not None:
         agent.pending_notices += checkpoints.take_notices()
+    try:
+        return await _stream(agent, args, emit, images, interruption)
+    finally:
+        if preview is not None:
+            preview.close()
+        await mcp.aclose()
+        await backend.close()
+        store.close()
+        if checkpoints is not None:
+            checkpoints.close()
+
+
+def _turn_options(args: argparse.Namespace, services: Services) -> TurnOptions:
+    from loki_desktop.core.assembly import TurnOptions
+
+    return TurnOptions(
+        model=args.model or "",
+        think=args.think,
+        skills=not args.no_skills,
+        user_skills_dir=services.user_skills_dir,
+    )
+
+
+def _mcp_manager(
+    args: argparse.Namespace, settings: Settings, services: Services, workspace: Path
+) -> McpManager:
+    """MCP servers start at the turn's first step, only those turned on (`mcp` is not even
+    imported otherwise); the caller closes the manager so no server outlives the command."""
+    from loki_desktop.core.mcp.manager import McpManager
+
+    wait = {} if args.mcp_wait is None else {"connect_wait": max(0.0, args.mcp_wait)}
+    mcp = McpManager.from_settings(
+        settings.mcp_servers, services.secrets, data_home=services.data_home, **wait
+    )
+    mcp.set_roots([workspace])
+    return mcp
+
+
+async def _stream(
+    agent: Agent,
+    args: argparse.Namespace,
+    emit: Callable[[Event], None],
+    images: list[ImageAttachment],
+    interruption: Interruption,
+) -> int:
+    """The turn's events to `emit`; the exit code (1 when the turn ended on an error)."""
     failed = False
     try:
         if images and (refusal := await _refuse_images(agent)):
@@ -187,7 +249,7 @@ async def _ask(
             if args.json:
                 print(refusal, file=sys.stderr)
             return 2
-        async for event in agent.run_turn(args.prompt, args.session, images):
+        async for event in _turn(agent, args, images):
             emit(event)
             if isinstance(event, Error) and args.json:
                 # the JSON goes to programs; the sentence is for the person running it
@@ -199,15 +261,33 @@ async def _ask(
             # the promised last line, before the clean-up (the turn has stored what it said)
             _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
         raise
-    finally:
-        if preview is not None:
-            preview.close()
-        await mcp.aclose()
-        await backend.close()
-        store.close()
-        if checkpoints is not None:
-            checkpoints.close()
     return 1 if failed else 0
+
+
+def _refuse_arguments(args: argparse.Namespace) -> str | None:
+    """The sentence that says why these arguments make no turn (None: they do)."""
+    if (args.regenerate or args.edit is not None) and args.session is None:
+        return _(
+            "--regenerate et --edit demandent --session ID (voir « loki-desktop history list »)."
+        )
+    if args.regenerate and args.edit is not None:
+        return _("--regenerate et --edit ne vont pas ensemble : choisissez l'un des deux.")
+    if args.regenerate and (args.prompt is not None or args.image):
+        return _("--regenerate refait une réponse : il ne prend ni message ni image.")
+    if not args.regenerate and not args.prompt:
+        return _('Le message manque : loki-desktop ask "votre question".')
+    return None
+
+
+def _turn(
+    agent: Agent, args: argparse.Namespace, images: list[ImageAttachment]
+) -> AsyncIterator[Event]:
+    """The turn the arguments ask for: a new message, a regenerated answer or an edit."""
+    if args.regenerate:
+        return agent.regenerate(args.session)
+    if args.edit is not None:
+        return agent.edit_and_resend(args.session, args.edit, args.prompt, images)
+    return agent.run_turn(args.prompt, args.session, images)
 
 
 def _answer_servers(mcp: McpManager, args: argparse.Namespace, model: ModelSource) -> None:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from loki_desktop.core.changes.recorder import ChangeRecorder, turn_number
+from loki_desktop.core.branches import NotPersons, left_behind_notice, rewind_at
+from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import (
     CheckReport,
@@ -66,10 +67,10 @@ from loki_desktop.core.prompts import check_feedback, check_followup, system_pro
 from loki_desktop.core.said import facts_of
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
 from loki_desktop.core.skills.model import Skill
+from loki_desktop.core.titles import conversation_title
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
 from loki_desktop.core.tools.toolbox import Toolbox
 
-TITLE_LENGTH = 60
 # The result stored for a call the user stopped before it finished (model-facing).
 INTERRUPTED_RESULT = "Error: interrupted by the user; the tool did not finish."
 # The result given to a call a crash (kill -9, power cut) left without one (model-facing).
@@ -154,6 +155,32 @@ class Agent:
         """Answer the last user message of a conversation again (after an error)."""
         return _Turn(self).run("", conversation_id, resume=True)
 
+    def regenerate(
+        self, conversation_id: str, message_id: int | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """Answer one of the person's messages again (`message_id`; None: the last one), with
+        this agent's model: the new answer is a sibling branch of the earlier ones."""
+        return _Turn(self).run(
+            "", conversation_id, resume=True, rewind=_Rewind("regenerate", message_id)
+        )
+
+    def edit_and_resend(
+        self,
+        conversation_id: str,
+        message_id: int,
+        text: str,
+        images: Sequence[ImageAttachment] = (),
+    ) -> AsyncGenerator[Event, None]:
+        """Send `text` in place of the person's message `message_id`: a new branch starts
+        where that message was; the old one and what followed it stay stored."""
+        return _Turn(self).run(
+            text,
+            conversation_id,
+            resume=False,
+            images=tuple(images),
+            rewind=_Rewind("edit", message_id),
+        )
+
     async def model_profile(self) -> ModelProfile:
         """What the turn's model can do (asked once per model and host, then cached).
         Raises BackendError when no model can be chosen or the server is unreachable."""
@@ -200,6 +227,14 @@ class _Reply:
         return round(ended - self.thinking_started, 1)
 
 
+@dataclass(frozen=True, slots=True)
+class _Rewind:
+    """Where a regenerated answer or an edited message branches off (see core.branches)."""
+
+    kind: str  # "regenerate" or "edit"
+    message_id: int | None
+
+
 class _Turn:
     """The state of one turn; each method is one step of it."""
 
@@ -223,6 +258,8 @@ class _Turn:
         self.sent: FittedRequest | None = None  # the last request, as fitted
         self.text = ""  # the user's message (on a retry: the last one, read from the history)
         self.model = ""  # resolved once the conversation is open
+        self.rewind: _Rewind | None = None  # a regenerated answer or an edited message
+        self.turn = 0  # its number in the conversation (core.messages.ChatMessage.turn)
 
     async def run(
         self,
@@ -231,8 +268,10 @@ class _Turn:
         *,
         resume: bool,
         images: tuple[ImageAttachment, ...] = (),
+        rewind: _Rewind | None = None,
     ) -> AsyncGenerator[Event, None]:
         self.images = images
+        self.rewind = rewind
         try:
             async for event in self._run(text, conversation_id, resume=resume):
                 yield event
@@ -276,6 +315,13 @@ class _Turn:
         if conversation_id is not None:
             async for event in self._wait_for_turn(conversation_id):
                 yield event
+        if conversation_id is not None and self.rewind is not None:
+            self.conversation_id = conversation_id
+            refusal = self._branch_off(self.rewind)
+            if refusal is not None:
+                yield Error(refusal)
+                yield Done("error", conversation_id)
+                return
         if resume:
             assert conversation_id is not None
             self.conversation_id = conversation_id
@@ -301,6 +347,22 @@ class _Turn:
             self._load_history()
         self.agent.last_conversation = self.conversation_id
         self.turn_start = len(self.history)
+        self.turn = self.store.last_turn(self.conversation_id) + 1
+
+    def _branch_off(self, rewind: _Rewind) -> str | None:
+        """End the branch shown where the new one starts (under the turn lock); the sentence
+        that says why it cannot, or None."""
+        checkpoints = self.agent.changes.store if self.agent.changes is not None else None
+        try:
+            left = rewind_at(
+                self.store, checkpoints, self.conversation_id, rewind.message_id, rewind.kind
+            )
+        except NotPersons as exc:
+            return str(exc)
+        notice = left_behind_notice(left)
+        if notice is not None:  # the files the branch left behind: said, never undone silently
+            self.agent.pending_notices.append(notice)
+        return None
 
     async def _announce(self, *, resume: bool) -> AsyncIterator[Event]:
         """Store the user's message, pick the skill, get the tools and the model ready,
@@ -320,7 +382,7 @@ class _Turn:
             )
             self._remember(ChatMessage("user", self.text, meta=meta, images=self.images))
         if self.agent.changes is not None:
-            self.agent.changes.begin(self.conversation_id, turn_number(self.history))
+            self.agent.changes.begin(self.conversation_id, self.turn)
         if self.skill is not None:
             yield SkillUsed(self.skill.name, self.skill.title)
 
@@ -622,7 +684,7 @@ class _Turn:
         """Store answer text as it is shown (a crash keeps what the user saw)."""
         reply = self.reply
         if reply.answer_id is None:
-            reply.answer_id = self.store.start_answer(self.conversation_id)
+            reply.answer_id = self.store.start_answer(self.conversation_id, turn=self.turn)
         if reply.thinking_started is not None and reply.thinking_ended is None:
             reply.thinking_ended = time.monotonic()
         self.store.append_answer_text(reply.answer_id, text)
@@ -762,6 +824,7 @@ class _Turn:
             self.store.append(self.conversation_id, message)
 
     def _remember(self, message: ChatMessage) -> None:
+        message = dataclasses.replace(message, turn=self.turn)
         self.store.append(self.conversation_id, message)
         self.history.append(message)
 
@@ -777,6 +840,7 @@ class _Turn:
             text_call=reply.text_form if calls else "",
             # the notice is said once per conversation
             prompted_tools=self.mode is not None and self.mode.tools == "prompted",
+            model=self.model,
         )
         message = ChatMessage(
             "assistant",
@@ -786,6 +850,7 @@ class _Turn:
             meta=meta,
             thinking=reply.thinking,
             thinking_seconds=reply.thinking_seconds(),
+            turn=self.turn,
         )
         if reply.answer_id is None:
             self._remember(message)
@@ -801,12 +866,6 @@ class _Turn:
             )
             self.history.append(message)
         self.reply = _Reply()
-
-
-def conversation_title(text: str) -> str:
-    """A conversation's title: its first message on one line, cut to TITLE_LENGTH."""
-    line = " ".join(text.split())
-    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
 
 
 def _as_args(raw: Any) -> dict[str, Any]:

@@ -33,7 +33,8 @@ class MessageMeta:
     - an assistant message: `text_call`, the form a call written as text had
       (core.llm.textcalls; "" for a native call), and `prompted_tools`, whether tools were
       described in the prompt (the notice about it is said once per conversation);
-    - a harness note: `undo`.
+    - a harness note: `undo`;
+    - an assistant message: `model`, the model that wrote it (shown, and exported).
     """
 
     skill: SkillUsed | None = None
@@ -46,6 +47,7 @@ class MessageMeta:
     prompted_tools: bool = False
     undo: UndoNote | None = None
     facts: Facts | None = None  # a tool result's summary as facts, worded when shown
+    model: str = ""
 
     @property
     def shown_summary(self) -> str:
@@ -74,6 +76,8 @@ class MessageMeta:
             data["undo"] = _undo_json(self.undo)
         if self.facts is not None:
             data["facts"] = self.facts.to_json()
+        if self.model:
+            data["model"] = self.model
         return data
 
     @classmethod
@@ -99,6 +103,7 @@ class MessageMeta:
             prompted_tools=data.get("tools") == "prompted",
             undo=_undo(data.get("undo")),
             facts=Facts.from_json(data.get("facts")),
+            model=_text(data.get("model")),
         )
 
 

@@ -40,6 +40,10 @@ class ChatMessage:
     it (as Ollama's tool-calling docs ask), never in later turns.
     `images` are the images of a user message (or of an MCP tool result) for a vision
     model; the store keeps them as files, not in its rows.
+    `turn` numbers the agent run that wrote the message in its conversation (1 for the
+    first). Numbers are never reused across branches: an edited message or a regenerated
+    answer starts a new turn, so a checkpoint keyed by (conversation, turn) stays one
+    turn's. None when the store is to give it the turn of the message it follows.
     """
 
     role: Role
@@ -54,6 +58,7 @@ class ChatMessage:
     thinking: str = ""
     thinking_seconds: float | None = None
     images: tuple[ImageAttachment, ...] = ()
+    turn: int | None = None
 
     def model_content(self) -> str:
         """The content as the model is sent it: a cut answer says that it was cut."""
@@ -99,3 +104,62 @@ class ConversationInfo:
     updated_at: float
     message_count: int
     workspace: str | None = None
+    pinned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Branches:
+    """The versions of one message of the shown path: the messages that follow the same
+    one (an edited message and its original, a regenerated answer and the earlier ones),
+    oldest first, and which of them the path goes through."""
+
+    ids: tuple[int, ...]
+    index: int  # 0-based, into ids
+
+    @property
+    def label(self) -> str:
+        """As the arrows show it: "2/3"."""
+        return f"{self.index + 1}/{len(self.ids)}"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One message and its place in the tree of branches. In an export, `message.id` is its
+    number in the conversation (1, 2, ... in the order it was written) and `parent` the
+    number of the message it follows (None: the first of a branch from the start)."""
+
+    message: ChatMessage
+    parent: int | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationExport:
+    """Everything the history holds about one conversation; `leaf` is the number of the last
+    message of the branch shown (None: an empty conversation)."""
+
+    id: str
+    title: str
+    workspace: str | None
+    created_at: float
+    updated_at: float
+    pinned: bool
+    leaf: int | None
+    messages: tuple[StoredMessage, ...]
+
+    def path(self) -> list[StoredMessage]:
+        """The branch shown, first message first."""
+        by_id = {stored.message.id: stored for stored in self.messages}
+        path: list[StoredMessage] = []
+        current = self.leaf
+        while current is not None and current in by_id and len(path) < len(by_id):
+            stored = by_id[current]
+            path.append(stored)
+            current = stored.parent
+        path.reverse()
+        return path
+
+    def branch_count(self) -> int:
+        """How many branches the conversation has (1 when nothing was edited or redone)."""
+        parents = {stored.parent for stored in self.messages}
+        return max(1, sum(1 for s in self.messages if s.message.id not in parents))

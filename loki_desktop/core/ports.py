@@ -11,7 +11,13 @@ from loki_desktop.core.events import ChangedFile, CheckReport
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.message_meta import MessageMeta
-from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
+from loki_desktop.core.messages import (
+    Branches,
+    CallRecord,
+    ChatMessage,
+    ConversationExport,
+    ConversationInfo,
+)
 from loki_desktop.core.settings import Settings
 
 # --- the model server -------------------------------------------------------------
@@ -255,6 +261,18 @@ class StoreUnavailable(Exception):
     is one sentence for a human, and the file is left untouched."""
 
 
+class UnknownConversation(LookupError):
+    """No conversation has this id (one sentence for a human)."""
+
+
+class ImportRefused(Exception):
+    """An import that would overwrite a conversation already kept: nothing was written."""
+
+
+class NotInConversation(ValueError):
+    """A message id that is not one of the conversation's (one sentence for a human)."""
+
+
 class TurnLock(Protocol):
     """One conversation's turn, held by one turn at a time across processes."""
 
@@ -279,7 +297,7 @@ class ConversationStore(Protocol):
 
     def append(self, conversation_id: str, message: ChatMessage) -> None: ...
 
-    def start_answer(self, conversation_id: str) -> int:
+    def start_answer(self, conversation_id: str, *, turn: int | None = None) -> int:
         """Open an assistant message that is filled while it streams; returns the handle
         that append_answer_text and finish_answer take (not necessarily a message id)."""
         ...
@@ -298,7 +316,47 @@ class ConversationStore(Protocol):
         thinking_seconds: float | None = None,
     ) -> None: ...
 
-    def list_conversations(self, query: str = "") -> list[ConversationInfo]: ...
+    def list_conversations(
+        self, query: str = "", workspace: str | None = None
+    ) -> list[ConversationInfo]:
+        """Pinned first, then the latest; `query` searches titles and every branch's
+        messages, `workspace` keeps one folder's conversations."""
+        ...
+
+    # --- branches: `messages` and `page` read the branch shown; every message appended
+    # follows its last message. Nothing is deleted by a branch change.
+
+    def last_turn(self, conversation_id: str) -> int:
+        """The highest turn number used in the conversation, over every branch."""
+        ...
+
+    def rewind(self, conversation_id: str, message_id: int | None) -> None:
+        """End the branch shown at `message_id` (None: before the first message), so the
+        next message starts a sibling branch; raises NotInConversation."""
+        ...
+
+    def switch_branch(self, conversation_id: str, message_id: int) -> None:
+        """Show the branch through `message_id` (and on through its latest messages);
+        raises NotInConversation."""
+        ...
+
+    def branches(
+        self, conversation_id: str, among: Sequence[int] | None = None
+    ) -> dict[int, Branches]:
+        """The messages of the branch shown (or just those of `among`, a page's) that have
+        other versions, by message id."""
+        ...
+
+    def set_pinned(self, conversation_id: str, pinned: bool) -> None: ...
+
+    def export(self, conversation_id: str) -> ConversationExport:
+        """Everything held about the conversation, every branch, images included."""
+        ...
+
+    def import_conversation(self, conversation: ConversationExport) -> str:
+        """Store an exported conversation whole, or nothing (raises ImportRefused when its
+        id is taken); returns its id."""
+        ...
 
     def rename(self, conversation_id: str, title: str) -> None: ...
 

@@ -11,6 +11,7 @@ One turn at a time per conversation, across processes: the same kind of lock (tu
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -27,15 +28,34 @@ from typing import Any, ParamSpec, TypeVar
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.core.message_meta import NO_META, MessageMeta
-from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
-from loki_desktop.core.ports import StoreUnavailable
+from loki_desktop.core.messages import (
+    Branches,
+    CallRecord,
+    ChatMessage,
+    ConversationExport,
+    ConversationInfo,
+    StoredMessage,
+)
+from loki_desktop.core.ports import ImportRefused, StoreUnavailable, UnknownConversation
+from loki_desktop.persistence import history_tree as tree
 from loki_desktop.persistence.aside import move_aside
 from loki_desktop.persistence.turn_lock import ConversationTurnLock, lock_turn, try_lock
 
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Migration:
+    """One step of the schema, named for what it adds (the name is for people and logs)."""
+
+    name: str
+    script: str
+
+
 # Each entry upgrades the schema by one version; never edit a released one, append.
-MIGRATIONS: list[str] = [
+MIGRATIONS: list[Migration] = [
     # 1: conversations, messages, and the chunks of answers being streamed
-    """
+    Migration(
+        "conversations",
+        """
     CREATE TABLE conversations (
         id TEXT PRIMARY KEY,
         title TEXT NOT NULL,
@@ -64,18 +84,42 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (message_id, seq)
     );
     """,
+    ),
     # 2: the writer of a streaming answer (the name of the lock file it holds), so that
     # another process opening the file does not fold an answer that is still being written
-    """
-    ALTER TABLE messages ADD COLUMN writer TEXT
-    """,
+    Migration("answer-writers", "ALTER TABLE messages ADD COLUMN writer TEXT"),
     # 3: a thinking model's reasoning (and how long it took), and a message's images (a
     # JSON list naming files kept beside history.db, in images/<conversation id>/)
-    """
-    ALTER TABLE messages ADD COLUMN thinking TEXT;
-    ALTER TABLE messages ADD COLUMN thinking_seconds REAL;
-    ALTER TABLE messages ADD COLUMN images TEXT
-    """,
+    Migration(
+        "reasoning-and-images",
+        """
+        ALTER TABLE messages ADD COLUMN thinking TEXT;
+        ALTER TABLE messages ADD COLUMN thinking_seconds REAL;
+        ALTER TABLE messages ADD COLUMN images TEXT
+        """,
+    ),
+    # 4: branches. Each message names the one it follows (parent_id) and the turn that wrote
+    # it; a conversation names the last message of the branch shown (leaf_id) and whether it
+    # is pinned. Older conversations are one branch: each message follows the one written
+    # before it, and turns are numbered as the checkpoints already know them (the count of
+    # the person's messages so far), so every existing undo keeps pointing at its turn.
+    Migration(
+        "branches",
+        """
+        ALTER TABLE messages ADD COLUMN parent_id INTEGER;
+        ALTER TABLE messages ADD COLUMN turn INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN leaf_id INTEGER;
+        ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+        UPDATE messages SET parent_id = ordered.parent, turn = ordered.turn FROM (
+            SELECT id, LAG(id) OVER written AS parent,
+                SUM(role = 'user' AND origin = 'user') OVER written AS turn
+            FROM messages WINDOW written AS (PARTITION BY conversation_id ORDER BY id)
+        ) AS ordered WHERE messages.id = ordered.id;
+        UPDATE conversations SET leaf_id =
+            (SELECT MAX(id) FROM messages WHERE conversation_id = conversations.id);
+        CREATE INDEX messages_by_parent ON messages(conversation_id, parent_id)
+        """,
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 P = ParamSpec("P")
@@ -179,7 +223,7 @@ class History:
             )
         for number in range(version, SCHEMA_VERSION):
             with _transaction(db):
-                for statement in _statements(MIGRATIONS[number]):
+                for statement in _statements(MIGRATIONS[number].script):
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {number + 1}")
 
@@ -292,8 +336,11 @@ class History:
 
     @_reported
     def messages(self, conversation_id: str) -> list[ChatMessage]:
+        """The branch shown, first message first (a child is written after its parent, so
+        the path's ids only grow)."""
         rows = self._db.execute(
-            "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
+            tree.PATH + "SELECT m.* FROM messages m JOIN path ON m.id = path.id ORDER BY m.id",
+            {"conversation": conversation_id},
         ).fetchall()
         return [self._message(row) for row in rows]
 
@@ -307,49 +354,73 @@ class History:
     def page(
         self, conversation_id: str, limit: int, before_id: int | None = None
     ) -> list[ChatMessage]:
-        """The `limit` messages before `before_id` (the latest ones when None), oldest first."""
+        """The `limit` messages of the branch shown before `before_id` (the latest ones when
+        None), oldest first: `limit` steps up from there, whatever the branch's length."""
         rows = self._db.execute(
-            "SELECT * FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
-            (conversation_id, before_id if before_id is not None else 2**62, limit),
+            tree.UP + "SELECT m.* FROM messages m JOIN up ON m.id = up.id ORDER BY m.id",
+            {
+                "start": tree.page_start(self._db, conversation_id, before_id),
+                "limit": limit,
+            },
         ).fetchall()
-        return [self._message(row) for row in reversed(rows)]
+        return [self._message(row) for row in rows]
 
     @_reported
     def append(self, conversation_id: str, message: ChatMessage) -> None:
         now = time.time()
         images = self._store_images(conversation_id, message.images)
         with _transaction(self._db):
-            self._db.execute(
-                "INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id,"
-                " tool_name, origin, status, extra, created_at, thinking, thinking_seconds,"
-                " images) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    conversation_id,
-                    message.role,
-                    message.content,
-                    _calls_json(message.tool_calls),
-                    message.tool_call_id,
-                    message.tool_name,
-                    message.origin,
-                    "cut" if message.cut else "complete",
-                    _meta_json(message.meta),
-                    now,
-                    message.thinking or None,
-                    message.thinking_seconds,
-                    images,
-                ),
-            )
-            self._touch(conversation_id, now)
+            parent, turn = tree.at_leaf(self._db, conversation_id, message.turn)
+            message_id = self._insert(conversation_id, message, images, now, parent, turn)
+            self._grow(conversation_id, message_id, now)
 
-    @_reported
-    def start_answer(self, conversation_id: str) -> int:
-        now = time.time()
+    def _insert(
+        self,
+        conversation_id: str,
+        message: ChatMessage,
+        images: str | None,
+        created_at: float,
+        parent: int | None,
+        turn: int,
+    ) -> int:
         cursor = self._db.execute(
-            "INSERT INTO messages (conversation_id, role, status, writer, created_at)"
-            " VALUES (?, 'assistant', 'streaming', ?, ?)",
-            (conversation_id, self._writer_token(), now),
+            "INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id,"
+            " tool_name, origin, status, extra, created_at, thinking, thinking_seconds,"
+            " images, parent_id, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                conversation_id,
+                message.role,
+                message.content,
+                _calls_json(message.tool_calls),
+                message.tool_call_id,
+                message.tool_name,
+                message.origin,
+                "cut" if message.cut else "complete",
+                _meta_json(message.meta),
+                created_at,
+                message.thinking or None,
+                message.thinking_seconds,
+                images,
+                parent,
+                turn,
+            ),
         )
         assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    @_reported
+    def start_answer(self, conversation_id: str, *, turn: int | None = None) -> int:
+        now = time.time()
+        writer = self._writer_token()
+        with _transaction(self._db):
+            parent, number = tree.at_leaf(self._db, conversation_id, turn)
+            cursor = self._db.execute(
+                "INSERT INTO messages (conversation_id, role, status, writer, created_at,"
+                " parent_id, turn) VALUES (?, 'assistant', 'streaming', ?, ?, ?, ?)",
+                (conversation_id, writer, now, parent, number),
+            )
+            assert cursor.lastrowid is not None
+            self._grow(conversation_id, cursor.lastrowid, now)
         self._chunk_seq[cursor.lastrowid] = 0
         return cursor.lastrowid
 
@@ -397,21 +468,28 @@ class History:
             self._touch(row["conversation_id"], time.time())
 
     @_reported
-    def list_conversations(self, query: str = "") -> list[ConversationInfo]:
+    def list_conversations(
+        self, query: str = "", workspace: str | None = None
+    ) -> list[ConversationInfo]:
+        """Pinned ones first, then the latest; `query` searches titles and messages of every
+        branch, `workspace` keeps one folder's conversations."""
         sql = (
             "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)"
-            " AS message_count FROM conversations c"
+            " AS message_count FROM conversations c WHERE 1"
         )
         params: tuple[Any, ...] = ()
         if query.strip():
             pattern = f"%{_escape_like(query.strip())}%"
             sql += (
-                " WHERE c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM messages m"
+                " AND (c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM messages m"
                 " WHERE m.conversation_id = c.id AND m.role IN ('user', 'assistant')"
-                " AND m.content LIKE ? ESCAPE '\\')"
+                " AND m.content LIKE ? ESCAPE '\\'))"
             )
             params = (pattern, pattern)
-        sql += " ORDER BY c.updated_at DESC"
+        if workspace is not None:
+            sql += " AND c.workspace = ?"
+            params += (workspace,)
+        sql += " ORDER BY c.pinned DESC, c.updated_at DESC"
         return [
             ConversationInfo(
                 id=row["id"],
@@ -420,9 +498,120 @@ class History:
                 updated_at=row["updated_at"],
                 message_count=row["message_count"],
                 workspace=row["workspace"],
+                pinned=bool(row["pinned"]),
             )
             for row in self._db.execute(sql, params)
         ]
+
+    # --- branches, pins ---------------------------------------------------------------
+
+    @_reported
+    def last_turn(self, conversation_id: str) -> int:
+        return tree.last_turn(self._db, conversation_id)
+
+    @_reported
+    def rewind(self, conversation_id: str, message_id: int | None) -> None:
+        tree.rewind(self._db, conversation_id, message_id)
+
+    @_reported
+    def switch_branch(self, conversation_id: str, message_id: int) -> None:
+        with _transaction(self._db):
+            tree.switch(self._db, conversation_id, message_id)
+
+    @_reported
+    def branches(
+        self, conversation_id: str, among: Sequence[int] | None = None
+    ) -> dict[int, Branches]:
+        return tree.branches(self._db, conversation_id, among)
+
+    @_reported
+    def set_pinned(self, conversation_id: str, pinned: bool) -> None:
+        self._db.execute(
+            "UPDATE conversations SET pinned = ? WHERE id = ?", (int(pinned), conversation_id)
+        )
+
+    # --- export, import ---------------------------------------------------------------
+
+    @_reported
+    def export(self, conversation_id: str) -> ConversationExport:
+        """Every branch; messages numbered 1, 2, ... in the order they were written."""
+        head = self._db.execute(
+            "SELECT * FROM conversations WHERE id = ?", (conversation_id,)
+        ).fetchone()
+        if head is None:
+            raise UnknownConversation(
+                _("Conversation introuvable : {id}").format(id=conversation_id)
+            )
+        rows = self._db.execute(
+            "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
+        ).fetchall()
+        numbers = {row["id"]: index for index, row in enumerate(rows, start=1)}
+        messages = tuple(
+            StoredMessage(
+                dataclasses.replace(self._message(row), id=numbers[row["id"]]),
+                numbers.get(row["parent_id"]),
+                row["created_at"],
+            )
+            for row in rows
+        )
+        return ConversationExport(
+            id=head["id"],
+            title=head["title"],
+            workspace=head["workspace"],
+            created_at=head["created_at"],
+            updated_at=head["updated_at"],
+            pinned=bool(head["pinned"]),
+            leaf=numbers.get(head["leaf_id"]),
+            messages=messages,
+        )
+
+    @_reported
+    def import_conversation(self, conversation: ConversationExport) -> str:
+        """All of it in one transaction, or nothing (its image files are removed again)."""
+        if self.exists(conversation.id):
+            raise ImportRefused(_id_taken(conversation.id))
+        try:
+            images = [
+                self._store_images(conversation.id, stored.message.images)
+                for stored in conversation.messages
+            ]
+            with _transaction(self._db):
+                self._import_rows(conversation, images)
+        except sqlite3.IntegrityError as exc:  # imported meanwhile by another process
+            shutil.rmtree(self._conversation_images(conversation.id), ignore_errors=True)
+            raise ImportRefused(_id_taken(conversation.id)) from exc
+        except BaseException:
+            shutil.rmtree(self._conversation_images(conversation.id), ignore_errors=True)
+            raise
+        return conversation.id
+
+    def _import_rows(self, conversation: ConversationExport, images: list[str | None]) -> None:
+        self._db.execute(
+            "INSERT INTO conversations (id, title, workspace, created_at, updated_at, pinned)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                conversation.id,
+                conversation.title,
+                conversation.workspace,
+                conversation.created_at,
+                conversation.updated_at,
+                int(conversation.pinned),
+            ),
+        )
+        ids: dict[int | None, int | None] = {None: None}
+        for stored, stored_images in zip(conversation.messages, images, strict=True):
+            ids[stored.message.id] = self._insert(
+                conversation.id,
+                stored.message,
+                stored_images,
+                stored.created_at,
+                ids[stored.parent],
+                stored.message.turn or 0,
+            )
+        self._db.execute(
+            "UPDATE conversations SET leaf_id = ? WHERE id = ?",
+            (ids[conversation.leaf], conversation.id),
+        )
 
     @_reported
     def rename(self, conversation_id: str, title: str) -> None:
@@ -499,6 +688,13 @@ class History:
             )
         return tuple(images)
 
+    def _grow(self, conversation_id: str, message_id: int | None, now: float) -> None:
+        """The message just written ends the branch shown."""
+        self._db.execute(
+            "UPDATE conversations SET leaf_id = ?, updated_at = ? WHERE id = ?",
+            (message_id, now, conversation_id),
+        )
+
     def _touch(self, conversation_id: str, now: float) -> None:
         self._db.execute(
             "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
@@ -521,6 +717,7 @@ class History:
             thinking=row["thinking"] or "",
             thinking_seconds=row["thinking_seconds"],
             images=self._images(row["images"]),
+            turn=row["turn"],
         )
 
 
@@ -543,6 +740,13 @@ def _release(fd: int, path: Path) -> None:
     os.close(fd)
     with contextlib.suppress(OSError):
         path.unlink()
+
+
+def _id_taken(conversation_id: str) -> str:
+    return _(
+        "La conversation {id} est déjà dans l'historique : rien n'a été importé (supprimez-la "
+        "d'abord avec « loki-desktop history rm {id} » pour la remplacer)."
+    ).format(id=conversation_id)
 
 
 def _unavailable_message(path: Path, exc: sqlite3.OperationalError) -> str:

@@ -4,8 +4,9 @@ The window calls its store on the GUI thread (the qasync loop). Written straight
 SQLite, every shown token would be one INSERT there, and a history locked by another
 program would freeze the window for up to the busy timeout (5 s) per statement. Here:
 
-- every write (create, append, start/finish an answer, rename, delete) is queued and
-  returns at once; one thread runs them in order on its own connection;
+- every write (create, append, start/finish an answer, rename, pin, delete) is queued
+  and returns at once (a branch change or an import waits for its answer); one thread
+  runs them in order on its own connection;
 - streamed text is gathered and written as one chunk about every BATCH_S (100 ms);
 - a read (messages, page, list, exists) waits for the writes queued before it, so it
   sees them (a read may still wait on a locked file: reads happen when a conversation
@@ -32,7 +33,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from loki_desktop.core.message_meta import MessageMeta
-from loki_desktop.core.messages import CallRecord, ChatMessage, ConversationInfo
+from loki_desktop.core.messages import (
+    Branches,
+    CallRecord,
+    ChatMessage,
+    ConversationExport,
+    ConversationInfo,
+)
 from loki_desktop.persistence.history import History
 from loki_desktop.persistence.turn_lock import ConversationTurnLock, lock_turn
 
@@ -94,8 +101,33 @@ class BackgroundHistory:
     ) -> list[ChatMessage]:
         return self._read(lambda h: h.page(conversation_id, limit, before_id))
 
-    def list_conversations(self, query: str = "") -> list[ConversationInfo]:
-        return self._read(lambda h: h.list_conversations(query))
+    def list_conversations(
+        self, query: str = "", workspace: str | None = None
+    ) -> list[ConversationInfo]:
+        return self._read(lambda h: h.list_conversations(query, workspace))
+
+    def last_turn(self, conversation_id: str) -> int:
+        return self._read(lambda h: h.last_turn(conversation_id))
+
+    def branches(
+        self, conversation_id: str, among: Sequence[int] | None = None
+    ) -> dict[int, Branches]:
+        return self._read(lambda h: h.branches(conversation_id, among))
+
+    def export(self, conversation_id: str) -> ConversationExport:
+        return self._read(lambda h: h.export(conversation_id))
+
+    # Branch changes and imports wait for their answer: a refusal (a message of another
+    # conversation, an id already kept) is said to the caller, not to the next call.
+
+    def rewind(self, conversation_id: str, message_id: int | None) -> None:
+        self._read(lambda h: h.rewind(conversation_id, message_id))
+
+    def switch_branch(self, conversation_id: str, message_id: int) -> None:
+        self._read(lambda h: h.switch_branch(conversation_id, message_id))
+
+    def import_conversation(self, conversation: ConversationExport) -> str:
+        return self._read(lambda h: h.import_conversation(conversation))
 
     def take_notices(self) -> list[str]:
         return self._read(lambda h: h.take_notices())
@@ -122,14 +154,14 @@ class BackgroundHistory:
     def append(self, conversation_id: str, message: ChatMessage) -> None:
         self._write(lambda h: h.append(conversation_id, message))
 
-    def start_answer(self, conversation_id: str) -> int:
+    def start_answer(self, conversation_id: str, *, turn: int | None = None) -> int:
         """A handle for the answer (its message id is known to the writer thread only)."""
         with self._lock:
             self._next_handle += 1
             handle = self._next_handle
 
         def start(history: History) -> None:
-            self._answers[handle] = history.start_answer(conversation_id)
+            self._answers[handle] = history.start_answer(conversation_id, turn=turn)
 
         self._write(start)
         return handle
@@ -170,6 +202,9 @@ class BackgroundHistory:
 
     def rename(self, conversation_id: str, title: str) -> None:
         self._write(lambda h: h.rename(conversation_id, title))
+
+    def set_pinned(self, conversation_id: str, pinned: bool) -> None:
+        self._write(lambda h: h.set_pinned(conversation_id, pinned))
 
     def delete(self, conversation_id: str) -> None:
         self._write(lambda h: h.delete(conversation_id))

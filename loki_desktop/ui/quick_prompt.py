@@ -95,7 +95,11 @@ class QuickPrompt(QWidget):
         layout.addLayout(foot)
 
         self.runner = TurnRunner(
-            self.view, lambda: self.runtime.make_agent(self.approver), runtime.running_turns, self
+            self.view,
+            lambda: self.runtime.make_agent(self.approver),
+            runtime.running_turns,
+            self,
+            prepare=runtime.load_agent,
         )
         self.runner.busy_changed.connect(self._on_busy)
         self.view.retry_requested.connect(self._retry)

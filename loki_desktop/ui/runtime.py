@@ -85,6 +85,7 @@ class Runtime:
         self.pending_notices: list[str] = []
         # replaced by a host change, closed at exit: running turns may still be using them
         self._retired: list[Backend] = []
+        self._others: dict[str, tuple[Backend, ContextBudget]] = {}  # Régénérer avec…
         # conversations with a turn under way, in the window or the quick prompt (TurnRunner)
         self.running_turns: set[str] = set()
         self.models_timeout_s = MODELS_TIMEOUT_S
@@ -92,11 +93,19 @@ class Runtime:
         self.mcp_host: McpHost | None = None
         self._checkpoints: CheckpointStore | None = None
         self._checkpoints_failed = False
+        self._agent_loaded = False  # load_agent ran
 
     async def load(self) -> None:
-        """Import the Ollama client and the agent in a worker thread, so the window keeps
-        painting and answering meanwhile (the first use would import them in the GUI thread)."""
-        await asyncio.to_thread(_import_agent_modules)
+        """Import the model servers' clients in a worker thread, so the window keeps painting
+        and answering meanwhile (the first model list would import them in the GUI thread)."""
+        await asyncio.to_thread(_import_modules, SERVER_MODULES)
+
+    async def load_agent(self) -> None:
+        """Import the agent's modules in a worker thread before the first turn builds one.
+        Not at start: a window left idle would hold them (~25 MB) for nothing."""
+        if not self._agent_loaded:
+            await asyncio.to_thread(_import_modules, AGENT_MODULES)
+            self._agent_loaded = True
 
     @property
     def backend(self) -> Backend:
@@ -204,36 +213,56 @@ class Runtime:
 
     def new_conversation(self, first_message: str) -> str:
         """Store a new conversation, titled after its first message, in the current workspace."""
-        from loki_desktop.core.agent import conversation_title
+        from loki_desktop.core.titles import conversation_title
 
         workspace = self.workspace()
         return self.store.create(
             conversation_title(first_message), str(workspace) if workspace else None
         )
 
-    def make_agent(self, approver: Approver) -> Agent:
-        """An agent for one turn, with the saved model (the window's picker sets it)."""
+    def make_agent(self, approver: Approver, *, server: str = "", model: str = "") -> Agent:
+        """An agent for one turn, with the saved model (the window's picker sets it), or
+        `model` on the configured server named `server` (Régénérer avec…)."""
         from loki_desktop.core.assembly import TurnOptions, build_agent
 
         mcp = self.mcp  # built first: its notices join the pending ones
         self.sync_preview()
+        backend, budget = self.backend, self.budget
+        if server and server != self.server.name:
+            backend, budget = self._other_server(server)
         agent = build_agent(
             settings=self.settings,
-            backend=self.backend,
+            backend=backend,
             store=self.store,
             workspace=self.workspace(),
             approver=approver,
             options=TurnOptions(
-                model=self.settings.model,
+                model=model or self.settings.model,
                 user_skills_dir=self.services.user_skills_dir,
                 extra_sources=[mcp.manager],
-                budget=self.budget,
+                budget=budget,
             ),
             checkpoints=self.checkpoints,
         )
         agent.pending_notices += self.pending_notices
         self.pending_notices = []
         return agent
+
+    def _other_server(self, name: str) -> tuple[Backend, ContextBudget]:
+        """A configured server other than the current one, for one regenerated answer (its
+        client kept, and closed with the others at the end)."""
+        from loki_desktop.core.llm.backends import make_backend
+        from loki_desktop.core.llm.budget import ContextBudget
+        from loki_desktop.core.model_servers import servers
+
+        if name not in self._others:
+            server = next((s for s in servers(self.settings) if s.name == name), None)
+            if server is None:
+                return self.backend, self.budget  # removed meanwhile: the current one
+            backend = make_backend(server, self.services.secrets)
+            self._retired.append(backend)
+            self._others[name] = (backend, ContextBudget())
+        return self._others[name]
 
     # --- the model server ---------------------------------------------------------------
 
@@ -391,11 +420,15 @@ class Runtime:
             self._checkpoints.close()
 
 
-# What the first model list, turn, rendered answer and the workspace watcher import (~300 ms).
-AGENT_MODULES = (
+# What the first model list imports, right after the first frame.
+SERVER_MODULES = (
     "loki_desktop.core.llm.ollama",
     "loki_desktop.core.llm.backends",
     "loki_desktop.core.llm.openai_backend",
+)
+# What the first turn and its rendered answer import (~300 ms together); the workspace
+# watcher imports its own when a workspace is open, the Markdown view at its first render.
+AGENT_MODULES = (
     "loki_desktop.core.assembly",
     "loki_desktop.core.mcp.service",
     "loki_desktop.core.checks.registry",
@@ -406,6 +439,11 @@ AGENT_MODULES = (
 )
 
 
-def _import_agent_modules() -> None:
-    for name in AGENT_MODULES:
+def _import_modules(names: tuple[str, ...]) -> None:
+    for name in names:
         importlib.import_module(name)
+
+
+def _import_agent_modules() -> None:
+    """Everything the start leaves for later (the start-imports test reads it)."""
+    _import_modules(SERVER_MODULES + AGENT_MODULES)

@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.branches import (
+    BranchBusy,
+    LeftBehind,
+    NotPersons,
+    branch_off,
+    branch_point,
+    is_persons,
+    left_behind_notice,
+    sibling,
+    switch_branch,
+)
+from loki_desktop.core.i18n import N_, _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.ports import NotInConversation
 from loki_desktop.ui.changes.approval import ShellApprover
 from loki_desktop.ui.changes.undo_bar import UndoBars
 from loki_desktop.ui.chat.conversations import ConversationList
@@ -19,6 +32,11 @@ from loki_desktop.ui.qt_helpers import OwnedTasks
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.text.markdown_render import MarkdownRenderer
 from loki_desktop.ui.turns import TurnRunner
+
+if TYPE_CHECKING:
+    from loki_desktop.core.agent import Agent
+
+BUSY = N_("Une réponse est en cours dans cette conversation : attendez qu'elle se termine.")
 
 
 class Session(QObject):
@@ -41,11 +59,15 @@ class Session(QObject):
         self.approver.on_write_ask = self.view.write_waiting
         self.approver.on_write_answer = self.view.write_answered
         self.after_failure: asyncio.Task[None] | None = None  # is the server gone? (turn_errors)
+        self.model_override = ("", "")  # Régénérer avec…: (server, model) of the next turn
+        self.on_a_new_branch = False  # its turn started a branch: shown again from the store
+        self.left_behind: LeftBehind | None = None  # what that branch left (said again then)
         self.runner = TurnRunner(
             self.view,
-            lambda: runtime.make_agent(self.approver),
+            lambda: self._agent(runtime),
             runtime.running_turns,
             self,
+            prepare=runtime.load_agent,
         )
         self.undo = UndoBars(
             self.view,
@@ -55,6 +77,10 @@ class Session(QObject):
             parent=self.view,
         )
         self.view.older_loaded.connect(self.undo.refresh)
+
+    def _agent(self, runtime: Runtime) -> Agent:
+        (server, model), self.model_override = self.model_override, ("", "")
+        return runtime.make_agent(self.approver, server=server, model=model)
 
     def dispose(self) -> None:
         self.view.deleteLater()
@@ -70,6 +96,8 @@ class Sessions(QObject):
     opened = Signal(object)  # a Session just built (its turns can be hooked)
     # (text, images) not sent: another runner answers in that conversation; kept for later
     send_refused = Signal(str, tuple)
+    edit_started = Signal(str)  # the text of the message being edited (for the composer)
+    editing_changed = Signal(bool)  # an edit started, or ended (sent, cancelled, left)
 
     def __init__(
         self,
@@ -90,6 +118,9 @@ class Sessions(QObject):
         self.heap_return = HeapReturn(self)  # closed conversations' memory back to the system
         self.by_id: dict[str, Session] = {}
         self.current: Session | None = None
+        # installed models, (server, model), for Régénérer avec…
+        self.models: Callable[[], list[tuple[str, str]]] = list
+        self._editing: tuple[str, int] | None = None  # (conversation, message) being edited
 
     # --- on screen ------------------------------------------------------------------------
 
@@ -102,6 +133,7 @@ class Sessions(QObject):
         """The welcome page: the next message starts a conversation."""
         left = self._leave_current()
         self.current = None
+        self.editing = None
         if left is not None:  # its memory free now, for the trim that follows (heap_return)
             delete_now(left.view, left)
         self.conversations.select(None)
@@ -162,6 +194,7 @@ class Sessions(QObject):
     def _new_session(self, conversation_id: str) -> Session:
         session = Session(conversation_id, self.runtime, self.renderer, self.dialogs_parent, self)
         session.view.retry_requested.connect(lambda: self.retry(session))
+        self._wire_branches(session)
         session.runner.busy_changed.connect(lambda busy: self.busy_changed.emit(session, busy))
         session.runner.finished.connect(lambda _reason: self._on_finished(session))
         self.opened.emit(session)
@@ -169,7 +202,33 @@ class Sessions(QObject):
         self.stack.addWidget(session.view)
         return session
 
+    @property
+    def editing(self) -> tuple[str, int] | None:
+        return self._editing
+
+    @editing.setter
+    def editing(self, value: tuple[str, int] | None) -> None:
+        changed = (value is None) != (self._editing is None)
+        self._editing = value
+        if changed:
+            self.editing_changed.emit(value is not None)
+
+    def cancel_edit(self) -> None:
+        self.editing = None
+
+    def _wire_branches(self, session: Session) -> None:
+        conversation_id, view = session.id, session.view
+        view.versions_of = lambda ids: self.runtime.store.branches(conversation_id, ids)
+        view.models = self.models
+        view.step_requested.connect(lambda mid, step: self.step(session, mid, step))
+        view.edit_requested.connect(lambda mid: self.start_edit(session, mid))
+        view.regenerate_requested.connect(
+            lambda mid, server, model: self.regenerate(session, mid, model, server)
+        )
+
     def _show(self, session: Session) -> None:
+        if self.editing is not None and self.editing[0] != session.id:
+            self.editing = None  # an edit is of the conversation it started in
         self.current = session
         self.conversations.select(session.id)
         self.shown.emit(session)
@@ -234,6 +293,10 @@ class Sessions(QObject):
                 )
             )
             return
+        if self.editing is not None and self.editing[0] == session.id:
+            session = self._branch_for_edit(session, self.editing[1])
+            if session is None:
+                return
         session.view.add_user_message(text, images)
         session.runner.send(text, session.id, images)
 
@@ -261,8 +324,119 @@ class Sessions(QObject):
 
     def _on_finished(self, session: Session) -> None:
         self.heap_return.request()  # a streamed answer leaves many freed small objects
+        if session.on_a_new_branch and session is self.current:
+            # rebuilt from the store, so the arrows of the new version sit where they belong
+            session.on_a_new_branch = False
+            QTimer.singleShot(0, self, lambda: self._show_branch(session.id))
+        else:
+            self._bar_after_turn(session)
         session.undo.refresh()  # the turn that ended may have changed files
         current = self.current.id if self.current else None
         self.conversations.refresh(select=current)
         if session is not self.current and not session.runner.busy:
             self._drop(session)
+
+    # --- branches: edit and resend, regenerate, the arrows ---------------------------------
+
+    def start_edit(self, session: Session, message_id: int) -> None:
+        """Put the person's message in the composer; the next send replaces it (a branch)."""
+        message = next(
+            (m for m in self.runtime.store.messages(session.id) if m.id == message_id), None
+        )
+        if message is None or session is not self.current:
+            return
+        self.editing = (session.id, message_id)
+        self.edit_started.emit(message.content)
+
+    def edit_last(self) -> bool:
+        """Ctrl+↑ in an empty composer: edit the person's last message (False: none)."""
+        session = self.current
+        if session is None:
+            return False
+        persons = [m for m in self.runtime.store.messages(session.id) if is_persons(m)]
+        if not persons or persons[-1].id is None:
+            return False
+        self.start_edit(session, persons[-1].id)
+        return True
+
+    def regenerate(
+        self, session: Session, question_id: int, model: str = "", server: str = ""
+    ) -> None:
+        """Answer the person's message again (with `model` of the configured server
+        `server`, or the model in use): a sibling of the earlier answers."""
+        self.editing = None  # an edit under way is dropped: the composer's text stays
+        fresh = self._branch(session, question_id, "regenerate")
+        if fresh is not None:
+            fresh.model_override = (server, model)
+            fresh.runner.retry(fresh.id)
+
+    def step(self, session: Session, message_id: int, step: int) -> None:
+        """The arrows: show the previous or next version of a message."""
+        store = self.runtime.store
+        if session.runner.busy:  # its turn may not hold the conversation yet: refuse anyway
+            session.view.add_notice(_(BUSY))
+            return
+        try:
+            switch_branch(store, session.id, sibling(store, session.id, message_id, step))
+        except (BranchBusy, NotInConversation) as exc:
+            session.view.add_notice(str(exc))
+            return
+        self.reload_conversation(session.id)
+
+    def _show_branch(self, conversation_id: str) -> None:
+        session = self.current
+        if session is None or session.id != conversation_id:
+            return
+        left = session.left_behind
+        self.reload_conversation(conversation_id)
+        if left is not None and self.current is not None:
+            self._offer_undo(self.current, left)
+
+    @staticmethod
+    def _offer_undo(session: Session, left: LeftBehind) -> None:
+        """Say which files the branch left behind changed, with each turn's undo."""
+        notice = left_behind_notice(left)
+        if notice is not None:
+            session.view.add_notice(notice)
+            session.undo.offer(left.turns)
+
+    def _branch_for_edit(self, session: Session, message_id: int) -> Session | None:
+        self.editing = None
+        return self._branch(session, message_id, "edit")
+
+    def _branch(self, session: Session, message_id: int, kind: str) -> Session | None:
+        """Rewind where the new branch starts and show the conversation so far; the session
+        now on screen (None: refused, said in the view)."""
+        if session is not self.current:
+            return None
+        if session.runner.busy or not session.runner.can_start(session.id):
+            session.view.add_notice(_(BUSY))
+            return None
+        try:
+            left = branch_off(
+                self.runtime.store, self.runtime.checkpoints, session.id, message_id, kind
+            )
+        except (BranchBusy, NotPersons, NotInConversation) as exc:
+            session.view.add_notice(str(exc))
+            return None
+        self.reload_conversation(session.id)
+        fresh = self.by_id.get(session.id, session)
+        fresh.on_a_new_branch = True
+        fresh.left_behind = left if left.turns else None
+        self._offer_undo(fresh, left)
+        return fresh
+
+    def _bar_after_turn(self, session: Session) -> None:
+        """Modifier under the message a live turn answered, Régénérer under its answer (stored
+        turns get them when built)."""
+        if session.view.versions_of is None or session.runner.busy:
+            return
+        last = self.runtime.store.page(session.id, PAGE_SIZE)
+        index = branch_point(last, None)
+        if index is None or index + 1 >= len(last):
+            return
+        question, answer = last[index], last[index + 1]
+        if answer.role == "assistant" and question.id is not None and answer.id is not None:
+            versions = self.runtime.store.branches(session.id, [question.id, answer.id])
+            session.view.add_question_bar(question.id, versions.get(question.id))
+            session.view.add_answer_bar(answer.id, question.id, versions.get(answer.id))

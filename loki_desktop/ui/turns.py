@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
@@ -125,10 +125,14 @@ class TurnRunner(QObject):
         make_agent: Callable[[], Agent],
         running: set[str],
         parent: QObject | None = None,
+        prepare: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         super().__init__(parent)
         self.sink = sink
         self.make_agent = make_agent
+        # awaited before each turn builds its agent: imports the agent's modules off the GUI
+        # thread at the first one (Runtime.load_agent)
+        self.prepare = prepare
         self.running = running
         self._task: asyncio.Task[str] | None = None
         # the conversation of the running turn; cleared before busy_changed/finished are
@@ -182,6 +186,8 @@ class TurnRunner(QObject):
     async def _drain(self, turn: Callable[[Agent], AsyncGenerator[Event, None]]) -> str:
         reason = "error"
         try:
+            if self.prepare is not None:
+                await self.prepare()
             agent = self.make_agent()  # in here: a failure to build it becomes an error card
             # aclosing: a cancelled turn closes the generator, so the agent stores the cut
             async with contextlib.aclosing(turn(agent)) as stream:

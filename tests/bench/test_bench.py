@@ -68,7 +68,8 @@ def test_start_and_memory_figures_carry_the_issue_budgets() -> None:
     figures = startup._figures(bare, app, app[:2], [0.1] * 3, app)
     budgets = _budgets(figures)
     assert budgets["Loki / bare PySide6 window"] == 2.5
-    assert budgets["resident memory, window open and idle"] == 150.0
+    assert budgets["resident memory, window open and idle"] == 120.0
+    assert budgets["Loki ready: models listed"] == 500.0
     assert budgets["idle CPU, no workspace"] == 0.5
     ratio = next(f for f in figures if f.name == "Loki / bare PySide6 window")
     assert ratio.value == pytest.approx(2.0)

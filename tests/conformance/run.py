@@ -5,7 +5,7 @@ Every scenario runs from the pinned suite (`@modelcontextprotocol/conformance`),
 FROM_SUITE sends to another installed version (an npm alias in package.json), with the reason.
 Prints each scenario's checks passed/total and the suite version that ran it, then
 `conformance: P/T scenarios passed`; exits 1 when a scenario that is not left out (LEFT_OUT,
-with the reason, also in the README) fails.
+with the reason, also in docs/mcp.md) fails.
     python -m tests.conformance.run [--jobs N] [--suite PACKAGE] [SCENARIO...]
 """
 
@@ -41,7 +41,7 @@ FROM_SUITE: dict[str, tuple[str, str]] = {
     ),
 }
 
-# Scenarios left out, and why (the README's conformance section says the same). They still
+# Scenarios left out, and why (docs/mcp.md, "Conformance", says the same). They still
 # run, and are shown, but their failure does not fail `make conformance`.
 LEFT_OUT: dict[str, str] = {}
 

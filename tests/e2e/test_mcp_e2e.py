@@ -315,3 +315,80 @@ def test_mcp_list_shows_the_cost_in_tokens_measured_by_the_last_test(
     echo = next(s for s in json.loads(capsys.readouterr().out) if s["id"] == "echo")
     assert echo["measured"]["tools"] == 7
     assert echo["measured"]["tokens"] > 0
+
+
+def test_the_expose_filter_from_the_cli_and_each_tools_cost(
+    loki_home: Path, capsys: pytest.CaptureFixture[str], memory_keyring: object
+) -> None:
+    from loki_desktop.app import main
+
+    command = [sys.executable, script("echo")]
+    assert main(["mcp", "add", "echo", "--expose", "echo,env", "--", *command]) == 0
+    assert json.loads((loki_home / "settings.json").read_text())["mcp_servers"]["echo"][
+        "expose"
+    ] == ["echo", "env"]
+    capsys.readouterr()
+    assert main(["mcp", "tools", "echo", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    by_name = {tool["name"]: tool for tool in listed["tools"]}
+    assert len(by_name) == 7  # every tool the server offers, exposed or not
+    assert {name for name, tool in by_name.items() if tool["exposed"]} == {"echo", "env"}
+    assert all(tool["tokens"] > 0 for tool in by_name.values())
+    # the request's cost is that of the exposed tools only
+    assert listed["tokens"] == by_name["echo"]["tokens"] + by_name["env"]["tokens"]
+
+    assert main(["mcp", "set", "echo", "--expose", "echo,nope"]) == 0
+    capsys.readouterr()
+    assert main(["mcp", "tools", "echo"]) == 0
+    shown = capsys.readouterr()
+    assert "✓ echo" in shown.out
+    assert "· env" in shown.out
+    assert "nope" in shown.err  # a name the server does not offer is said
+
+    assert main(["mcp", "set", "echo", "--expose", "*"]) == 0
+    assert (
+        "expose" not in json.loads((loki_home / "settings.json").read_text())["mcp_servers"]["echo"]
+    )
+    assert main(["mcp", "set", "echo"]) == 1  # nothing to set: said, nothing written
+
+
+def test_a_servers_call_limits_from_the_cli(
+    loki_home: Path, capsys: pytest.CaptureFixture[str], memory_keyring: object
+) -> None:
+    from loki_desktop.app import main
+
+    def entry() -> dict[str, Any]:
+        return json.loads((loki_home / "settings.json").read_text())["mcp_servers"]["long"]
+
+    assert main(["mcp", "add", "long", "--timeout", "120", "--", "srv"]) == 0
+    assert entry()["timeout"] == 120.0
+    assert "max_timeout" not in entry()
+    assert main(["mcp", "set", "long", "--max-timeout", "900"]) == 0
+    assert (entry()["timeout"], entry()["max_timeout"]) == (120.0, 900.0)  # the other stays
+    assert "900 s en tout" in capsys.readouterr().out
+    assert main(["mcp", "set", "long", "--timeout", "default"]) == 0
+    assert "timeout" not in entry()
+    assert main(["mcp", "set", "long", "--timeout", "soon"]) == 1
+    assert "--timeout" in capsys.readouterr().err
+    assert entry()["max_timeout"] == 900.0  # nothing written by the refused change
+
+
+def test_mcp_install_shows_the_bundle_then_adds_it(
+    loki_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], memory_keyring: object
+) -> None:
+    from loki_desktop.app import main
+    from tests.fakes.mcpb import SECRET, manifest, pack
+
+    bundle = pack(tmp_path / "echo.mcpb", manifest())
+    assert main(["mcp", "install", str(bundle), "--set", f"api_key={SECRET}", "--enable"]) == 0
+    shown = capsys.readouterr().out
+    assert "Echo Bundle 1.2.0, par Loki tests" in shown
+    assert "Outils annoncés : echo, env" in shown
+    assert "secret, rangé dans le trousseau" in shown  # what it asks for, before installing
+    assert "echo-bundle installé (activé)" in shown
+    assert main(["mcp", "list"]) == 0
+    assert SECRET not in capsys.readouterr().out
+    assert main(["mcp", "install", str(tmp_path / "missing.mcpb")]) == 1
+    assert "Paquet illisible" in capsys.readouterr().err
+    assert main(["mcp", "remove", "echo-bundle"]) == 0
+    assert not (loki_home / "mcp-bundles" / "echo-bundle").exists()

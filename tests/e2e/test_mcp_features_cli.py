@@ -44,6 +44,16 @@ def ask(
     )
 
 
+def loki(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PYTHON, "-m", "loki_desktop", *args],
+        env=cli_env(home),
+        capture_output=True,
+        text=True,
+        timeout=300,  # the server's start on a loaded machine
+    )
+
+
 def features_server(home: Path, **entry: Any) -> None:
     server = {"enabled": True, "label": "Features", "command": [sys.executable, script("features")]}
     server.update(entry)
@@ -102,7 +112,8 @@ def test_sampling_is_refused_unless_allowed(
     assert len(ollama.chat_requests) == 2  # the turn's two rounds: no sampling request
     (output,) = tool_outputs(ollama.chat_requests[1])
     assert output.startswith("refused: ")
-    assert "jamais" in output
+    assert "--allow-sampling" in output  # the cause: the flag, not the server's policy (ask)
+    assert "jamais" not in output
 
 
 def test_allowed_sampling_is_answered_by_the_turns_model(
@@ -144,3 +155,31 @@ def test_a_server_set_to_never_is_refused_even_with_the_flag(
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(ollama.chat_requests) == 2
     assert tool_outputs(ollama.chat_requests[1])[0].startswith("refused: ")
+
+
+def test_mcp_prompts_and_resources_list_what_the_server_offers(loki_home: Path) -> None:
+    features_server(loki_home)
+    listed = loki(loki_home, "mcp", "prompts", "feat", "--json")
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    prompts = {p["name"]: p for p in json.loads(listed.stdout)}
+    assert prompts["review"]["title"] == "Relecture de code"
+    assert [(a["name"], a["required"]) for a in prompts["review"]["arguments"]] == [
+        ("code", True),
+        ("language", False),
+    ]
+    shown = loki(loki_home, "mcp", "prompts")
+    assert "feat/review  code=… [language=…]" in shown.stdout
+
+    listed = loki(loki_home, "mcp", "resources", "--json")
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    offers = json.loads(listed.stdout)
+    assert {r["uri"] for r in offers["resources"]} == {"notes://readme", "notes://logo"}
+    (template,) = offers["templates"]
+    assert template["uri_template"] == "notes://day/{date}"
+    assert template["parameters"] == ["date"]
+    shown = loki(loki_home, "mcp", "resources", "feat")
+    assert "notes://day/{date}  modèle, paramètres : date" in shown.stdout
+
+    off = loki(loki_home, "mcp", "prompts", "fetch")
+    assert off.returncode == 1
+    assert "mcp enable fetch" in off.stderr

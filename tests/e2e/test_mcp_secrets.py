@@ -349,3 +349,14 @@ async def test_secrets_moved_out_of_a_command_reach_the_server_in_place() -> Non
     assert argv.output == (
         "--auth •••• -p •••• postgres://app:••••@h/db --header Authorization: ••••"
     )
+
+
+def test_a_secret_inside_a_json_string_argument(
+    loki_home: Path, memory_keyring: MemoryKeyring, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = '{"token": "json-secret-4242", "region": "eu"}'
+    assert main(["mcp", "add", "jsonarg", "--", "srv", "--config", config]) == 0
+    shown = capsys.readouterr().out + listing(capsys)
+    assert_hidden(loki_home, memory_keyring, shown, "json-secret-4242")
+    assert '"region": "eu"' in shown  # the rest of the JSON stays readable
+    assert stored("jsonarg").command[:2] == ("srv", "--config")

@@ -44,13 +44,16 @@ for module in pkgutil.walk_packages(loki_desktop.__path__, "loki_desktop."):
 
 def package_data_files(source: Path) -> set[str]:
     """The files the installed app reads from the top-level skills/ and resources/ folders,
-    as wheel names (mapped into the package: loki_desktop/skills, loki_desktop/resources)."""
+    as wheel names (mapped into the package: loki_desktop/skills, loki_desktop/resources),
+    and the evaluation suite's task files (loki_desktop/core/evaluation/basic)."""
     files = {*source.glob("skills/**/*"), *source.glob("resources/**/*")}
-    return {
+    mapped = {
         f"loki_desktop/{path.relative_to(source).as_posix()}"
         for path in files
         if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith(".")
     }
+    tasks = source.glob("loki_desktop/core/evaluation/basic/*.toml")
+    return mapped | {path.relative_to(source).as_posix() for path in tasks}
 
 
 def source_packages(source: Path) -> set[str]:
@@ -97,6 +100,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) 
     expected = package_data_files(source)
     assert "loki_desktop/skills/debogage-systematique.md" in expected
     assert "loki_desktop/skills/examples/labelled.tsv" in expected
+    assert "loki_desktop/core/evaluation/basic/fix.toml" in expected
     assert f"loki_desktop/resources/desktop/{ENTRY_NAME}" in expected
     assert not expected - names, f"package data missing from the wheel: {expected - names}"
     missing = {f"{package}/__init__.py" for package in source_packages(source)} - names
@@ -107,8 +111,11 @@ def test_wheel_installed_in_a_fresh_venv_runs_and_picks_a_skill(tmp_path: Path) 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=60)
     python = venv / "bin" / "python"
+    # --no-compile: pip would compile every module of every dependency (a minute on a loaded
+    # machine); what this test proves is what the wheel holds and declares
+    install = ["install", "--quiet", "--disable-pip-version-check", "--no-compile", str(wheel)]
     installed = subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+        [python, "-m", "pip", *install],
         capture_output=True,
         text=True,
         timeout=600,

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import select
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,21 +75,30 @@ with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
 """
 
 
+def free_display(xvfb: subprocess.Popen[bytes], announced: int) -> str:
+    """The display number Xvfb picked (`-displayfd`: free whoever else runs Xvfb, other test
+    workers included), read once it is ready to take clients."""
+    with os.fdopen(announced, "rb") as pipe:
+        ready, _, _ = select.select([pipe], [], [], 30)
+        assert ready, "Xvfb did not start"
+        number = pipe.readline().strip()
+    assert number, f"Xvfb exited ({xvfb.poll()}) before choosing a display"
+    return f":{number.decode()}"
+
+
 @pytest.fixture
 def tray_display(tmp_path: Path) -> Iterator[str]:
-    number = next(n for n in range(150, 250) if not Path(f"/tmp/.X11-unix/X{n}").exists())
-    display = f":{number}"
+    announced, announce = os.pipe()
     xvfb = subprocess.Popen(
-        ["Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        ["Xvfb", "-displayfd", str(announce), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        pass_fds=(announce,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    os.close(announce)
     tray = None
     try:
-        deadline = time.monotonic() + 10
-        while not Path(f"/tmp/.X11-unix/X{number}").exists():
-            assert time.monotonic() < deadline, "Xvfb did not start"
-            time.sleep(0.05)
+        display = free_display(xvfb, announced)
         tray = subprocess.Popen(
             ["trayer", "--edge", "top", "--align", "right", "--height", "24"],
             env={"DISPLAY": display, "PATH": "/usr/bin:/bin"},

@@ -148,14 +148,14 @@ def test_migrations_apply_in_order_from_an_older_version(
     from loki_desktop.persistence import history as module
 
     History(db_path).close()  # at version 1
-    extra = "ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0"
+    extra = module.Migration("labels", "ALTER TABLE conversations ADD COLUMN label TEXT")
     monkeypatch.setattr(module, "MIGRATIONS", [*module.MIGRATIONS, extra])
     monkeypatch.setattr(module, "SCHEMA_VERSION", len(module.MIGRATIONS))
     History(db_path).close()
     raw = sqlite3.connect(db_path)
     assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
     columns = {row[1] for row in raw.execute("PRAGMA table_info(conversations)")}
-    assert "pinned" in columns
+    assert "label" in columns
 
 
 def test_a_newer_schema_is_refused_untouched(db_path: Path) -> None:
@@ -195,7 +195,9 @@ def test_a_failed_write_rolls_back_and_later_writes_are_kept(db_path: Path) -> N
     seen = raw.execute("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", (other,))
     assert seen.fetchone()[0] == 2
     assert raw.execute("SELECT COUNT(*) FROM answer_chunks").fetchone()[0] == 1
-    raw.execute("INSERT INTO conversations VALUES ('x', 't', NULL, 0, 0)")  # not locked out
+    raw.execute(  # not locked out
+        "INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('x', 't', 0, 0)"
+    )
     raw.commit()
     raw.close()
 
@@ -313,6 +315,7 @@ def test_chunks_left_behind_a_folded_answer_are_folded_into_it(db_path: Path) ->
         (conv,),
     )
     raw.execute("INSERT INTO answer_chunks VALUES (?, 1, 'Part two.')", (cursor.lastrowid,))
+    raw.execute("UPDATE conversations SET leaf_id = ?", (cursor.lastrowid,))
     raw.commit()
     raw.close()
 
@@ -328,7 +331,7 @@ def test_a_version_1_database_is_migrated_and_its_open_answer_recovered(db_path:
     from loki_desktop.persistence.history import MIGRATIONS
 
     raw = sqlite3.connect(db_path)
-    raw.executescript(MIGRATIONS[0])
+    raw.executescript(MIGRATIONS[0].script)
     raw.execute("PRAGMA user_version = 1")
     raw.execute("INSERT INTO conversations VALUES ('c1', 'ancienne', NULL, 0, 0)")
     raw.execute(
@@ -354,8 +357,8 @@ def test_a_version_2_database_gains_reasoning_and_images(db_path: Path) -> None:
     from loki_desktop.persistence.history import MIGRATIONS
 
     raw = sqlite3.connect(db_path)
-    raw.executescript(MIGRATIONS[0])
-    raw.executescript(MIGRATIONS[1])
+    raw.executescript(MIGRATIONS[0].script)
+    raw.executescript(MIGRATIONS[1].script)
     raw.execute("PRAGMA user_version = 2")
     raw.execute("INSERT INTO conversations VALUES ('c1', 'ancienne', NULL, 0, 0)")
     raw.execute(

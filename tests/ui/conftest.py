@@ -26,10 +26,14 @@ from loki_desktop.core.services import Services
 
 # Offscreen, on a desktop-sized screen (the default 800x600 would clamp restored windows).
 # Set before the QApplication exists (importing Qt does not create it).
+# Test workers (pytest-xdist) start side by side: each writes its own copy and swaps it in
+# whole, so no worker's Qt ever reads a file another one is halfway through writing.
 _SCREEN = Path(tempfile.gettempdir()) / "loki-tests-offscreen-screen.json"
-_SCREEN.write_text(
+_MINE = _SCREEN.with_name(f"{_SCREEN.name}.{os.getpid()}")
+_MINE.write_text(
     json.dumps({"screens": [{"name": "test", "x": 0, "y": 0, "width": 1600, "height": 1000}]})
 )
+_MINE.replace(_SCREEN)
 os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN}"
 
 # The offscreen platform has no window manager: it says so each time a window's size limits

@@ -52,6 +52,7 @@ async def test_tab_goes_sidebar_then_top_bar_then_chat_then_composer(
             window.conversations.new_button,
             window.conversations.search,
             window.conversations.list,
+            window.conversations.this_folder,
             window.model_picker,
             window.workspace_picker,
             window.problems_button,
@@ -65,7 +66,8 @@ async def test_tab_goes_sidebar_then_top_bar_then_chat_then_composer(
         await wait_until(lambda: window.compact_bar.compact)
         chain = tab_chain(window, window.conversations.list)
         bar = window.compact_bar
-        assert chain[1:5] == [
+        assert chain[1:6] == [
+            window.conversations.this_folder,
             bar.model_button,
             bar.folder_button,
             window.problems_button,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote, urlsplit
 
 from loki_desktop.core.ports import ToolSpec
 
@@ -35,3 +37,26 @@ def with_preview(specs: Sequence[ToolSpec], url: str) -> list[ToolSpec]:
         else spec
         for spec in specs
     ]
+
+
+def preview_instead_of_file(url: str, workspace: Path, preview_url: str) -> str | None:
+    """The preview's URL of a workspace file given as `file://` (the browser blocks that
+    scheme); None for any other URL, or a file outside the workspace."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    try:
+        relative = Path(unquote(parts.path)).resolve().relative_to(workspace.resolve())
+    except (ValueError, OSError):
+        return None  # outside the workspace: the preview does not serve it
+    suffix = f"?{parts.query}" if parts.query else ""
+    suffix += f"#{parts.fragment}" if parts.fragment else ""
+    return preview_url + quote(relative.as_posix()) + suffix
+
+
+def rewritten_note(url: str, served: str) -> str:
+    """What the model reads before the navigation's own result (English: the model reads it)."""
+    return (
+        f"Note: {url} was opened as {served} (the workspace preview): the browser blocks "
+        "file:// URLs.\n"
+    )

@@ -135,7 +135,7 @@ def find_chromium() -> str | None:
     return next((str(path) for path in candidates if path.is_file()), None)
 
 
-# The tested version (README, "MCP servers"); @latest asks the registry at every start
+# The tested version (docs/mcp.md); @latest asks the registry at every start
 # (~142 s to give up offline). tests/browser/package.json installs the same version.
 PLAYWRIGHT_MCP_VERSION = "0.0.83"
 PLAYWRIGHT_MCP = f"@playwright/mcp@{PLAYWRIGHT_MCP_VERSION}"

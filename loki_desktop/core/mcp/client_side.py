@@ -55,6 +55,15 @@ class ClientSide:
             return SamplingReport(
                 request, refused=_("Loki ne peut pas répondre ici aux demandes de modèle.")
             )
+        if not self.allow_sampling:
+            # the server's own policy may well be "ask": the cause is the missing flag
+            return self.sampler.refuse(
+                request,
+                _(
+                    "Le serveur « {name} » a demandé une réponse à votre modèle : refusé, "
+                    "la commande n'a pas reçu --allow-sampling."
+                ).format(name=request.server_label),
+            )
         return await self.sampler.answer(request, self.policy(request.server_id))
 
     def root_list(self) -> list[tuple[str, str]]:

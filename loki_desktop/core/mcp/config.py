@@ -57,6 +57,46 @@ def is_secret_param(name: str, value: str) -> bool:
     return is_secret_name(name) or holds_secret(value)
 
 
+MAX_CALL_SECONDS = 24 * 3600.0
+
+
+def parse_seconds(value: object, name: str) -> float | None:
+    """A per-server limit in seconds (absent: None); raises McpConfigError (one sentence)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise McpConfigError(_("« {name} » doit être un nombre de secondes.").format(name=name))
+    if not 0 < value <= MAX_CALL_SECONDS:
+        raise McpConfigError(
+            _("« {name} » doit être compris entre 0 et {max} secondes.").format(
+                name=name, max=int(MAX_CALL_SECONDS)
+            )
+        )
+    return float(value)
+
+
+def _bundle_folder(value: object) -> str:
+    """The folder name of an installed bundle: one plain name, never a path elsewhere."""
+    if not isinstance(value, str) or not SERVER_ID_PATTERN.fullmatch(value):
+        return ""
+    return value
+
+
+def _seconds(
+    server_id: str, entry: Mapping[str, Any], name: str, notices: list[str]
+) -> float | None:
+    """A limit of the entry; a bad one is reset to Loki's default, with a notice."""
+    try:
+        return parse_seconds(entry.get(name), name)
+    except McpConfigError as exc:
+        notices.append(
+            _("Serveur MCP « {id} » : {reason} La valeur par défaut s'applique.").format(
+                id=server_id, reason=exc
+            )
+        )
+        return None
+
+
 def secret_key(server_id: str, name: str) -> str:
     """The keyring user name of one secret (service "loki-desktop")."""
     return f"mcp/{server_id}/{name}"
@@ -199,6 +239,11 @@ class ServerConfig:
     # whether its sampling requests reach the person's model (core.mcp.sampling)
     sampling: SamplingPolicy = DEFAULT_SAMPLING
     oauth: OAuthConfig | None = None  # HTTP servers: OAuth settings (sign-in works without)
+    # A tool call's limit, in seconds, without a sign of life ("timeout"), and how long a call
+    # that keeps reporting progress may run in all ("max_timeout"); None: Loki's defaults.
+    call_timeout_s: float | None = None
+    call_max_s: float | None = None
+    bundle: str = ""  # installed from a .mcpb: its folder under the data folder's mcp-bundles/
 
     @property
     def display_name(self) -> str:
@@ -224,6 +269,12 @@ class ServerConfig:
             data["measured"] = {"tools": self.measured[0], "tokens": self.measured[1]}
         if self.sampling != DEFAULT_SAMPLING:
             data["sampling"] = self.sampling
+        if self.call_timeout_s is not None:
+            data["timeout"] = self.call_timeout_s
+        if self.call_max_s is not None:
+            data["max_timeout"] = self.call_max_s
+        if self.bundle:
+            data["bundle"] = self.bundle
         return data
 
     def launch_key(self) -> tuple[Any, ...]:
@@ -236,6 +287,8 @@ class ServerConfig:
             self.url,
             self.expose,
             self.oauth,
+            self.call_timeout_s,
+            self.call_max_s,
         )
 
 
@@ -301,6 +354,9 @@ def parse_entry(
         "expose": tuple(expose) if expose is not None else None,
         "measured": _measured(entry.get("measured")),
         "sampling": _sampling(server_id, entry.get("sampling", DEFAULT_SAMPLING), notices),
+        "call_timeout_s": _seconds(server_id, entry, "timeout", notices),
+        "call_max_s": _seconds(server_id, entry, "max_timeout", notices),
+        "bundle": _bundle_folder(entry.get("bundle", "")),
     }
     label = entry.get("label", "")
     if not isinstance(label, str):

@@ -32,6 +32,7 @@ import httpx2
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     CONNECTION_CLOSED,
@@ -62,6 +63,7 @@ from loki_desktop.core.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from loki_desktop.core.mcp.listing import (
     LIST_TIMEOUT_S,
     list_prompts,
+    list_resource_templates,
     list_resources,
     list_tools,
     prompt_messages,
@@ -69,7 +71,13 @@ from loki_desktop.core.mcp.listing import (
 )
 from loki_desktop.core.mcp.npx import npx_package, slow_start_reason
 from loki_desktop.core.mcp.oauth_redirect import Browser
-from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
+from loki_desktop.core.mcp.offers import (
+    McpPrompt,
+    McpResource,
+    McpResourceTemplate,
+    RenderedPrompt,
+    ResourceContent,
+)
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
 from loki_desktop.core.ports import SecretStore
@@ -143,6 +151,7 @@ class Connection:
         self.tools: list[McpTool] = []
         self.prompts: list[McpPrompt] = []
         self.resources: list[McpResource] = []
+        self.resource_templates: list[McpResourceTemplate] = []
         self.ready = asyncio.Event()  # set when the state leaves "connecting"
         self.closed = asyncio.Event()  # set when the owner task has closed everything
         self.started_at = time.monotonic()
@@ -321,6 +330,12 @@ class Connection:
                 self.resources = await list_resources(session, server_id, label)
         except Exception as exc:
             log.info("MCP server %s: prompts or resources not listed: %r", server_id, exc)
+        if capabilities is None or capabilities.resources is None:
+            return
+        try:  # apart: a server may list resources and not know templates
+            self.resource_templates = await list_resource_templates(session, server_id, label)
+        except Exception as exc:
+            log.info("MCP server %s: resource templates not listed: %r", server_id, exc)
 
     async def _relist(self, kind: ListKind) -> None:
         """The server said its tools (prompts, resources) changed: list them again, live."""
@@ -422,8 +437,14 @@ class Connection:
 
     # --- calls ------------------------------------------------------------------------
 
-    async def call(self, tool: str, args: dict[str, Any], limit_s: float) -> CallResult:
-        """Call one tool. Failures come back as CallResult(ok=False), never as exceptions."""
+    async def call(
+        self, tool: str, args: dict[str, Any], limit_s: float, max_s: float | None = None
+    ) -> CallResult:
+        """Call one tool. Failures come back as CallResult(ok=False), never as exceptions.
+
+        The call gets `limit_s` without a sign of life: each progress report the server sends
+        (Loki sends a progress token) gives it `limit_s` more, up to `max_s` in all.
+        """
         session = self._session
         if session is None or self.state != "connected":
             return CallResult(
@@ -432,10 +453,16 @@ class Connection:
         self._refused = None
         try:
             # the clock stops while the server waits on Loki (a form, the model): see _CallClocks
+            ceiling = anyio.current_time() + max(max_s or limit_s, limit_s)
             with self._clocks.call(limit_s) as clock:
-                result = await self._call_answering(session, tool, args)
+
+                async def alive(progress: float, total: float | None, message: str | None) -> None:
+                    self._clocks.extend(clock, limit_s, ceiling)
+
+                result = await self._call_answering(session, tool, args, alive)
             if clock.cancelled_caught:
-                return self._call_error(tool, MCPError(REQUEST_TIMEOUT, "timed out"), limit_s)
+                waited = limit_s if anyio.current_time() < ceiling else max(max_s or 0, limit_s)
+                return self._call_error(tool, MCPError(REQUEST_TIMEOUT, "timed out"), waited)
         except MCPError as exc:
             if self._signin_needed:
                 return self._signin_call(tool)
@@ -461,7 +488,10 @@ class Connection:
 
     @staticmethod
     async def _call_answering(
-        session: ClientSession, tool: str, args: dict[str, Any]
+        session: ClientSession,
+        tool: str,
+        args: dict[str, Any],
+        on_progress: ProgressFnT | None = None,
     ) -> CallToolResult:
         """Call a tool; on the 2026-07-28 protocol, answer the input it requires and retry.
 
@@ -469,7 +499,9 @@ class Connection:
         instead of requests of its own: they go through the same callbacks, one at a time (a
         person answers them), and the call is retried with the answers and its opaque state.
         """
-        result = await session.call_tool(tool, args, allow_input_required=True)
+        result = await session.call_tool(
+            tool, args, progress_callback=on_progress, allow_input_required=True
+        )
         for _round in range(MAX_INPUT_ROUNDS):
             if not isinstance(result, InputRequiredResult):
                 return result
@@ -487,6 +519,7 @@ class Connection:
                 args,
                 input_responses=responses or None,
                 request_state=result.request_state,
+                progress_callback=on_progress,
                 allow_input_required=True,
             )
         if isinstance(result, InputRequiredResult):
@@ -702,6 +735,16 @@ class _CallClocks:
                 yield scope
         finally:
             self._budgets.pop(scope, None)
+
+    def extend(self, scope: anyio.CancelScope, limit_s: float, ceiling: float) -> None:
+        """A sign of life of the call under `scope`: `limit_s` more, never past `ceiling`."""
+        if scope not in self._budgets:
+            return  # the call is over
+        now = anyio.current_time()
+        if self._pauses:
+            self._budgets[scope] = max(0.0, min(limit_s, ceiling - now))
+        else:
+            scope.deadline = min(now + limit_s, ceiling)
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:

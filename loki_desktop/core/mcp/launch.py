@@ -64,6 +64,8 @@ class Launch:
     target: StdioLaunch | HttpLaunch
     expose: tuple[str, ...] | None = None
     error_markers: tuple[str, ...] = NETWORK_ERROR_MARKERS
+    call_timeout_s: float | None = None  # the server's own limits (ServerConfig), else Loki's
+    call_max_s: float | None = None
     # values to mask in any message shown or logged (stderr lines, errors)
     secret_values: tuple[str, ...] = field(default=(), repr=False)
 
@@ -138,6 +140,8 @@ def build_launch(
         expose=expose,
         error_markers=markers,
         secret_values=tuple(secret_values),
+        call_timeout_s=config.call_timeout_s,
+        call_max_s=config.call_max_s,
     )
 
 

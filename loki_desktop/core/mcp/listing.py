@@ -14,6 +14,7 @@ from loki_desktop.core.mcp.convert import McpTool
 from loki_desktop.core.mcp.offers import (
     McpPrompt,
     McpResource,
+    McpResourceTemplate,
     PromptArg,
     RenderedPrompt,
     ResourceContent,
@@ -75,6 +76,23 @@ async def list_resources(session: Any, server_id: str, label: str) -> list[McpRe
             resource.mime_type or "",
         )
         for resource in await _pages(session.list_resources, "resources")
+    ]
+
+
+async def list_resource_templates(
+    session: Any, server_id: str, label: str
+) -> list[McpResourceTemplate]:
+    return [
+        McpResourceTemplate(
+            server_id,
+            label,
+            str(template.uri_template),
+            template.name,
+            template.title or "",
+            template.description or "",
+            template.mime_type or "",
+        )
+        for template in await _pages(session.list_resource_templates, "resource_templates")
     ]
 
 

@@ -15,20 +15,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loki_desktop.core.mcp.browser import with_preview
+from loki_desktop.core.mcp.browser import (
+    NAVIGATE_TOOL,
+    preview_instead_of_file,
+    rewritten_note,
+    with_preview,
+)
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, LaunchContext
 from loki_desktop.core.mcp.client_side import ClientSide
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_servers
 from loki_desktop.core.mcp.convert import exposed, split_tool_name, to_spec
+from loki_desktop.core.mcp.health import StartHealth
 from loki_desktop.core.mcp.launch import Launch, build_launch
 from loki_desktop.core.mcp.oauth_redirect import Browser
-from loki_desktop.core.mcp.offers import McpPrompt, McpResource, RenderedPrompt, ResourceContent
+from loki_desktop.core.mcp.offers import (
+    McpPrompt,
+    McpResource,
+    McpResourceTemplate,
+    RenderedPrompt,
+    ResourceContent,
+)
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
 
 # summaries remember their facts: a reopened card is worded in the language of now
 from loki_desktop.core.said import _
-from loki_desktop.core.slim import tools_cost
+from loki_desktop.core.slim import tool_tokens, tools_cost
 
 if TYPE_CHECKING:
     from loki_desktop.core.mcp.connection import Connection
@@ -36,10 +48,31 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The tool that reads a resource by its URI (a resource link a tool returned, or a resource a
+# server lists), offered while a connected server has resources. No "mcp_" prefix: that one
+# names a server's own tool.
+READ_RESOURCE = "read_mcp_resource"
+MAX_RESOURCE_CHARS = 100_000
 CONNECT_WAIT_S = 10.0  # what the first message waits, at most, for all servers together
-CALL_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = 30.0  # a tool call with no sign of life (a result or a progress report)
+CALL_MAX_S = 600.0  # a call that keeps reporting progress, in all
 HANDSHAKE_TIMEOUT_S = 60.0  # generous: `npx -y` may download the server first
 BACKOFF_S = (5.0, 15.0, 60.0, 300.0)  # between retries of a failing server
+
+
+_READ_RESOURCE_SPEC = ToolSpec(
+    name=READ_RESOURCE,
+    description=(
+        "Read a resource of a connected MCP server by its URI: a resource link a tool "
+        "returned, or one the server lists. Returns its text (and images for a vision model)."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"uri": {"type": "string", "description": "the resource's URI"}},
+        "required": ["uri"],
+    },
+    source="mcp",
+)
 
 
 @dataclass
@@ -80,6 +113,7 @@ class McpManager:
         self.secrets = secrets
         # Loki's data folder: where a server's own files go (Playwright's output)
         self.context = LaunchContext(data_home)
+        self.health = StartHealth(data_home)  # the last starts' failures, across processes
         # the workspace preview's address, told to the model in the browser's tool
         # descriptions while it runs (set by whoever runs the preview: window, `ask`)
         self.preview_url: str | None = None
@@ -163,6 +197,7 @@ class McpManager:
         started = [slot for slot in self._slots.values() if self._due(slot)]
         for slot in started:
             self._start(slot)
+            self._in_background_if_it_failed_lately(slot)
         waiting = [
             slot
             for slot in self._slots.values()
@@ -186,6 +221,30 @@ class McpManager:
                     ).format(name=_label(slot.config))
                 )
 
+    def _in_background_if_it_failed_lately(self, slot: _Slot) -> None:
+        """A server whose last start failed (in this process or an earlier one) starts
+        without holding the message: its tools come if it answers."""
+        if slot.failures:
+            return  # failed here already: its notice is told by the failure itself
+        failure = self.health.last_failure(slot.config.id)
+        if failure is None or not failure.recent():
+            return
+        slot.waited = True
+        name = _label(slot.config)
+        if failure.failures >= 2:
+            notice = _(
+                "Le serveur MCP « {name} » ne répond pas au démarrage ({n} échecs de suite ; "
+                "le dernier : {cause}). Testez-le ou désactivez-le (Réglages → MCP, ou "
+                "loki-desktop mcp test {id} / mcp disable {id})."
+            ).format(name=name, n=failure.failures, cause=failure.cause, id=slot.config.id)
+        else:
+            notice = _(
+                "Le serveur MCP « {name} » n'a pas démarré la dernière fois ({cause}) : il "
+                "démarre en arrière-plan, sans retenir ce message ; ses outils viendront s'il "
+                "répond."
+            ).format(name=name, cause=failure.cause)
+        self._notices.append(notice)
+
     def connect(self, server_id: str) -> None:
         """Start one enabled server now if it is due (after a sign-in), without waiting."""
         slot = self._slots.get(server_id)
@@ -194,15 +253,19 @@ class McpManager:
 
     def specs(self) -> list[ToolSpec]:
         specs = [spec for specs in self._specs.values() for spec in specs]
+        if self._resource_servers():
+            specs.append(_READ_RESOURCE_SPEC)
         return with_preview(specs, self.preview_url) if self.preview_url else specs
 
     def is_enabled(self, server_id: str) -> bool:
         return server_id in self._slots
 
     def owns(self, name: str) -> bool:
-        return name in self._routes or name in self._down
+        return name in self._routes or name in self._down or name == READ_RESOURCE
 
     async def call(self, name: str, args: dict[str, Any]) -> ToolOutcome:
+        if name == READ_RESOURCE:
+            return await self._read_resource_tool(str(args.get("uri", "")))
         server_id, tool = self._routes.get(name) or self._down[name]
         slot = self._slots.get(server_id)
         conn = slot.connection if slot else None
@@ -214,15 +277,71 @@ class McpManager:
                 f"Error: the MCP server '{server_id}' is not connected; its tools are unavailable.",
                 _("serveur {id} indisponible").format(id=server_id),
             )
+        args, note = self._file_url_to_preview(tool, args)
         started = time.monotonic()
-        result = await conn.call(tool, args, limit_s=self.call_timeout)
+        limit_s = conn.launch.call_timeout_s or self.call_timeout
+        max_s = max(conn.launch.call_max_s or CALL_MAX_S, limit_s)
+        result = await conn.call(tool, args, limit_s=limit_s, max_s=max_s)
         elapsed = time.monotonic() - started
         return ToolOutcome(
             result.ok,
-            result.text,
+            note + result.text,
             _first_line(result.text),
             extra={"mcp_server": server_id, "mcp_tool": tool, "seconds": round(elapsed, 3)},
             images=result.images,
+        )
+
+    def _file_url_to_preview(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """A browser asked to open a workspace file as file:// opens its preview URL instead
+        (the browser blocks file://, and a later console read would report a blank page)."""
+        url = args.get("url")
+        if tool != NAVIGATE_TOOL or not self.preview_url or not self.client.roots:
+            return args, ""
+        if not isinstance(url, str):
+            return args, ""
+        served = preview_instead_of_file(url, self.client.roots[0], self.preview_url)
+        if served is None:
+            return args, ""
+        return {**args, "url": served}, rewritten_note(url, served)
+
+    def _resource_servers(self) -> list[Connection]:
+        # every SDK server declares the capability: what counts is having any to read
+        return [c for c in self._connected() if c.resources or c.resource_templates]
+
+    async def _read_resource_tool(self, uri: str) -> ToolOutcome:
+        """Read a resource for the model: from the server that lists it, else from each
+        server with resources in turn (a link a tool returned names no server)."""
+        from loki_desktop.core.mcp.connection import McpOfferError  # loaded: servers are on
+
+        servers = self._resource_servers()
+        listed = [c for c in servers if any(r.uri == uri for r in c.resources)]
+        errors: list[str] = []
+        for conn in listed or servers:
+            launch = conn.launch
+            resource = next(
+                (r for r in conn.resources if r.uri == uri),
+                McpResource(launch.server_id, launch.label, uri, uri),
+            )
+            try:
+                content = await conn.read_resource(resource)
+            except McpOfferError as exc:
+                errors.append(f"{launch.server_id}: {exc}")
+                continue
+            text = content.text
+            if len(text) > MAX_RESOURCE_CHARS:
+                text = text[:MAX_RESOURCE_CHARS] + "\n[… cut: the resource is longer]"
+            if not text and content.images:
+                text = "(no text: its images are attached)"
+            return ToolOutcome(
+                True,
+                text,
+                _("{uri} lu ({n} caractères)").format(uri=uri, n=len(content.text)),
+                extra={"mcp_server": launch.server_id, "mcp_resource": uri},
+                images=content.images,
+            )
+        said = "; ".join(errors) or "no connected server offers resources"
+        return ToolOutcome(
+            False, f"Error: {uri} could not be read ({said}).", _("{uri} illisible").format(uri=uri)
         )
 
     def _restarting(self, slot: _Slot) -> ToolOutcome:
@@ -260,6 +379,10 @@ class McpManager:
     def resources(self) -> list[McpResource]:
         """The resources of the connected servers (the composer's "@" picker)."""
         return [r for conn in self._connected() for r in conn.resources]
+
+    def resource_templates(self) -> list[McpResourceTemplate]:
+        """The resource templates of the connected servers (`mcp resources`)."""
+        return [t for conn in self._connected() for t in conn.resource_templates]
 
     async def get_prompt(self, prompt: McpPrompt, arguments: dict[str, str]) -> RenderedPrompt:
         """Raises McpOfferError (one French sentence) when it cannot be rendered."""
@@ -364,6 +487,7 @@ class McpManager:
             True,
             tools=tuple(tool.name for tool in conn.tools),
             exposed=tuple(tool.name for tool in exposed(conn.tools, launch.expose)),
+            tool_tokens=tuple(tool_tokens(to_spec(config.id, tool)) for tool in conn.tools),
             schema_chars=chars,
             schema_tokens=tokens,
             seconds=seconds,
@@ -480,6 +604,7 @@ class McpManager:
         if slot is None or slot.connection is not conn:
             return  # a connection that was dropped (settings changed) closing in the background
         if conn.state == "connected":
+            self.health.started(server_id)
             self._publish(server_id, conn.launch, conn)
             slot.error, slot.failures, slot.notified, slot.signin = "", 0, False, False
             log.info(
@@ -495,6 +620,8 @@ class McpManager:
             self._specs.pop(server_id, None)
             self._reroute()
             self._close_in_background(conn)
+            if conn.connect_seconds is None and conn.state == "error":  # it never started
+                self.health.failed(server_id, conn.message)
             self._failed(slot, conn.message)
             return
         elif conn.closed.is_set():

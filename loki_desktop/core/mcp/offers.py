@@ -6,6 +6,7 @@ them through the manager (`prompts()`, `resources()`, `get_prompt()`, `read_reso
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from loki_desktop.core.image_attachment import ImageAttachment
@@ -79,6 +80,33 @@ class McpResource:
     @property
     def label(self) -> str:
         return self.title or self.name or self.uri
+
+
+# a template's variables (RFC 6570): {name}, {+path}, {?q,lang}, {name*}
+_TEMPLATE_EXPRESSION = re.compile(r"\{([+#./;?&]?)([^{}]+)\}")
+
+
+@dataclass(frozen=True, slots=True)
+class McpResourceTemplate:
+    """A family of resources of one server, read by filling its URI template's parameters."""
+
+    server_id: str
+    server_label: str
+    uri_template: str
+    name: str
+    title: str = ""
+    description: str = ""
+    mime_type: str = ""
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        names: list[str] = []
+        for _operator, names_text in _TEMPLATE_EXPRESSION.findall(self.uri_template):
+            for name in names_text.split(","):
+                name = name.strip().rstrip("*").split(":")[0]
+                if name and name not in names:
+                    names.append(name)
+        return tuple(names)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,13 @@ class Sampler:
         self.host = host
 
     async def answer(self, request: SamplingRequest, policy: SamplingPolicy) -> SamplingReport:
-        report = await self._answer(request, policy)
+        return self._reported(await self._answer(request, policy))
+
+    def refuse(self, request: SamplingRequest, reason: str) -> SamplingReport:
+        """A request refused before any policy applies (`reason`: one sentence)."""
+        return self._reported(SamplingReport(request, refused=reason))
+
+    def _reported(self, report: SamplingReport) -> SamplingReport:
         if self.host is not None:
             try:
                 self.host.sampling_done(report)

@@ -12,6 +12,7 @@ What counts:
     Bearer … / Basic …                 an HTTP credential
     NAME=value  NAME: value            a value after a secret name (`password=…`, `X-Auth: …`)
     --flag value  --flag=value         a value after a secret-named long option
+    {"token": "…"}                     a JSON string under a secret-named key, at any depth
 
 A `${NAME}` placeholder or an already masked value is never a secret.
 """
@@ -86,6 +87,9 @@ _NAMED = re.compile(
     r"(?<![\w.-])(?=(?P<name>[A-Za-z_][\w.-]*)(?:=|:[ \t]*)(?:(?i:bearer|basic)[ \t]+)?"
     r"(?P<value>[^\s&;,'\"]+))"
 )
+# `"name": "value"` of a JSON text given as one argument (`--config '{"token": "…"}'`), at any
+# depth: a string value under a secret-named key (its JSON-escaped form, kept as written)
+_JSON_PAIR = re.compile(r'"(?P<name>(?:[^"\\]|\\.)*)"\s*:\s*"(?P<value>(?:[^"\\]|\\.)*)"')
 _FLAG = re.compile(
     r"(?<![\w-])(?=(?P<name>--[A-Za-z][\w-]*)(?:=|[ \t]+)(?P<value>[^\s'\"-][^\s'\"]*))"
 )
@@ -125,7 +129,7 @@ def find(text: str) -> list[Found]:
         found.append(Found(match.start(), match.end(), "TOKEN"))
     for match in _CREDENTIAL.finditer(text):
         found.append(Found(match.start("value"), match.end("value"), "TOKEN"))
-    for pattern in (_NAMED, _FLAG):
+    for pattern in (_NAMED, _FLAG, _JSON_PAIR):
         for match in pattern.finditer(text):
             if is_secret_name(match["name"].lstrip("-")):
                 found.append(Found(match.start("value"), match.end("value"), match["name"]))

@@ -63,6 +63,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -70,6 +71,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from loki_desktop.core.i18n import _, ngettext
+from loki_desktop.core.mcp.bundle import read_bundle, server_line, unpack
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, CatalogueEntry, Param
 from loki_desktop.core.mcp.config import (
     McpConfigError,
@@ -81,6 +83,7 @@ from loki_desktop.core.mcp.config import (
     is_secret_param,
     parse_servers,
     secret_key,
+    slugify,
 )
 from loki_desktop.core.mcp.host import SAMPLING_POLICIES, SamplingPolicy
 from loki_desktop.core.mcp.importer import plan_import
@@ -142,6 +145,7 @@ class McpService:
     ) -> None:
         self.settings = settings
         self.secrets = secrets
+        self.data_home = data_home
         # in the thread of an `edit`: the manager updates it owes, made on the loop after
         self._edit = threading.local()
         self.notices: list[str] = []  # from reading the settings (ignored entries)
@@ -188,6 +192,18 @@ class McpService:
         if policy not in SAMPLING_POLICIES:
             raise McpConfigError(_("Réglage inconnu : « {policy} ».").format(policy=policy))
         self._change(server_id, lambda config: replace(config, sampling=policy))
+
+    def set_call_limits(self, server_id: str, timeout_s: float | None, max_s: float | None) -> None:
+        """A tool call's limit without a sign of life, and in all (None: Loki's default)."""
+        self._change(
+            server_id,
+            lambda config: replace(config, call_timeout_s=timeout_s, call_max_s=max_s),
+        )
+
+    def set_expose(self, server_id: str, names: Sequence[str] | None) -> None:
+        """The tools of the server that reach the model (None: all of them)."""
+        chosen = None if names is None else tuple(dict.fromkeys(n.strip() for n in names if n))
+        self._change(server_id, lambda config: replace(config, expose=chosen))
 
     def set_params(self, server_id: str, values: Mapping[str, str | None]) -> None:
         """Set (or with None/"" remove) parameters; secret ones go to the keyring only.
@@ -248,6 +264,42 @@ class McpService:
             command=tuple(command),
         )
         return self._add(config, env or {})
+
+    def install_bundle(
+        self,
+        path: Path,
+        values: Mapping[str, Any],
+        *,
+        name: str | None = None,
+        enabled: bool = False,
+    ) -> ServerConfig:
+        """Install a .mcpb bundle: checked, unpacked under the data folder, added as a stdio
+        server; the values of its sensitive options go to the keyring only."""
+        bundle = read_bundle(path)
+        server_id = self._new_id(name or slugify(bundle.name) or "bundle")
+        folder = self._bundles() / server_id
+        line = server_line(bundle, folder, values)  # wrong values: said before unpacking
+        if folder.exists():
+            shutil.rmtree(folder)  # a leftover of an install that did not finish
+        unpack(path, folder)
+        config = ServerConfig(
+            server_id,
+            "stdio",
+            enabled=enabled,
+            label=bundle.display_name,
+            command=line.command,
+            bundle=server_id,
+        )
+        try:
+            return self._add(config, line.env, secrets=line.secrets)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+
+    def _bundles(self) -> Path:
+        if self.data_home is None:
+            raise McpConfigError(_("Aucun dossier de données pour y installer le paquet."))
+        return self.data_home / "mcp-bundles"
 
     def add_http(
         self,
@@ -333,6 +385,8 @@ class McpService:
             now.mcp_servers.pop(server_id, None)
 
         self._reload(self._servers(self.settings.update(drop)))
+        if config.bundle and self.data_home is not None:
+            shutil.rmtree(self._bundles() / config.bundle, ignore_errors=True)
 
     def import_config(self, data: Any) -> ImportReport:
         """Add the servers of a Claude-Desktop-style object; secrets go to the keyring.
@@ -489,11 +543,19 @@ class McpService:
             raise McpConfigError(_("Un serveur « {id} » existe déjà.").format(id=server_id))
         return server_id
 
-    def _add(self, config: ServerConfig, values: Mapping[str, str]) -> ServerConfig:
-        for name in values:
+    def _add(
+        self,
+        config: ServerConfig,
+        values: Mapping[str, str],
+        *,
+        secrets: Mapping[str, str] | None = None,
+    ) -> ServerConfig:
+        """Add a server; `values` (env or headers) go to the keyring when secret by name or
+        value, `secrets` always (a bundle's sensitive options)."""
+        for name in [*values, *(secrets or {})]:
             check_param_name(name)
         plain = {k: v for k, v in values.items() if not is_secret_param(k, v)}
-        secret = {k: v for k, v in values.items() if is_secret_param(k, v)}
+        secret = {k: v for k, v in values.items() if is_secret_param(k, v)} | dict(secrets or {})
         # secrets typed in the command line or URL move to the keyring too (placeholders)
         if config.kind == "stdio":
             command, lifted = lift_command(config.command, secret)

@@ -41,6 +41,7 @@ class TestResult:
     message: str = ""
     tools: tuple[str, ...] = ()  # every tool the server offers (its own names)
     exposed: tuple[str, ...] = ()  # those that would reach the model
+    tool_tokens: tuple[int, ...] = ()  # what each of `tools` adds to a request (after slimming)
     schema_chars: int = 0
     schema_tokens: int = 0
     seconds: float = 0.0

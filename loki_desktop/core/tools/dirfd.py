@@ -3,7 +3,7 @@
 On POSIX the folder is a directory descriptor, and each call is an `*at()` call on it
 (`openat`, `mkdirat`, `renameat`, ...) with O_NOFOLLOW: once a folder is open, swapping
 its path for a symbolic link changes nothing for us. Where the platform has no `dir_fd`
-(Windows) the folder is a path and each call checks by name: not race-free (README).
+(Windows) the folder is a path and each call checks by name: not race-free (docs/guarantees.md).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ then offers to redo. The work is core.changes'; files are written in a worker th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -84,6 +84,8 @@ class TurnAnchors(Protocol):
 
     def place_after_turn(self, call_id: str, widget: QWidget) -> bool: ...
 
+    def add_card(self, card: QWidget) -> QWidget: ...
+
 
 class UndoBars(QObject):
     """The bars of one conversation's view: placed after each turn that changed files."""
@@ -125,6 +127,22 @@ class UndoBars(QObject):
             if not self.view.place_after_turn(anchors[-1], bar):
                 bar.deleteLater()
                 continue
+            self.bars[turn.turn] = bar
+            bar.clicked.connect(lambda bar=bar: self.tasks.spawn(self.run(bar)))
+
+    def offer(self, turns: Sequence[TurnCheckpoint]) -> None:
+        """The undo of turns of a branch no longer shown (their cards are not on screen),
+        added at the end of the view: nothing a left branch changed is undone silently."""
+        from loki_desktop.core.changes.counts import summarize
+
+        points = self._checkpoints()
+        if points is None:
+            return
+        for turn in turns:
+            if turn.turn in self.bars:
+                continue
+            bar = UndoBar(turn, summarize(points, turn))
+            self.view.add_card(bar)
             self.bars[turn.turn] = bar
             bar.clicked.connect(lambda bar=bar: self.tasks.spawn(self.run(bar)))
 

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
-from loki_desktop.core.images import ImageRefused, load_image, prepare_image
 from loki_desktop.ui.chat.images import ThumbnailRow, attachment_thumbnail, png_bytes
 from loki_desktop.ui.qt_helpers import OwnedTasks, label
 
@@ -126,6 +125,9 @@ class Attachments(QWidget):
         if self.refusal:
             self.show_problem(self.refusal)
             return
+        # Pillow (through core.images) only once an image is attached, not at start
+        from loki_desktop.core.images import ImageRefused
+
         problems: list[str] = []
         for loader in loaders:
             try:
@@ -148,13 +150,28 @@ class Attachments(QWidget):
 
 
 def _file_loader(path: Path) -> Loader:
-    return lambda: load_image(path)
+    def load() -> ImageAttachment:
+        from loki_desktop.core.images import load_image
+
+        return load_image(path)
+
+    return load
 
 
 def _bytes_loader(data: bytes, name: str) -> Loader:
-    return lambda: prepare_image(data, name)
+    def load() -> ImageAttachment:
+        from loki_desktop.core.images import prepare_image
+
+        return prepare_image(data, name)
+
+    return load
 
 
 def _qimage_loader(image: QImage, name: str) -> Loader:
     # QImage is not a QObject: it may be encoded in the worker thread
-    return lambda: prepare_image(png_bytes(image), name)
+    def load() -> ImageAttachment:
+        from loki_desktop.core.images import prepare_image
+
+        return prepare_image(png_bytes(image), name)
+
+    return load

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import N_, _
 from loki_desktop.core.image_attachment import ImageAttachment
 from loki_desktop.ui.chat.attachments import IMAGE_FILTER, Attachments
 from loki_desktop.ui.qt_helpers import button, label, set_state
@@ -35,6 +35,7 @@ class ComposerInput(QPlainTextEdit):
     submitted = Signal()
     escape_pressed = Signal()
     images_given = Signal(QMimeData)
+    edit_last_requested = Signal()  # Ctrl+↑ in the empty box: edit the last message sent
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
         return Attachments.offers_images(source) or super().canInsertFromMimeData(source)
@@ -55,7 +56,17 @@ class ComposerInput(QPlainTextEdit):
         if event.key() == Qt.Key.Key_Escape:
             self.escape_pressed.emit()
             return
+        ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        if event.key() == Qt.Key.Key_Up and ctrl and not self.toPlainText():
+            self.edit_last_requested.emit()
+            return
         super().keyPressEvent(event)
+
+
+HINT = N_("Entrée : envoyer · Maj+Entrée : nouvelle ligne · Échap : arrêter")
+EDIT_HINT = N_(
+    "Modification de votre message : Entrée l'envoie comme nouvelle version · Échap : annuler"
+)
 
 
 class Composer(QFrame):
@@ -63,6 +74,7 @@ class Composer(QFrame):
 
     send_requested = Signal(str, tuple)
     stop_requested = Signal()
+    edit_cancelled = Signal()  # Échap while one of the person's messages is being edited
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -91,14 +103,12 @@ class Composer(QFrame):
         self.button.setProperty("mode", "send")
         row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
         outer.addLayout(row)
-        self.hint = label(
-            _("Entrée : envoyer · Maj+Entrée : nouvelle ligne · Échap : arrêter"),
-            "ComposerHint",
-        )
+        self.editing = False  # the text replaces one of the person's messages when sent
+        self.hint = label(_(HINT), "ComposerHint")
         outer.addWidget(self.hint)
         self.input.submitted.connect(self.submit)
         self.input.images_given.connect(self.attachments.attach_mime)
-        self.input.escape_pressed.connect(self._escape)
+        self.input.escape_pressed.connect(self.escape)
         self.input.textChanged.connect(self._fit_height)
         self.button.clicked.connect(self._on_button)
         self._fit_height()
@@ -162,9 +172,19 @@ class Composer(QFrame):
         else:
             self.submit()
 
-    def _escape(self) -> None:
+    def set_editing(self, editing: bool) -> None:
+        """Say that the next send replaces a message (a new version), and how to cancel."""
+        self.editing = editing
+        self.hint.setText(_(EDIT_HINT) if editing else _(HINT))
+
+    def escape(self) -> None:
+        """Échap: stop the answer being written, else drop the edit under way."""
         if self.busy:
             self.stop_requested.emit()
+        elif self.editing:
+            self.input.clear()
+            self.set_editing(False)
+            self.edit_cancelled.emit()
 
     def _fit_height(self) -> None:
         lines = max(2, min(MAX_LINES, self.input.document().blockCount()))

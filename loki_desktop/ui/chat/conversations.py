@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import (
     QCoreApplication,
@@ -20,6 +21,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -43,7 +45,10 @@ from loki_desktop.ui.theme import app_icon
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 META_ROLE = Qt.ItemDataRole.UserRole + 1
+PINNED_ROLE = Qt.ItemDataRole.UserRole + 2
 SEARCH_DELAY_MS = 200
+# The key of a group's header row (never a conversation id: ids are hex)
+HEADER = "\x00"
 
 
 # marked for extraction; translated when shown, by `when`
@@ -87,6 +92,8 @@ class ConversationDelegate(QStyledItemDelegate):
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
         metrics = QFontMetrics(option.font)
+        if is_header(index.data(ID_ROLE)):
+            return QSize(100, metrics.lineSpacing() + 12)
         # narrow: the list's width decides (a wider hint would add a horizontal scroll bar)
         return QSize(100, metrics.lineSpacing() * 2 + 22)
 
@@ -97,6 +104,9 @@ class ConversationDelegate(QStyledItemDelegate):
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
         self.initStyleOption(option, index)
+        if is_header(index.data(ID_ROLE)):
+            self._paint_header(painter, option, index)
+            return
         widget = option.widget
         style = widget.style() if widget is not None else None
         if style is not None:
@@ -124,19 +134,73 @@ class ConversationDelegate(QStyledItemDelegate):
         painter.drawText(rect.x(), rect.y() + 2 * line, str(index.data(META_ROLE) or ""))
         painter.restore()
 
+    @staticmethod
+    def _paint_header(
+        painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        """A group's caption: the folder's name in small capitals, muted."""
+        rect = option.rect.adjusted(4, 8, -4, -2)
+        font = QFont(option.font)
+        font.setBold(True)
+        font.setPointSizeF(max(7.0, option.font.pointSizeF() - 1.5))
+        painter.save()
+        painter.setFont(font)
+        painter.setPen(option.palette.color(option.palette.ColorRole.PlaceholderText))
+        text = QFontMetrics(font).elidedText(
+            str(index.data(Qt.ItemDataRole.DisplayRole) or "").upper(),
+            Qt.TextElideMode.ElideMiddle,
+            rect.width(),
+        )
+        painter.drawText(
+            rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text
+        )
+        painter.restore()
+
+
+def is_header(key: object) -> bool:
+    return isinstance(key, str) and key.startswith(HEADER)
+
+
+def grouped(conversations: list[ConversationInfo]) -> list[tuple[str, ConversationInfo | str]]:
+    """The rows of the list: pinned conversations first, then one group per workspace
+    folder (the project), latest first, each under its header; no headers at all when every
+    conversation is in one group and none is pinned."""
+    groups: dict[str | None, list[ConversationInfo]] = {}
+    pinned = [info for info in conversations if info.pinned]
+    for info in conversations:
+        if not info.pinned:
+            groups.setdefault(info.workspace, []).append(info)
+    if not pinned and len(groups) <= 1:
+        return [(info.id, info) for info in conversations]
+    rows: list[tuple[str, ConversationInfo | str]] = []
+    if pinned:
+        rows.append((HEADER + "pinned", _("Épinglées")))
+        rows += [(info.id, info) for info in pinned]
+    for folder, members in groups.items():
+        name = Path(folder).name or folder if folder else _("Sans dossier")
+        rows.append((HEADER + (folder or ""), name))
+        rows += [(info.id, info) for info in members]
+    return rows
+
 
 class ConversationList(QFrame):
-    """Lists, searches, renames and deletes conversations; emits the one to open."""
+    """Lists (pinned first, grouped by workspace folder), searches, pins, renames and
+    deletes conversations; emits the one to open, and the one to export."""
 
     selected = Signal(str)
     new_requested = Signal()
     delete_confirmed = Signal(str)  # the window stops its turn, then deletes
     renamed = Signal(str, str)  # conversation id, new title
+    export_requested = Signal(str)  # conversation id: the window asks where to save it
 
     def __init__(
-        self, store: Callable[[], ConversationStore], parent: QWidget | None = None
+        self,
+        store: Callable[[], ConversationStore],
+        parent: QWidget | None = None,
+        workspace: Callable[[], Path | None] = lambda: None,
     ) -> None:
         super().__init__(parent)
+        self._workspace = workspace  # the window's folder: the filter keeps its conversations
         self.setObjectName("Sidebar")
         self.setMinimumWidth(220)
         self._store = store
@@ -171,7 +235,8 @@ class ConversationList(QFrame):
         self.search.setPlaceholderText(_("Rechercher dans les conversations…"))
         self.search.setClearButtonEnabled(True)
         layout.addWidget(self.search)
-        layout.addWidget(label(_("CONVERSATIONS"), "SidebarCaption"))
+        self.this_folder = QCheckBox(_("Ce dossier"))
+        layout.addLayout(self._caption())
 
         self.list = QListWidget()
         self.list.setObjectName("ConversationList")
@@ -198,12 +263,26 @@ class ConversationList(QFrame):
         self.empty = label(_("Aucune conversation."), "Notice", wrap=True)
         layout.addWidget(self.empty)
         layout.addWidget(self.list, 1)
+        # Tab from the search goes to the list (as before the folder filter was added)
+        QWidget.setTabOrder(self.search, self.list)
+        QWidget.setTabOrder(self.list, self.this_folder)
 
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self.refresh)
         self.search.textChanged.connect(lambda _text: self._search_timer.start())
+
+    def _caption(self) -> QHBoxLayout:
+        """CONVERSATIONS, and the filter that keeps the working folder's."""
+        caption = QHBoxLayout()
+        caption.addWidget(label(_("CONVERSATIONS"), "SidebarCaption"))
+        caption.addStretch(1)
+        self.this_folder.setObjectName("ThisFolderOnly")
+        self.this_folder.setToolTip(_("Seulement les conversations du dossier de travail"))
+        self.this_folder.toggled.connect(lambda _on: self.refresh())
+        caption.addWidget(self.this_folder)
+        return caption
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (
@@ -228,10 +307,13 @@ class ConversationList(QFrame):
             return
         current = select if select is not None else self.current_id()
         query = self.search.text().strip()
-        conversations = self._store().list_conversations(query)
+        folder = self._workspace() if self.this_folder.isChecked() else None
+        conversations = self._store().list_conversations(
+            query, str(folder) if folder is not None else None
+        )
         self._updating = True
         try:
-            self._fill(conversations)
+            self._fill(grouped(conversations))
             self._select(current)
         finally:
             self._updating = False
@@ -247,29 +329,37 @@ class ConversationList(QFrame):
             self._postponed = None
             self.refresh(select)
 
-    def _fill(self, conversations: list[ConversationInfo]) -> None:
-        """The list in `conversations`' order, its items kept and updated in place: rebuilt
+    def _fill(self, rows: list[tuple[str, ConversationInfo | str]]) -> None:
+        """The list in `rows`' order, its items kept and updated in place: rebuilt
         after every turn, it made ~100 small strings and items each time while a
         conversation's view was alive, and those left alone among the view's freed pages
         kept them resident (the soak bench)."""
-        keep = {info.id for info in conversations}
+        keep = {key for key, _row in rows}
         for row in reversed(range(self.list.count())):  # gone (deleted, searched out)
             if self.list.item(row).data(ID_ROLE) not in keep:
                 self.list.takeItem(row)
         listed = {self.list.item(row).data(ID_ROLE) for row in range(self.list.count())}
-        for row, info in enumerate(conversations):
+        for row, (key, info) in enumerate(rows):
             here = self.list.item(row)
-            if here is not None and here.data(ID_ROLE) == info.id:
+            if here is not None and here.data(ID_ROLE) == key:
                 item = here
-            elif info.id in listed:  # moved up (its conversation just had a turn)
-                item = self.list.takeItem(self.list.row(self._find(info.id, row)))
+            elif key in listed:  # moved up (its conversation just had a turn)
+                item = self.list.takeItem(self.list.row(self._find(key, row)))
                 self.list.insertItem(row, item)
             else:
                 item = QListWidgetItem()
-                item.setData(ID_ROLE, info.id)
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                item.setData(ID_ROLE, key)
+                if is_header(key):  # a caption: not selectable, skipped by the arrows
+                    item.setFlags(Qt.ItemFlag.NoItemFlags)
+                else:
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 self.list.insertItem(row, item)
-            self._show_info(item, info)
+            if isinstance(info, str):
+                if item.text() != info:
+                    item.setText(info)
+                    item.setToolTip(key[len(HEADER) :] or info)
+            else:
+                self._show_info(item, info)
 
     def _find(self, conversation_id: str, start: int) -> QListWidgetItem:
         for row in range(start, self.list.count()):
@@ -285,6 +375,8 @@ class ConversationList(QFrame):
         size = ngettext("{n} message", "{n} messages", count).format(n=count)
         # a conversation just made has no message stored yet: its age only, not "0 messages"
         meta = f"{size} · {when(info.updated_at)}" if count else when(info.updated_at)
+        if item.data(PINNED_ROLE) != info.pinned:
+            item.setData(PINNED_ROLE, info.pinned)
         if item.text() != info.title:
             item.setText(info.title)
             item.setToolTip(info.title)
@@ -295,7 +387,7 @@ class ConversationList(QFrame):
         """The title shown for a conversation (None when it is not listed, e.g. searched out)."""
         for index in range(self.list.count()):
             item = self.list.item(index)
-            if item.data(ID_ROLE) == conversation_id:
+            if item.data(ID_ROLE) == conversation_id and not is_header(conversation_id):
                 return item.text()
         return None
 
@@ -304,7 +396,14 @@ class ConversationList(QFrame):
         return str(item.data(ID_ROLE)) if item is not None else None
 
     def ids(self) -> list[str]:
-        return [str(self.list.item(i).data(ID_ROLE)) for i in range(self.list.count())]
+        """The conversations listed, in their order (the groups' headers left out)."""
+        keys = [str(self.list.item(i).data(ID_ROLE)) for i in range(self.list.count())]
+        return [key for key in keys if not is_header(key)]
+
+    def headers(self) -> list[str]:
+        """The groups' captions, in their order (empty when the list is not grouped)."""
+        items = [self.list.item(i) for i in range(self.list.count())]
+        return [item.text() for item in items if is_header(item.data(ID_ROLE))]
 
     def select(self, conversation_id: str | None) -> None:
         self._updating = True
@@ -322,7 +421,7 @@ class ConversationList(QFrame):
         self.list.setCurrentRow(-1)
 
     def _on_current(self, item: QListWidgetItem | None, _previous: object) -> None:
-        if item is not None and not self._updating:
+        if item is not None and not self._updating and not is_header(item.data(ID_ROLE)):
             self.selected.emit(str(item.data(ID_ROLE)))
 
     # --- rename, delete ---------------------------------------------------------------
@@ -375,13 +474,27 @@ class ConversationList(QFrame):
 
     def _menu(self, position: QPoint) -> None:
         item = self.list.itemAt(position)
-        if item is None:
+        if item is None or is_header(item.data(ID_ROLE)):
             return
-        conversation_id = str(item.data(ID_ROLE))
+        self.menu_for(str(item.data(ID_ROLE)), bool(item.data(PINNED_ROLE))).popup(
+            self.list.viewport().mapToGlobal(position)
+        )
+
+    def menu_for(self, conversation_id: str, pinned: bool) -> QMenu:
+        """The conversation's menu: pin, export, rename, delete."""
         menu = QMenu(self)
+        pin = _("Désépingler") if pinned else _("Épingler")
+        menu.addAction(pin, lambda: self.set_pinned(conversation_id, not pinned))
+        menu.addAction(
+            _("Exporter…") + "\tCtrl+Shift+E", lambda: self.export_requested.emit(conversation_id)
+        )
         menu.addAction(_("Renommer"), lambda: self.start_rename(conversation_id))
         menu.addAction(_("Supprimer…"), lambda: self.confirm_delete(conversation_id))
-        menu.popup(self.list.viewport().mapToGlobal(position))
+        return menu
+
+    def set_pinned(self, conversation_id: str, pinned: bool) -> None:
+        self._store().set_pinned(conversation_id, pinned)
+        self.refresh(select=self.current_id())
 
 
 def _is_typing(event: QKeyEvent) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtWidgets import QWidget
 
 from loki_desktop.core.events import CheckReport
-from loki_desktop.core.messages import CallRecord, ChatMessage
+from loki_desktop.core.messages import Branches, CallRecord, ChatMessage
 from loki_desktop.ui.changes.shell_changes import ShellChangesList
 from loki_desktop.ui.changes.undo_note import undo_note_text
 from loki_desktop.ui.chat.items import (
@@ -29,6 +29,8 @@ CHARS_PER_LINE = 90
 ITEM_PX = 48
 
 NewToolCard = Callable[[str, str, dict[str, Any]], ToolCard]
+# builds the row under a message: (kind, message id, question id, its versions)
+NewBar = Callable[[str, int, int, Branches | None], QWidget]
 
 
 def split_turns(messages: Sequence[ChatMessage]) -> list[list[ChatMessage]]:
@@ -58,6 +60,8 @@ class TurnBuilder:
     def __init__(self, new_tool_card: NewToolCard) -> None:
         self._new_tool_card = new_tool_card
         self.results: dict[str, ChatMessage] = {}
+        self.versions: dict[int, Branches] = {}  # of the messages of the pages loaded
+        self.new_bar: NewBar | None = None  # None: no rows under messages (a bare view)
 
     def learn(self, messages: Sequence[ChatMessage]) -> None:
         for message in messages:
@@ -94,6 +98,23 @@ class TurnBuilder:
                         widgets.append(check_card(check))
                 case _:
                     pass
+        return self._with_bars(turn, widgets)
+
+    def _with_bars(self, turn: Sequence[ChatMessage], widgets: list[QWidget]) -> list[QWidget]:
+        """The question's row after its message, the answer's at the end of the turn."""
+        question = turn[0]
+        if self.new_bar is None or question.id is None or question.origin != "user":
+            return widgets
+        if question.role != "user":
+            return widgets
+        at = next((i for i, w in enumerate(widgets) if isinstance(w, UserMessage)), 0) + 1
+        bars = [self.new_bar("question", question.id, question.id, self.versions.get(question.id))]
+        widgets = widgets[:at] + bars + widgets[at:]
+        answer = turn[1] if len(turn) > 1 else None
+        if answer is not None and answer.role == "assistant" and answer.id is not None:
+            widgets.append(
+                self.new_bar("answer", answer.id, question.id, self.versions.get(answer.id))
+            )
         return widgets
 
     def _tool_card(self, call: CallRecord, renderer: MarkdownRenderer) -> ToolCard:

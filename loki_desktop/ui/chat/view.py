@@ -13,9 +13,10 @@ from loki_desktop.core.events import ChangedFile, CutArgument
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
-from loki_desktop.core.messages import ChatMessage
+from loki_desktop.core.messages import Branches, ChatMessage
 from loki_desktop.ui.changes.shell_changes import ShellChangesList
 from loki_desktop.ui.chat.args_view import cut_note
+from loki_desktop.ui.chat.branch_bar import BranchBar
 from loki_desktop.ui.chat.history import TurnBuilder, estimated_height, split_turns
 from loki_desktop.ui.chat.items import (
     AssistantMessage,
@@ -56,6 +57,11 @@ class ChatView(QScrollArea):
     retry_requested = Signal()
     following_changed = Signal(bool)  # the view follows the newest message (or was scrolled up)
     older_loaded = Signal()  # a page of older messages came (their turns' undo bars follow)
+    # the rows under stored messages (ui.chat.branch_bar), passed on to the session
+    step_requested = Signal(int, int)  # message id, -1 or +1
+    edit_requested = Signal(int)  # the person's message id
+    # the person's message id, the server and the model ("", "": the ones in use)
+    regenerate_requested = Signal(int, str, str)
 
     def __init__(self, renderer: MarkdownRenderer, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -92,6 +98,9 @@ class ChatView(QScrollArea):
         self._thinking: ThinkingBlock | None = None
         self._tool_cards: dict[str, ToolCard] = {}
         self._builder = TurnBuilder(self._new_tool_card)
+        # the versions of a page's messages (the store's `branches`); None: no rows under them
+        self.versions_of: Callable[[list[int]], dict[int, Branches]] | None = None
+        self.models: Callable[[], list[tuple[str, str]]] = list  # (server, model): Régénérer avec…
         self._unbuilt: list[list[ChatMessage]] = []  # turns loaded but not built, oldest first
         self._waiting_answers: list[MarkdownView] = []  # long stored answers partly made
         self._loader: PageLoader | None = None
@@ -108,6 +117,33 @@ class ChatView(QScrollArea):
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range)
         bar.valueChanged.connect(self._on_value)
+
+    def _new_bar(
+        self, kind: str, message_id: int, question_id: int, versions: Branches | None
+    ) -> BranchBar:
+        bar = BranchBar(kind, message_id, question_id, versions, self.models)
+        bar.step_requested.connect(self.step_requested)
+        bar.edit_requested.connect(self.edit_requested)
+        bar.regenerate_requested.connect(self.regenerate_requested)
+        return bar
+
+    def branch_bars(self) -> list[BranchBar]:
+        return [w for w in self._widgets() if isinstance(w, BranchBar)]
+
+    def add_question_bar(self, question_id: int, versions: Branches | None) -> BranchBar | None:
+        """The row under the person's last message, once its live turn is stored."""
+        asked = [w for w in self._widgets() if isinstance(w, UserMessage)]
+        if not asked:
+            return None
+        bar = self._new_bar("question", question_id, question_id, versions)
+        self._layout.insertWidget(self._layout.indexOf(asked[-1]) + 1, bar)
+        return bar
+
+    def add_answer_bar(
+        self, answer_id: int, question_id: int, versions: Branches | None
+    ) -> BranchBar:
+        """The answer's row after a live turn (a stored one gets it when built)."""
+        return self._add(self._new_bar("answer", answer_id, question_id, versions))
 
     def _zero_timer(self, slot: Callable[[], object]) -> QTimer:
         timer = QTimer(self)
@@ -137,7 +173,10 @@ class ChatView(QScrollArea):
 
     def items(self) -> list[QWidget]:
         """The items built, top to bottom (the older turns of a page are built when scrolled
-        to: `has_more` says some are not)."""
+        to: `has_more` says some are not); the rows under messages are not items."""
+        return [w for w in self._widgets() if not isinstance(w, BranchBar)]
+
+    def _widgets(self) -> list[QWidget]:
         found = []
         for index in range(self._layout.count()):
             item = self._layout.itemAt(index)
@@ -166,7 +205,7 @@ class ChatView(QScrollArea):
     # --- a stored conversation ---------------------------------------------------------
 
     def clear(self) -> None:
-        for widget in self.items():
+        for widget in self._widgets():
             self._layout.removeWidget(widget)
             widget.deleteLater()
         self._streaming = None
@@ -175,6 +214,7 @@ class ChatView(QScrollArea):
         self._thinking = None
         self._tool_cards.clear()
         self._builder.results.clear()
+        self._builder.versions.clear()
         self._unbuilt = []
         self._waiting_answers = []
         self._loader = None
@@ -227,6 +267,10 @@ class ChatView(QScrollArea):
         if messages:
             self._oldest_id = messages[0].id
             self._builder.learn(messages)
+            if self.versions_of is not None:
+                self._builder.new_bar = self._new_bar
+                ids = [m.id for m in messages if m.id is not None]
+                self._builder.versions.update(self.versions_of(ids))
             self._unbuilt = split_turns(messages)
 
     # --- a live turn -------------------------------------------------------------------

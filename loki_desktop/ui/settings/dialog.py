@@ -27,6 +27,7 @@ from loki_desktop.core.model_servers import save_servers, servers
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.core.settings import CHECKPOINTS_BUDGET_RANGE, Settings
 from loki_desktop.core.skills.loader import load_skills
+from loki_desktop.core.skills.model import Skill
 from loki_desktop.ui.qt_helpers import (
     OwnedTasks,
     button,
@@ -43,12 +44,29 @@ from loki_desktop.ui.settings.installed_models import ModelsPage
 from loki_desktop.ui.settings.language_choice import language_choice
 from loki_desktop.ui.settings.mcp import McpPage
 from loki_desktop.ui.settings.model import ModelBehaviour
+from loki_desktop.ui.settings.page import page_layout
 from loki_desktop.ui.settings.servers import Probe, ServersEditor, drafts_of
 from loki_desktop.ui.theme import Theme
 
 MAX_ROUNDS_LIMIT = 50
 # Context sizes Ollama models commonly run at; the model's own maximum still caps it.
 CONTEXT_SIZES = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
+
+
+def _skill_card(skill: Skill) -> QFrame:
+    card = QFrame()
+    card.setProperty("card", True)
+    inner = QVBoxLayout(card)
+    inner.setContentsMargins(12, 8, 12, 8)
+    inner.setSpacing(2)
+    top = QHBoxLayout()
+    top.addWidget(label(typeset(skill.title), "CardTitle"))
+    top.addStretch(1)
+    origin = _("intégrée") if skill.builtin else _("personnelle")
+    top.addWidget(label(origin.upper(), "ToolCount"))
+    inner.addLayout(top)
+    inner.addWidget(label(typeset(skill.description), "CardDetail", wrap=True))
+    return card
 
 
 class GeneralPage(QWidget):
@@ -64,26 +82,30 @@ class GeneralPage(QWidget):
         self.tasks = tasks
         self.probe = probe  # lists a server's models (Runtime.probe_server)
         self.profile_of = profile_of  # what a model of the current server can do, if known
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(10)
-        layout.addWidget(label(_("Général"), "PageTitle"))
-        layout.addWidget(
-            label(
-                _(
-                    "Où trouver les modèles (Ollama, ou un serveur compatible OpenAI comme "
-                    "vLLM, llama.cpp ou LM Studio), quel modèle utiliser, et jusqu'où laisser "
-                    "l'agent aller."
-                ),
-                "PageIntro",
-                wrap=True,
-            )
+        layout = page_layout(
+            self,
+            _("Général"),
+            _(
+                "Où trouver les modèles (Ollama, ou un serveur compatible OpenAI comme "
+                "vLLM, llama.cpp ou LM Studio), quel modèle utiliser, et jusqu'où laisser "
+                "l'agent aller."
+            ),
         )
         form = wrapping_form()  # on a small screen a field goes under its label
         form.setSpacing(10)
+        self._add_servers(settings, form)
+        self._add_model(settings, form)
+        self._add_rounds(settings, form)
+        self._add_checkpoints_budget(settings, form)
+        self._add_context(settings, form)
+        self._add_look(settings, theme, form)
+        layout.addLayout(form)
+        layout.addStretch(1)
+
+    def _add_servers(self, settings: Settings, form: QFormLayout) -> None:
         migrated = not settings.model_servers
         self.servers = ServersEditor(
-            drafts_of(servers(settings), settings.host, migrated), tasks, probe
+            drafts_of(servers(settings), settings.host, migrated), self.tasks, self.probe
         )
         self.servers.tested.connect(self._fill_models)
         self._tested: tuple[str, list[str]] = ("", [])  # the last server tested, its models
@@ -92,6 +114,7 @@ class GeneralPage(QWidget):
         self.test_result = self.servers.test_result
         form.addRow(label(_("Serveurs de modèles"), "CardTitle"), self.servers)
 
+    def _add_model(self, settings: Settings, form: QFormLayout) -> None:
         self.model = narrow_combo(QComboBox(), 24)  # a long model name is no minimum width
         self.model.setEditable(True)
         self.model.setObjectName("DefaultModel")
@@ -106,6 +129,7 @@ class GeneralPage(QWidget):
         self.model.currentTextChanged.connect(self._on_model_text)
         self._on_model_text(self.model.currentText())
 
+    def _add_rounds(self, settings: Settings, form: QFormLayout) -> None:
         self.max_rounds = QSpinBox()
         self.max_rounds.setRange(1, MAX_ROUNDS_LIMIT)
         self.max_rounds.setValue(settings.max_rounds)
@@ -118,8 +142,8 @@ class GeneralPage(QWidget):
                 wrap=True,
             ),
         )
-        self._add_checkpoints_budget(settings, form)
 
+    def _add_context(self, settings: Settings, form: QFormLayout) -> None:
         self.num_ctx = QComboBox()
         self.num_ctx.setObjectName("ContextSize")
         for size in sorted({*CONTEXT_SIZES, settings.num_ctx}):
@@ -138,6 +162,7 @@ class GeneralPage(QWidget):
             ),
         )
 
+    def _add_look(self, settings: Settings, theme: Theme, form: QFormLayout) -> None:
         self.theme = QComboBox()
         for value, text in (
             ("system", _("Comme le système")),
@@ -156,8 +181,6 @@ class GeneralPage(QWidget):
             wrap=True,
         )
         form.addRow("", self.language_note)
-        layout.addLayout(form)
-        layout.addStretch(1)
 
     def _add_checkpoints_budget(self, settings: Settings, form: QFormLayout) -> None:
         low, high = CHECKPOINTS_BUDGET_RANGE
@@ -221,20 +244,20 @@ class IntelligencePage(QWidget):
         super().__init__()
         settings = runtime.settings
         self.skills_folder = runtime.services.user_skills_dir
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(10)
-        layout.addWidget(label(_("Intelligence"), "PageTitle"))
-        layout.addWidget(
-            label(
-                _(
-                    "Ce que Loki ajoute au modèle : une méthode d'expert choisie pour chaque "
-                    "message, et la vérification des fichiers qu'il écrit."
-                ),
-                "PageIntro",
-                wrap=True,
-            )
+        layout = page_layout(
+            self,
+            _("Intelligence"),
+            _(
+                "Ce que Loki ajoute au modèle : une méthode d'expert choisie pour chaque "
+                "message, et la vérification des fichiers qu'il écrit."
+            ),
         )
+        self._add_switches(settings, layout)
+        self.evaluation = EvaluationPanel(runtime)
+        layout.addWidget(self.evaluation)
+        self._add_skills(layout)
+
+    def _add_switches(self, settings: Settings, layout: QVBoxLayout) -> None:
         self.skills_enabled = QCheckBox(_("Choisir une méthode d'expert pour chaque message"))
         self.skills_enabled.setChecked(settings.skills_enabled)
         layout.addWidget(self.skills_enabled)
@@ -258,9 +281,9 @@ class IntelligencePage(QWidget):
                 wrap=True,
             )
         )
-        self.evaluation = EvaluationPanel(runtime)
-        layout.addWidget(self.evaluation)
 
+    def _add_skills(self, layout: QVBoxLayout) -> None:
+        """The skills found (built-in and the user's own), one card each, and their problems."""
         head = QHBoxLayout()
         head.addWidget(label(_("MÉTHODES TROUVÉES"), "SidebarCaption"))
         head.addStretch(1)
@@ -279,19 +302,7 @@ class IntelligencePage(QWidget):
         rows.setContentsMargins(0, 0, 8, 0)
         rows.setSpacing(8)
         for skill in catalogue.skills:
-            card = QFrame()
-            card.setProperty("card", True)
-            inner = QVBoxLayout(card)
-            inner.setContentsMargins(12, 8, 12, 8)
-            inner.setSpacing(2)
-            top = QHBoxLayout()
-            top.addWidget(label(typeset(skill.title), "CardTitle"))
-            top.addStretch(1)
-            origin = _("intégrée") if skill.builtin else _("personnelle")
-            top.addWidget(label(origin.upper(), "ToolCount"))
-            inner.addLayout(top)
-            inner.addWidget(label(typeset(skill.description), "CardDetail", wrap=True))
-            rows.addWidget(card)
+            rows.addWidget(_skill_card(skill))
         for problem in catalogue.problems:
             rows.addWidget(label(problem, "ErrorText", wrap=True))
         if not catalogue.skills:

@@ -33,6 +33,7 @@ from loki_desktop.core.ports import SecretStoreUnavailable
 from loki_desktop.ui.busy_line import BusyLine
 from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
 from loki_desktop.ui.settings.mcp_sign_in import SignInRow
+from loki_desktop.ui.settings.page import page_layout
 from loki_desktop.ui.settings.sampling import sampling_picker
 
 TOOLS_SHOWN = 12
@@ -54,7 +55,26 @@ class ServerCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(8)
+        layout.addLayout(self._head(view))
+        self.description = label(view.description, "PageIntro", wrap=True)
+        layout.addWidget(self.description)
+        self.error = label("", "ErrorText", wrap=True)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.error)
 
+        grid, rows = self._params_grid(view)
+        if rows:
+            layout.addLayout(grid)
+        self._add_sign_in(view, layout)
+        layout.addLayout(self._actions(view))
+        self.result = label("", "TestResult", wrap=True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result.hide()
+        layout.addWidget(self.result)
+        self.update_status(view.status)
+
+    def _head(self, view: ServerView) -> QHBoxLayout:
+        """On/off with the server's name, its tools and their cost, the status dot."""
         head = QHBoxLayout()
         head.setSpacing(10)
         self.toggle = QCheckBox(view.label)
@@ -69,14 +89,10 @@ class ServerCard(QFrame):
         head.addWidget(self.tools_chip)
         self.dot = label("", "StatusDot")
         head.addWidget(self.dot)
-        layout.addLayout(head)
+        return head
 
-        self.description = label(view.description, "PageIntro", wrap=True)
-        layout.addWidget(self.description)
-        self.error = label("", "ErrorText", wrap=True)
-        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.error)
-
+    def _params_grid(self, view: ServerView) -> tuple[QGridLayout, int]:
+        """The server's parameters (the catalogue's, or a custom server's own), and how many."""
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(6)
@@ -111,9 +127,9 @@ class ServerCard(QFrame):
                 grid.addWidget(self._field(name, "", secret=True), row, 1)
                 row += 1
         grid.setColumnStretch(1, 1)
-        if row:
-            layout.addLayout(grid)
+        return grid, row
 
+    def _add_sign_in(self, view: ServerView, layout: QVBoxLayout) -> None:
         # remote servers: OAuth sign-in (ui.settings.mcp_sign_in)
         self.sign_in_row: SignInRow | None = None
         if view.config.kind == "http":
@@ -122,6 +138,8 @@ class ServerCard(QFrame):
             layout.addWidget(self.sign_in_row.form)
             self.sign_in_row.refresh()
 
+    def _actions(self, view: ServerView) -> QHBoxLayout:
+        """Test (with its progress), sampling, Remove for a custom server."""
         actions = QHBoxLayout()
         actions.setSpacing(8)
         self.test_button = button(_("Tester"))
@@ -136,13 +154,7 @@ class ServerCard(QFrame):
             remove = button(_("Retirer"), danger=True)
             remove.clicked.connect(lambda: self.page.remove(self.server_id))
             actions.addWidget(remove)
-        layout.addLayout(actions)
-
-        self.result = label("", "TestResult", wrap=True)
-        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.result.hide()
-        layout.addWidget(self.result)
-        self.update_status(view.status)
+        return actions
 
     def _field(self, name: str, value: str, *, secret: bool) -> QLineEdit:
         field = QLineEdit(value)
@@ -306,22 +318,27 @@ class McpPage(QWidget):
         self.tasks = OwnedTasks()
         self.cards: dict[str, ServerCard] = {}
         self.file_dialog: QFileDialog | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(10)
-        layout.addWidget(label(_("Serveurs MCP"), "PageTitle"))
-        layout.addWidget(
-            label(
-                _(
-                    "Des outils professionnels pour le modèle : navigateur, documentation, "
-                    "lecture du Web… Chaque serveur est éteint tant que vous ne l'allumez pas. "
-                    "Les changements s'appliquent tout de suite ; les secrets vont dans le "
-                    "trousseau du système, jamais dans un fichier."
-                ),
-                "PageIntro",
-                wrap=True,
-            )
+        layout = page_layout(
+            self,
+            _("Serveurs MCP"),
+            _(
+                "Des outils professionnels pour le modèle : navigateur, documentation, "
+                "lecture du Web… Chaque serveur est éteint tant que vous ne l'allumez pas. "
+                "Les changements s'appliquent tout de suite ; les secrets vont dans le "
+                "trousseau du système, jamais dans un fichier."
+            ),
         )
+        layout.addLayout(self._bar())
+        self._build_add_form()
+        layout.addWidget(self.add_form)
+        self._add_notes(layout)
+        scroll = self._server_list()
+        layout.addWidget(scroll, 1)
+        self._editable = (self.add_button, self.import_button, self.add_form, scroll)
+        self.reload()
+        self._unsubscribe = service.manager.subscribe(self._on_status)
+
+    def _bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
         self.add_button = button(_("+  Ajouter un serveur"))
         self.add_button.clicked.connect(self._toggle_add_form)
@@ -333,8 +350,10 @@ class McpPage(QWidget):
         self.import_button.clicked.connect(self.open_import)
         bar.addWidget(self.import_button)
         bar.addStretch(1)
-        layout.addLayout(bar)
+        return bar
 
+    def _build_add_form(self) -> None:
+        """The form that adds a custom server (a command or a URL), hidden until asked for."""
         self.add_form = QFrame()
         self.add_form.setProperty("card", True)
         form = QGridLayout(self.add_form)
@@ -359,8 +378,9 @@ class McpPage(QWidget):
         form.addWidget(self.add_error, 3, 1)
         form.setColumnStretch(1, 1)
         self.add_form.hide()
-        layout.addWidget(self.add_form)
 
+    def _add_notes(self, layout: QVBoxLayout) -> None:
+        """The import report and the saving note, hidden until there is something to say."""
         self.report = label("", "TestResult", wrap=True)
         self.report.hide()
         layout.addWidget(self.report)
@@ -373,6 +393,8 @@ class McpPage(QWidget):
         self.busy.hide()
         layout.addWidget(self.busy)
 
+    def _server_list(self) -> QScrollArea:
+        """The cards' scrolling column (filled by reload)."""
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -383,10 +405,7 @@ class McpPage(QWidget):
         self.list_layout.setSpacing(12)
         self.list_layout.addStretch(1)
         scroll.setWidget(holder)
-        layout.addWidget(scroll, 1)
-        self._editable = (self.add_button, self.import_button, self.add_form, scroll)
-        self.reload()
-        self._unsubscribe = service.manager.subscribe(self._on_status)
+        return scroll
 
     def close_page(self) -> None:
         self.closing = True

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QTextCursor
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QMainWindow,
     QSplitter,
@@ -15,11 +16,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from loki_desktop.core.export.formats import known_secrets
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.host import SamplingPolicy
 from loki_desktop.ui.chat.attachments import Attachments
 from loki_desktop.ui.chat.composer import Composer
 from loki_desktop.ui.chat.conversations import ConversationList
+from loki_desktop.ui.chat.export import ask_and_export
 from loki_desktop.ui.chat.stream_status import StreamStatus
 from loki_desktop.ui.chat.welcome import WelcomePage
 from loki_desktop.ui.mcp.composer import McpComposer
@@ -30,6 +33,7 @@ from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.sessions import Session, Sessions
 from loki_desktop.ui.text.rendering import ThemedRenderer
 from loki_desktop.ui.theme import Theme, app_icon
+from loki_desktop.ui.window.backend_status import SERVER_ROLE
 from loki_desktop.ui.window.compact_bar import CompactBar
 from loki_desktop.ui.window.fit import place_window
 from loki_desktop.ui.window.header import Header
@@ -93,7 +97,9 @@ class MainWindow(QMainWindow):
     # --- building -------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.conversations = ConversationList(lambda: self.runtime.store)
+        self.conversations = ConversationList(
+            lambda: self.runtime.store, workspace=self.runtime.workspace
+        )
         self.header = header = Header(self.runtime)
         # the header's controls, by their names (the compact bar, the shortcuts use them)
         self.title, self.model_caption = header.title, header.model_caption
@@ -199,6 +205,7 @@ class MainWindow(QMainWindow):
         self.conversations.new_requested.connect(sessions.new_conversation)
         self.conversations.delete_confirmed.connect(sessions.delete_conversation)
         self.conversations.renamed.connect(self._on_renamed)
+        self.conversations.export_requested.connect(self.export_conversation)
         self.welcome.suggestion_chosen.connect(self.composer.suggest)
         self.composer.send_requested.connect(sessions.send)
         self.composer.stop_requested.connect(sessions.stop_current)
@@ -213,6 +220,11 @@ class MainWindow(QMainWindow):
         self.workspace_picker.shown.connect(self.welcome.set_folder)
         sessions.busy_changed.connect(self._on_busy)
         sessions.send_refused.connect(self.composer.keep_draft)
+        sessions.models = self._installed_models
+        sessions.edit_started.connect(self._edit_in_composer)
+        sessions.editing_changed.connect(self.composer.set_editing)
+        self.composer.edit_cancelled.connect(sessions.cancel_edit)
+        self.composer.input.edit_last_requested.connect(sessions.edit_last)
 
     # --- state kept between runs ------------------------------------------------------
 
@@ -235,15 +247,52 @@ class MainWindow(QMainWindow):
 
     # --- the conversation on screen -----------------------------------------------------
 
+    def export_conversation(self, conversation_id: str | None = None) -> QFileDialog | None:
+        """The save dialog for a conversation (the one on screen when None; Ctrl+Shift+E)."""
+        if conversation_id is None:
+            if self.sessions.current is None:
+                return None
+            conversation_id = self.sessions.current.id
+        runtime = self.runtime
+        return ask_and_export(
+            self,
+            runtime.store,
+            conversation_id,
+            self.sessions.title_of(conversation_id),
+            lambda: known_secrets(runtime.services.settings.load(), runtime.services.secrets),
+            runtime.workspace(),
+        )
+
+    def _installed_models(self) -> list[tuple[str, str]]:
+        """(server, model) of every model the picker lists, every configured server's."""
+        picker, current = self.model_picker, self.runtime.server.name
+        listed = []
+        for row in range(picker.count()):
+            name = picker.itemData(row)
+            if isinstance(name, str) and name:
+                listed.append((str(picker.itemData(row, SERVER_ROLE) or current), name))
+        return listed
+
+    def _edit_in_composer(self, text: str) -> None:
+        """The message being edited, in the composer: the next send replaces it."""
+        self.composer.set_text(text)
+        self.composer.input.setFocus()
+        self.composer.input.moveCursor(QTextCursor.MoveOperation.End)
+
+    def _show_title(self, title: str) -> None:
+        """The conversation's title in the header and the window's title bar."""
+        self.title.set_full_text(title)
+        self.setWindowTitle(_("{title} — Loki").format(title=title) if title else "Loki")
+
     def _on_shown(self, session: Session | None) -> None:
         if session is None:
             self.stack.setCurrentWidget(self.welcome)
-            self.title.set_full_text(_("Nouvelle conversation"))
+            self._show_title(_("Nouvelle conversation"))
             self._on_busy(None, False)
             self.composer.input.setFocus()
             return
         self.stack.setCurrentWidget(session.view)
-        self.title.set_full_text(self.sessions.title_of(session.id))
+        self._show_title(self.sessions.title_of(session.id))
         self._on_busy(session, session.runner.busy)
         if not self.conversations.list.hasFocus():  # opened from the list: Up/Down go on there
             self.composer.input.setFocus()
@@ -256,7 +305,7 @@ class MainWindow(QMainWindow):
     def _on_renamed(self, conversation_id: str, title: str) -> None:
         current = self.sessions.current
         if current is not None and current.id == conversation_id:
-            self.title.set_full_text(title)
+            self._show_title(title)
 
     # --- the Problems panel -------------------------------------------------------------
 

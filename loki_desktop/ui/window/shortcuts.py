@@ -45,6 +45,7 @@ class ShortcutHost(Protocol):
     def workspace_picker(self) -> WorkspacePicker: ...
     @property
     def stack(self) -> QStackedWidget: ...
+    def export_conversation(self, conversation_id: str | None = None) -> object: ...
 
 
 FOCUS_EVENTS = (QEvent.Type.FocusIn, QEvent.Type.FocusOut)
@@ -57,8 +58,9 @@ def install_shortcuts(window: ShortcutHost, parent: QWidget) -> list[QShortcut]:
         ("Ctrl+L", lambda: focus_composer(window)),
         ("Ctrl+B", window.sidebar.toggle),
         ("Ctrl+,", window.settings_opener.open),
-        (QKeySequence(Qt.Key.Key_Escape), window.sessions.stop_current),
+        (QKeySequence(Qt.Key.Key_Escape), lambda: escape(window)),
         (QKeySequence.StandardKey.New, window.sessions.new_conversation),
+        ("Ctrl+Shift+E", window.export_conversation),
     )
     made = []
     for keys, slot in bindings:
@@ -73,6 +75,14 @@ def install_shortcuts(window: ShortcutHost, parent: QWidget) -> list[QShortcut]:
     window.conversations.list.setAccessibleName(_("Conversations"))
     TypingToComposer(window, parent)
     return made
+
+
+def escape(window: ShortcutHost) -> None:
+    """Échap anywhere: drop an edit under way (nothing streams then), else stop the turn."""
+    if window.composer.editing and not window.composer.busy:
+        window.composer.escape()
+    else:
+        window.sessions.stop_current()
 
 
 def focus_composer(window: ShortcutHost) -> None:

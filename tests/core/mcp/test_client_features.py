@@ -331,3 +331,43 @@ async def test_an_accept_without_content_gets_the_defaults(
         "colour": "green",
         "news": True,
     }
+
+
+async def test_a_resource_link_a_tool_returns_can_be_followed_by_the_model(
+    secrets: KeyringSecrets,
+) -> None:
+    from loki_desktop.core.mcp.manager import READ_RESOURCE
+
+    manager = McpManager({"feat": stdio("feat", "features")}, secrets, connect_wait=90)
+    try:
+        assert await manager.prepare() == []
+        assert READ_RESOURCE in [spec.name for spec in manager.specs()]  # it has resources
+        linked = await manager.call("mcp_feat_links", {})
+        assert "[resource notes://readme]" in linked.output
+        read = await manager.call(READ_RESOURCE, {"uri": "notes://readme"})
+        # a URI of a template, listed nowhere: the server that has resources reads it
+        templated = await manager.call(READ_RESOURCE, {"uri": "notes://day/2026-12-04"})
+        image = await manager.call(READ_RESOURCE, {"uri": "notes://logo"})
+        missing = await manager.call(READ_RESOURCE, {"uri": "notes://nowhere"})
+    finally:
+        await manager.aclose()
+    assert read.ok
+    assert read.output == "The project notes: build with make, test with pytest."
+    assert read.extra["mcp_resource"] == "notes://readme"
+    assert templated.output == "Notes of 2026-12-04: nothing yet."
+    assert len(image.images) == 1  # a vision model sees it
+    assert not missing.ok
+    assert "notes://nowhere could not be read" in missing.output
+
+
+async def test_no_resource_tool_without_a_server_that_has_resources(
+    secrets: KeyringSecrets,
+) -> None:
+    from loki_desktop.core.mcp.manager import READ_RESOURCE
+
+    manager = McpManager({"echo": stdio("echo", "echo")}, secrets, connect_wait=90)
+    try:
+        assert await manager.prepare() == []
+        assert READ_RESOURCE not in [spec.name for spec in manager.specs()]
+    finally:
+        await manager.aclose()

@@ -107,3 +107,28 @@ def test_a_token_in_a_urls_path_or_user_is_moved() -> None:
 def test_a_servers_auth_challenge_is_not_taken_for_a_credential() -> None:
     text = 'Bearer error="invalid_token", error_description="Authentication required"'
     assert mask(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ('{"token": "opaque-1234"}', '{"token": "••••"}'),
+        (
+            '{"auth": {"apiKey":"nested-5678"}, "region": "eu"}',
+            '{"auth": {"apiKey":"••••"}, "region": "eu"}',
+        ),
+        ('[{"password": "a\\"b"}]', '[{"password": "••••"}]'),  # an escaped quote inside
+        ('{"user": "alice", "url": "https://h"}', '{"user": "alice", "url": "https://h"}'),
+    ],
+)
+def test_secret_values_inside_a_json_argument(text: str, masked: str) -> None:
+    assert mask(text) == masked
+
+
+def test_a_json_argument_loses_its_secret_to_a_placeholder() -> None:
+    command = ["srv", "--config", '{"token": "opaque-1234", "region": "eu"}']
+    lifted, secrets = lift_command(command, {})
+    assert "opaque-1234" not in " ".join(lifted)
+    assert list(secrets.values()) == ["opaque-1234"]
+    (name,) = secrets
+    assert lifted[2] == '{"token": "${' + name + '}", "region": "eu"}'

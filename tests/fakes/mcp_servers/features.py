@@ -31,7 +31,7 @@ import io
 import json
 import os
 import warnings
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, Resolve
@@ -200,6 +200,22 @@ def _png() -> bytes:
 @server.resource("notes://logo", name="logo", mime_type="image/png")
 def logo() -> bytes:
     return _png()
+
+
+@server.tool()
+def links() -> list[Any]:
+    """Point at a resource instead of inlining it (the 'everything' server's get-resource-links)."""
+    from mcp.types import ResourceLink, TextContent
+
+    return [
+        TextContent(type="text", text="The notes are in a resource:"),
+        ResourceLink(type="resource_link", uri="notes://readme", name="readme"),
+    ]
+
+
+@server.resource("notes://day/{date}", name="day", title="Notes du jour", mime_type="text/plain")
+def day(date: str) -> str:
+    return f"Notes of {date}: nothing yet."
 
 
 if __name__ == "__main__":

@@ -1,0 +1,36 @@
+PRAGMA user_version = 0;
+BEGIN TRANSACTION;
+CREATE TABLE blobs (
+    digest TEXT PRIMARY KEY,
+    size INTEGER NOT NULL
+);
+INSERT INTO "blobs" VALUES('69074a989e250b1a2d47ab820c76989fe0d34bb32dd8df405def3d0fc18407a8',6);
+INSERT INTO "blobs" VALUES('07c454ec8bcb6c42c786be122649b523998a2e79119deff9c01956d1489fd1ad',7);
+INSERT INTO "blobs" VALUES('50aa2b4812d0e60609d3507cbdcf8cd44a132028e99dce956bb0eecad3d219c4',7);
+INSERT INTO "blobs" VALUES('a902f8d3e2c951c2d22ae91d61320026aea106a1ff09ed7c3fe981c1a41894d8',8);
+CREATE TABLE files (
+    turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    before TEXT,
+    after TEXT,
+    restored INTEGER NOT NULL DEFAULT 0,
+    call_id TEXT,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (turn_id, path)
+);
+INSERT INTO "files" VALUES(1,'a.txt','69074a989e250b1a2d47ab820c76989fe0d34bb32dd8df405def3d0fc18407a8','07c454ec8bcb6c42c786be122649b523998a2e79119deff9c01956d1489fd1ad',0,'call_4e6f948a',0);
+INSERT INTO "files" VALUES(2,'a.txt','07c454ec8bcb6c42c786be122649b523998a2e79119deff9c01956d1489fd1ad','50aa2b4812d0e60609d3507cbdcf8cd44a132028e99dce956bb0eecad3d219c4',0,'call_3a0dc5f1',0);
+INSERT INTO "files" VALUES(2,'b.txt',NULL,'a902f8d3e2c951c2d22ae91d61320026aea106a1ff09ed7c3fe981c1a41894d8',0,'call_8ba14a00',1);
+CREATE TABLE turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    conversation_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    workspace TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    UNIQUE (conversation_id, turn)
+);
+INSERT INTO "turns" VALUES(1,'658ffa9f4b50',1,'/tmp/tmpzp8nlk69/workspace',1.79641394377118730546e+09);
+INSERT INTO "turns" VALUES(2,'658ffa9f4b50',2,'/tmp/tmpzp8nlk69/workspace',1.79641394382494068143e+09);
+DELETE FROM "sqlite_sequence";
+INSERT INTO "sqlite_sequence" VALUES('turns',3);
+COMMIT;
