@@ -88,7 +88,11 @@ CASES = {
     "fr": [
         (("--help",), "utilisation : loki-desktop", "affiche cette aide et quitte"),
         (("ask", "--help"), "arguments positionnels", "affiche cette aide et quitte"),
-        (("ask",), "loki-desktop ask : erreur : ces arguments sont requis : prompt", ""),
+        (
+            ("models", "pull"),
+            "loki-desktop models pull : erreur : ces arguments sont requis : NOM",
+            "",
+        ),
         (("asq",), "choix invalide : 'asq' (choisissez parmi", "loki-desktop : erreur"),
         (("check", "x.py", "--nope"), "arguments non reconnus : --nope", "utilisation :"),
         (("ask", "x", "--think"), "argument --think : un argument attendu", ""),
@@ -96,7 +100,7 @@ CASES = {
     "en": [
         (("--help",), "usage: loki-desktop", "show this help message and exit"),
         (("ask", "--help"), "positional arguments", "show this help message and exit"),
-        (("ask",), "loki-desktop ask: error: the following arguments are required: prompt", ""),
+        (("models", "pull"), "models pull: error: the following arguments are required: NAME", ""),
         (("asq",), "invalid choice: 'asq' (choose from", "loki-desktop: error"),
         (("check", "x.py", "--nope"), "unrecognized arguments: --nope", "usage:"),
         (("ask", "x", "--think"), "argument --think: expected one argument", ""),
