@@ -35,6 +35,9 @@ MODULES = [
     "bench.soak",
     "bench.jail_race",
     "bench.checkpoints",
+    "bench.recall_quality",
+    "bench.recall_cost",
+    "bench.index_cost",
     "bench.conversations",
     "bench.sidebar",
 ]

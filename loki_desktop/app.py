@@ -5,12 +5,17 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from loki_desktop import cli
 from loki_desktop.cli.argv import split_server_command
 from loki_desktop.cli.closed_stdout import run_quietly
 from loki_desktop.core.i18n import _, set_language, set_typography
 from loki_desktop.core.services import Services
+
+if TYPE_CHECKING:
+    from loki_desktop.core.ports import MemoryStore, PassageStore
 
 
 def build_services() -> Services:
@@ -31,7 +36,21 @@ def build_services() -> Services:
         data_home=paths.data_home(),
         open_history_at=History,
         open_checkpoints=lambda: CheckpointFolder(paths.checkpoints_dir()),
+        open_memories=lambda: _memory_file(paths.memories_path()),
+        open_index=lambda root: _index_file(paths.index_path(root)),
     )
+
+
+def _index_file(path: Path) -> PassageStore:
+    from loki_desktop.persistence.workspace_index import IndexFile  # only when indexing
+
+    return IndexFile(path)
+
+
+def _memory_file(path: Path) -> MemoryStore:
+    from loki_desktop.persistence.memory_store import MemoryFile  # only when memories are used
+
+    return MemoryFile(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

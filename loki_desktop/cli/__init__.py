@@ -25,6 +25,7 @@ COMMANDS = {
     "eval": "loki_desktop.cli.eval",
     "changes": "loki_desktop.cli.changes",
     "undo": "loki_desktop.cli.undo",
+    "memory": "loki_desktop.cli.memory",
     "history": "loki_desktop.cli.history",
     "mcp-fetch-server": "loki_desktop.cli.fetch_server",
 }

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loki_desktop.cli.caps import add_cap_arguments, caps_from_args
 from loki_desktop.cli.interrupt import Interruption
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.events import Done, Error, Event
@@ -21,8 +22,11 @@ if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent
     from loki_desktop.core.assembly import TurnOptions
     from loki_desktop.core.image_attachment import ImageAttachment
+    from loki_desktop.core.knowledge.index import KnowledgeTools
     from loki_desktop.core.mcp.manager import McpManager
     from loki_desktop.core.mcp.sampling import ModelSource
+    from loki_desktop.core.memory.recall import Memories
+    from loki_desktop.core.model_servers import ModelServer
     from loki_desktop.core.settings import Settings
     from loki_desktop.core.tools.preview import PreviewKeeper
 
@@ -74,6 +78,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--no-skills", action="store_true", help=_("n'injecte aucune méthode"))
     parser.add_argument(
+        "--no-memory",
+        action="store_true",
+        help=_("ce tour sans souvenirs : rien n'est rappelé ni mémorisé"),
+    )
+    parser.add_argument(
+        "--no-index",
+        action="store_true",
+        help=_("ce tour sans l'index du dossier (pas d'outil search_workspace)"),
+    )
+    parser.add_argument(
         "--think",
         metavar="MODE",
         help=_(
@@ -94,6 +108,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar=_("FICHIER"),
         help=_("joint une image PNG, JPEG, WebP ou GIF (modèle de vision ; répétable)"),
     )
+    add_cap_arguments(parser)
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
 
@@ -180,6 +195,8 @@ async def _ask(
     options = _turn_options(args, services)
     mcp = _mcp_manager(args, settings, services, workspace)
     options.extra_sources.append(mcp)
+    options.memories = _memories(args, services, settings, server)
+    options.knowledge = _knowledge(args, services, settings, server, workspace, options)
     preview = _preview(mcp, workspace)
     checkpoints = _open_checkpoints(services)
     agent = build_agent(
@@ -202,10 +219,21 @@ async def _ask(
         if preview is not None:
             preview.close()
         await mcp.aclose()
+        await _close_recall(options)
         await backend.close()
         store.close()
         if checkpoints is not None:
             checkpoints.close()
+
+
+async def _close_recall(options: TurnOptions) -> None:
+    """The index, the memories and their embedders (the index shares the memories')."""
+    if options.knowledge is not None:
+        await options.knowledge.aclose()
+    if options.memories is not None:
+        await options.memories.aclose()
+    elif options.knowledge is not None:
+        await options.knowledge.knowledge.embedders.aclose()
 
 
 def _turn_options(args: argparse.Namespace, services: Services) -> TurnOptions:
@@ -216,6 +244,7 @@ def _turn_options(args: argparse.Namespace, services: Services) -> TurnOptions:
         think=args.think,
         skills=not args.no_skills,
         user_skills_dir=services.user_skills_dir,
+        caps=caps_from_args(args),
     )
 
 
@@ -262,6 +291,40 @@ async def _stream(
             _emit_last(emit, Done("interrupted", agent.last_conversation or args.session))
         raise
     return 1 if failed else 0
+
+
+def _memories(
+    args: argparse.Namespace, services: Services, settings: Settings, server: ModelServer
+) -> Memories | None:
+    """The turn's memories: none with --no-memory, the setting off, or no store (nothing
+    is then opened nor embedded)."""
+    if args.no_memory or not settings.memories or services.open_memories is None:
+        return None
+    from loki_desktop.core.memory.setup import memories_for
+
+    return memories_for(settings, server, services.open_memories, services.secrets)
+
+
+def _knowledge(
+    args: argparse.Namespace,
+    services: Services,
+    settings: Settings,
+    server: ModelServer,
+    workspace: Path,
+    options: TurnOptions,
+) -> KnowledgeTools | None:
+    """The workspace's index and its search tool: none with --no-index or the setting off."""
+    if args.no_index or not settings.workspace_index or services.open_index is None:
+        return None
+    from loki_desktop.core.knowledge.setup import knowledge_tools
+    from loki_desktop.core.memory.setup import embedders_for
+
+    embedders = (
+        options.memories.embedders
+        if options.memories is not None
+        else embedders_for(settings, server, services.secrets)
+    )
+    return knowledge_tools(workspace, services.open_index, embedders)
 
 
 def _refuse_arguments(args: argparse.Namespace) -> str | None:

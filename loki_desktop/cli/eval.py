@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loki_desktop.cli.caps import add_cap_arguments, caps_from_args
 from loki_desktop.cli.servers import add_server_arguments, chosen_server
 from loki_desktop.core.i18n import _
 from loki_desktop.core.services import Services
@@ -45,7 +46,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar=_("SCRIPT|DOSSIER"),
         help=_("sans modèle : réponses rejouées (oracle, sabotage, text, ou un dossier --record)"),
     )
-    parser.add_argument("--record", type=Path, metavar=_("DOSSIER"), help=_("garde les réponses"))
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar=_("DOSSIER"),
+        help=_("garde les réponses, jusqu'à la fin de chaque tâche quelle qu'elle soit"),
+    )
+    add_cap_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -101,7 +108,13 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
         await backends.close()
         return 1
     assert services.open_history_at is not None
-    runner = Runner(backends.for_task, services.open_history_at, services.secrets, settings)
+    runner = Runner(
+        backends.for_task,
+        services.open_history_at,
+        services.secrets,
+        settings,
+        caps=caps_from_args(args),
+    )
     results: list[TaskResult] = []
     try:
         async for result in runner.run(models, modes, tasks):
@@ -114,7 +127,7 @@ async def _eval(args: argparse.Namespace, services: Services, tasks: list[EvalTa
     table = markdown_table(summaries, results)
     keep_results(services.data_home / "eval", results)
     if args.json:
-        print(json.dumps(summary_event(summaries), ensure_ascii=False), flush=True)
+        print(json.dumps(summary_event(summaries, results), ensure_ascii=False), flush=True)
     else:
         print(table, end="")
     return 0
@@ -183,12 +196,22 @@ def _print_task(result: TaskResult, as_json: bool, done: int, total: int) -> Non
     if as_json:
         print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
         return
+    from loki_desktop.core.evaluation.report import end_label
+
     mark = "✓" if result.passed else "✗"
     reasons = [v.reason for v in result.verdicts if not v.passed]
     reasons += [result.error] if result.error else []
     why = "" if result.passed else " — " + "; ".join(reasons)
-    line = _("({model}, harnais {harness}, {seconds} s)").format(
-        model=result.model, harness=result.harness, seconds=f"{result.seconds:.1f}"
+    line = _(
+        "({model}, harnais {harness}, {seconds} s ; {end}, {calls} appels d'outils, "
+        "{tokens} jetons produits)"
+    ).format(
+        model=result.model,
+        harness=result.harness,
+        seconds=f"{result.seconds:.1f}",
+        end=end_label(result.end),
+        calls=result.tool_calls,
+        tokens=result.answer_tokens,
     )
     print(
         f"[{done}/{total}] {mark} {result.task} {line}{why}",

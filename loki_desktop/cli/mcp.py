@@ -45,6 +45,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         sub = commands.add_parser(name, help=text)
         sub.add_argument("id", help=_("identifiant du serveur"))
 
+    _register_set(commands)
+    _register_add(commands)
+    _register_install(commands)
+    _register_reading(commands)
+
+    sampler = commands.add_parser(
+        "sampling",
+        help=_(
+            "ce serveur peut-il demander une réponse à votre modèle : always (toujours), ask "
+            "(demander, défaut), never (jamais)"
+        ),
+    )
+    sampler.add_argument("id", help="identifiant du serveur")
+    sampler.add_argument("policy", choices=["always", "ask", "never"])
+
+    importer = commands.add_parser(
+        "import", help=_('importe un fichier {"mcpServers": ...} (Claude Desktop)')
+    )
+    importer.add_argument("file", type=Path, help=_("fichier JSON"))
+
+    mcp_login.register(commands)
+
+    parser.set_defaults(run=run)
+
+
+def _register_set(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     setter = commands.add_parser(
         "set",
         help=_(
@@ -58,6 +84,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     setter.add_argument("--timeout", metavar="S", help=_(_TIMEOUT_HELP))
     setter.add_argument("--max-timeout", metavar="S", help=_(_MAX_TIMEOUT_HELP))
 
+
+def _register_add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     adder = commands.add_parser(
         "add",
         help=_("ajoute un serveur personnel"),
@@ -91,6 +119,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     adder.add_argument("--max-timeout", metavar="S", help=_(_MAX_TIMEOUT_HELP))
     adder.add_argument("--enable", action="store_true", help=_("l'active tout de suite"))
 
+
+def _register_install(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     installer = commands.add_parser(
         "install",
         help=_("installe un serveur partagé en paquet .mcpb (MCP Bundle)"),
@@ -114,6 +144,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     installer.add_argument("--enable", action="store_true", help=_("l'active tout de suite"))
 
+
+def _register_reading(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """remove, and the commands that connect once to read: tools, prompts, resources, test."""
     remover = commands.add_parser("remove", help=_("supprime un serveur personnel"))
     remover.add_argument("id", help=_("identifiant du serveur"))
 
@@ -137,25 +170,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     tester = commands.add_parser("test", help=_("se connecte une fois et liste les outils"))
     tester.add_argument("id", help=_("identifiant du serveur"))
     tester.add_argument("--json", action="store_true", help=_("le résultat en JSON"))
-
-    sampler = commands.add_parser(
-        "sampling",
-        help=_(
-            "ce serveur peut-il demander une réponse à votre modèle : always (toujours), ask "
-            "(demander, défaut), never (jamais)"
-        ),
-    )
-    sampler.add_argument("id", help="identifiant du serveur")
-    sampler.add_argument("policy", choices=["always", "ask", "never"])
-
-    importer = commands.add_parser(
-        "import", help=_('importe un fichier {"mcpServers": ...} (Claude Desktop)')
-    )
-    importer.add_argument("file", type=Path, help=_("fichier JSON"))
-
-    mcp_login.register(commands)
-
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, services: Services) -> int:

@@ -11,7 +11,9 @@ from loki_desktop.core.events import (
     Done,
     Error,
     Event,
+    Memorised,
     Notice,
+    Recalled,
     SkillUsed,
     Thinking,
     Token,
@@ -85,6 +87,10 @@ class PlainPrinter:
                     self._note("✗ " + failed.format(path=path, n=len(problems)))
                     for problem in problems:
                         self._note(f"  {problem.located(path)}")
+            case Recalled(items=items):
+                self._note("[" + _("souvenirs : {n}").format(n=len(items)) + "]")
+            case Memorised(id=memory_id, text=text):
+                self._note(_("Mémorisé : {text} (n° {id})").format(text=text, id=memory_id))
             case Notice(message=message):
                 self._note(_("note : {text}").format(text=message))
             case Error(message=message):

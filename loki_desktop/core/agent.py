@@ -30,28 +30,48 @@ from loki_desktop.core.events import (
 )
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
+from loki_desktop.core.knowledge.index import Knowledge
+from loki_desktop.core.knowledge.turn import TurnPassages
 from loki_desktop.core.llm.budget import ContextBudget, FittedRequest
+from loki_desktop.core.llm.caps import (
+    NUM_PREDICT,
+    AnswerCaps,
+    AnswerClock,
+    ReplyLimit,
+    StopReason,
+    length_notice,
+    repetition_notice,
+    timeout_notice,
+    trim_loop,
+)
 from loki_desktop.core.llm.mode import (
     ModelMode,
+    base_model_notice,
     empty_after_tools_notice,
     empty_answer_message,
+    no_tool_used_notice,
     no_vision_message,
     not_for_chat_message,
     prompted_notice,
     resolve_mode,
+    system_folded_notice,
     thinking_refused_notice,
     tools_refused_message,
     unknown_context_notice,
 )
 from loki_desktop.core.llm.prompted import prompted_request
 from loki_desktop.core.llm.reply import ReplyReader
+from loki_desktop.core.llm.template import fold_system
 from loki_desktop.core.llm.textcalls import recovered_notice
+from loki_desktop.core.memory.recall import Memories
+from loki_desktop.core.memory.turn import TurnMemory
 from loki_desktop.core.message_meta import NO_META, MessageMeta
 from loki_desktop.core.messages import CallRecord, ChatMessage
 from loki_desktop.core.orphans import answer_orphans
 from loki_desktop.core.ports import (
     BackendError,
     ChatBackend,
+    ChatChunk,
     ContextOverflow,
     ConversationStore,
     ModelProfile,
@@ -69,6 +89,7 @@ from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.titles import conversation_title
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
+from loki_desktop.core.tools.need import needs_tool
 from loki_desktop.core.tools.toolbox import Toolbox
 
 # The result stored for a call the user stopped before it finished (model-facing).
@@ -110,6 +131,12 @@ class AgentConfig:
     # read tool calls a model writes as text (off: `eval --harness off`, a plain chat's view)
     text_calls: bool = True
     turn_wait_s: float = TURN_WAIT_S
+    # an answer's length and time caps (core.llm.caps); `model_caps` per model, over them
+    caps: AnswerCaps = field(default_factory=AnswerCaps)
+    model_caps: dict[str, AnswerCaps] = field(default_factory=dict)
+
+    def caps_for(self, model: str) -> AnswerCaps:
+        return self.model_caps.get(model, AnswerCaps()).over(self.caps)
 
 
 class NoModel(BackendError):
@@ -137,6 +164,12 @@ class Agent:
     last_conversation: str | None = None
     # keeps each file's state before a tool changes it (core.changes); None: no checkpoints
     changes: ChangeRecorder | None = None
+    # what Loki remembers (core.memory): recalled before each turn, kept when asked; None:
+    # memories off (nothing opened, nothing embedded)
+    memories: Memories | None = None
+    # the workspace's index: its best passages join the turn when the message asks about
+    # the workspace's files (core.knowledge.turn); None: index off
+    knowledge: Knowledge | None = None
 
     def run_turn(
         self,
@@ -219,6 +252,8 @@ class _Reply:
     thinking_started: float | None = None  # monotonic time of its first piece
     thinking_ended: float | None = None  # ... and of the first answer (or the end)
     shown: bool = False  # something (answer or reasoning) reached the consumer
+    stop: StopReason | None = None  # a cap or the repetition guard ended it (core.llm.caps)
+    limit: ReplyLimit | None = None  # what watched its stream
 
     def thinking_seconds(self) -> float | None:
         if self.thinking_started is None:
@@ -258,6 +293,10 @@ class _Turn:
         self.sent: FittedRequest | None = None  # the last request, as fitted
         self.text = ""  # the user's message (on a retry: the last one, read from the history)
         self.model = ""  # resolved once the conversation is open
+        self.caps = AnswerCaps()  # the model's caps, once it is known
+        self.clock = AnswerClock(0)
+        self.memory: TurnMemory | None = None  # this turn's recall and kept memory
+        self.passages: TurnPassages | None = None  # the workspace passages recalled
         self.rewind: _Rewind | None = None  # a regenerated answer or an edited message
         self.turn = 0  # its number in the conversation (core.messages.ChatMessage.turn)
 
@@ -279,6 +318,10 @@ class _Turn:
             yield Error(str(exc))
             yield Done("error", self.conversation_id or None, dict(self.stats))
         finally:
+            if self.memory is not None:
+                self.memory.cancel()
+            if self.passages is not None:
+                self.passages.cancel()
             # Cancelled (Stop button) or the consumer went away: keep what was said.
             with contextlib.suppress(StoreUnavailable):
                 self._answer_interrupted_calls()
@@ -374,6 +417,12 @@ class _Turn:
                 yield Error(refusal)
                 yield Done("error", self.conversation_id)
                 return
+        if self.agent.memories is not None:  # the recall runs while the tools get ready
+            self.memory = TurnMemory.start(
+                self.agent.memories, self.text, self.conversation_id, keep_asked=not resume
+            )
+        if self.agent.knowledge is not None:
+            self.passages = TurnPassages.start(self.agent.knowledge, self.text)
         if self.agent.config.skills_enabled and self.agent.pick_skill is not None:
             self.skill = self.agent.pick_skill(self.text)
         if not resume:
@@ -387,8 +436,14 @@ class _Turn:
             yield SkillUsed(self.skill.name, self.skill.title)
 
         pending, self.agent.pending_notices = self.agent.pending_notices, []
-        for notice in pending + await self.agent.toolbox.prepare():
-            yield Notice(notice)
+        for notice in pending:
+            yield Notice(notice, "setup")
+        for notice in await self.agent.toolbox.prepare():
+            yield Notice(notice, "tools_unavailable")
+        for recall in (self.memory, self.passages):
+            if recall is not None:
+                async for event in recall.events():
+                    yield event
         try:
             self.model = await self.agent.resolve_model()
             self.mode = await self._mode(self.model)
@@ -396,8 +451,10 @@ class _Turn:
             yield Error(str(exc))
             yield Done("error", self.conversation_id)
             return
-        for notice in self._mode_notices(self.model):
-            yield Notice(notice)
+        self.caps = self.agent.config.caps_for(self.model)
+        self.clock = AnswerClock(self.caps.timeout_s)
+        for event in self._mode_notices(self.model):
+            yield event
 
     async def _rounds(self) -> AsyncIterator[Event]:
         """Ask the model, run the tools it calls, send failing checks back once; until an
@@ -417,6 +474,10 @@ class _Turn:
                 yield Done("error", self.conversation_id, dict(self.stats))
                 return
             reply = self.reply
+            if reply.stop is not None:  # a cap or the repetition guard: the turn ends here
+                yield self._stopped(reply)
+                reason = reply.stop
+                break
 
             if reply.calls:
                 if tool_rounds >= self.agent.config.max_rounds:
@@ -424,7 +485,8 @@ class _Turn:
                     yield Notice(
                         _("Limite de {n} tours d'outils atteinte : le tour s'arrête ici.").format(
                             n=self.agent.config.max_rounds
-                        )
+                        ),
+                        "max_rounds",
                     )
                     reason = "max_rounds"
                     break
@@ -441,36 +503,65 @@ class _Turn:
                     yield Error(empty_answer_message())
                     yield Done("error", self.conversation_id, dict(self.stats))
                     return
-                yield Notice(empty_after_tools_notice())
+                yield Notice(empty_after_tools_notice(), "empty_after_tools")
                 break
-            cut_by_length = reply.done_reason == "length"
-            self._close_answer(cut=cut_by_length)
-            if cut_by_length:
-                yield Notice(
-                    _("La réponse a été coupée : le modèle a atteint sa limite de longueur.")
-                )
+            self._close_answer(cut=False)
             if self.failing and not followup_sent and self.agent.config.auto_checks:
                 followup_sent = True
-                files = ", ".join(sorted(self.failing))
-                yield Notice(
-                    _(
-                        "La vérification échoue encore pour {files} : Loki renvoie les problèmes "
-                        "au modèle pour une correction."
-                    ).format(files=files)
-                )
-                self._remember(
-                    ChatMessage("user", check_followup(self.failing.values()), origin="harness")
-                )
+                yield self._send_checks_back()
                 continue
             if self.failing:
                 yield Notice(
                     _("La vérification échoue toujours pour {files}.").format(
                         files=", ".join(sorted(self.failing))
-                    )
+                    ),
+                    "check_failing",
                 )
             break
+        if (notice := self._no_tool_notice()) is not None:
+            yield notice
         self.stats["rounds"] = tool_rounds
         yield Done(reason, self.conversation_id, dict(self.stats))
+
+    def _no_tool_notice(self) -> Notice | None:
+        """Tools were offered, the request needed one, the model used none: said, so that a
+        paragraph describing a file does not pass for having written it."""
+        offered = self.mode is not None and self.mode.tools != "none"
+        if self.tools_ran or not offered or not self.agent.toolbox.names():
+            return None
+        return Notice(no_tool_used_notice(), "no_tool_used") if needs_tool(self.text) else None
+
+    def _send_checks_back(self) -> Notice:
+        """The failing checks go back to the model once, as a message of the harness."""
+        files = ", ".join(sorted(self.failing))
+        self._remember(ChatMessage("user", check_followup(self.failing.values()), origin="harness"))
+        return Notice(
+            _(
+                "La vérification échoue encore pour {files} : Loki renvoie les problèmes "
+                "au modèle pour une correction."
+            ).format(files=files),
+            "check_followup",
+        )
+
+    def _stopped(self, reply: _Reply) -> Notice:
+        """Keep what the reply said (without a loop's extra copies), marked as cut; the
+        notice that says why it ended."""
+        limit = reply.limit
+        cap = self.caps.max_tokens
+        # the server's own limit (a full context) is not the answer's cap: said apart
+        at_cap = cap > 0 and max(reply.eval_count, limit.pieces if limit else 0) >= cap
+        notice = Notice(length_notice(cap if at_cap else 0), "length")
+        if reply.stop == "timeout":
+            notice = Notice(timeout_notice(self.caps.timeout_s), "timeout")
+        elif reply.stop == "repetition" and limit is not None and limit.loop is not None:
+            if limit.loop_in_thinking:
+                reply.thinking = trim_loop(reply.thinking, limit.loop)
+            else:
+                reply.content = trim_loop(reply.content, limit.loop)
+            notice = Notice(repetition_notice(limit.loop), "repetition")
+        reply.calls = []  # a call cut off with its reply is not run
+        self._close_answer(cut=True)
+        return notice
 
     async def _wait_for_turn(self, conversation_id: str) -> AsyncIterator[Event]:
         """Take the conversation's turn lock, waiting (with a notice) while another turn,
@@ -483,7 +574,8 @@ class _Turn:
             _(
                 "Un autre tour est en cours dans cette conversation (une autre fenêtre ou "
                 "commande) : celui-ci attend qu'il se termine."
-            )
+            ),
+            "turn_waiting",
         )
         while self.turn_lock is None:
             if time.monotonic() >= deadline:
@@ -510,17 +602,31 @@ class _Turn:
         config = self.agent.config
         return resolve_mode(profile, config.think, config.tool_modes)
 
-    def _mode_notices(self, model: str) -> list[str]:
+    def _mode_notices(self, model: str) -> list[Notice]:
         """Said once: prompted tools (per conversation), an unknown context (per session)."""
         assert self.mode is not None
         notices = []
         prompted_before = any(m.meta.prompted_tools for m in self.history)
         if self.mode.tools == "prompted" and self.agent.toolbox.names() and not prompted_before:
-            notices.append(prompted_notice(model))
+            notices.append(Notice(prompted_notice(model), "prompted_tools"))
         if self.mode.profile.context_length is None and self.agent.budget.tell_unknown_context(
             model
         ):
-            notices.append(unknown_context_notice(model, self.agent.config.num_ctx))
+            notices.append(
+                Notice(unknown_context_notice(model, self.agent.config.num_ctx), "context_unknown")
+            )
+        return notices + self._template_notices(model)
+
+    def _template_notices(self, model: str) -> list[Notice]:
+        """Said once per model and session: instructions folded, a model not made for chat."""
+        assert self.mode is not None
+        profile, profiles = self.mode.profile, self.agent.budget.profiles
+        host = self.agent.backend.host
+        notices = []
+        if profile.chat_template is False and profiles.tell_once(host, model, "base_model"):
+            notices.append(Notice(base_model_notice(model), "base_model"))
+        if profile.system_slot is False and profiles.tell_once(host, model, "system_folded"):
+            notices.append(Notice(system_folded_notice(model), "system_folded"))
         return notices
 
     async def _refuse_images(self) -> str | None:
@@ -543,6 +649,9 @@ class _Turn:
         if self.skill is not None:
             # this turn only: never stored, so the next turn's request does not carry it
             texts.append(self.skill.body)
+        for recall in (self.memory, self.passages):
+            if recall is not None and (recalled := recall.system_text()):
+                texts.append(recalled)  # this turn only, like the skill
         return texts
 
     def _history_for_request(self) -> list[ChatMessage]:
@@ -581,20 +690,21 @@ class _Turn:
                     raise BackendError(tools_refused_message(model, str(exc))) from None
                 self.agent.budget.profiles.strike(self.agent.backend.host, model, "tools")
                 mode.tools = "prompted"
-                for notice in self._mode_notices(model):
-                    yield Notice(notice)
+                for event in self._mode_notices(model):
+                    yield event
             except ThinkingUnsupported:
                 if self.reply.shown or mode.think is None:
                     raise
                 self.agent.budget.profiles.strike(self.agent.backend.host, model, "thinking")
                 mode.think = None
-                yield Notice(thinking_refused_notice(model))
+                yield Notice(thinking_refused_notice(model), "thinking_refused")
             except ContextOverflow as exc:
                 if self.reply.shown or overflowed or self.sent is None:
                     raise
                 overflowed = True
                 yield Notice(
-                    self.agent.budget.learn_overflow(model, self.sent, exc.n_ctx, exc.n_prompt)
+                    self.agent.budget.learn_overflow(model, self.sent, exc.n_ctx, exc.n_prompt),
+                    "context_overflow",
                 )
 
     async def _request(self, model: str, specs: list[ToolSpec]) -> AsyncIterator[Event]:
@@ -613,22 +723,50 @@ class _Turn:
         )
         for notice in request.notices:
             if self._once(notice):
-                yield Notice(notice)
+                yield Notice(notice, "context_trimmed")
         messages, tools = request.messages, request.tools
         if self.mode.tools == "prompted":
             messages, tools = prompted_request(messages, tools, offered), []
+        if self.mode.profile.system_slot is False:  # the template would drop them
+            messages = fold_system(messages)
         # Small models often write a tool call as text: hold back what could be one.
         recover = offered and self.agent.config.text_calls
         reader = ReplyReader([spec.name for spec in offered] if recover else None)
+        options: dict[str, Any] = {"num_ctx": num_ctx}
+        if self.caps.max_tokens:
+            options[NUM_PREDICT] = self.caps.max_tokens
         stream = self.agent.backend.chat(
-            model=model,
-            messages=messages,
-            tools=tools,
-            options={"num_ctx": num_ctx},
-            think=self.mode.think,
+            model=model, messages=messages, tools=tools, options=options, think=self.mode.think
         )
+        reply.limit = ReplyLimit(self.caps.max_tokens)
         try:
-            async for chunk in stream:
+            async for event in self._consume(stream, reader, reply.limit):
+                yield event
+        except BackendError:
+            for event in self._pieces(reader.abandon()):  # a cut reply is an answer
+                yield event
+            self._count_unreported(reply)
+            raise
+        if reply.stop is None and reply.done_reason == "length":  # the server's own cap
+            reply.stop = "length"
+        if reply.stop is not None:
+            for event in self._pieces(reader.abandon()):
+                yield event
+            self._count_unreported(reply)
+            return
+        async for event in self._finish_reply(model, reader, request):
+            yield event
+
+    async def _consume(
+        self, stream: AsyncIterator[ChatChunk], reader: ReplyReader, limit: ReplyLimit
+    ) -> AsyncIterator[Event]:
+        """The reply's chunks as events, until its end, its time cap or its limit."""
+        reply = self.reply
+        remaining = self.clock.remaining()
+        deadline = None if remaining is None else asyncio.get_running_loop().time() + remaining
+        self.clock.start()
+        try:
+            while (chunk := await self._next_chunk(stream, deadline)) is not None:
                 if chunk.thinking:
                     yield self._think(chunk.thinking)
                 for event in self._pieces(reader.feed(chunk.content) if chunk.content else []):
@@ -638,12 +776,38 @@ class _Turn:
                     reply.prompt_eval_count = chunk.prompt_eval_count or 0
                     reply.eval_count = chunk.eval_count or 0
                     reply.done_reason = chunk.done_reason or ""
-        except BackendError:
-            for event in self._pieces(reader.abandon()):  # a cut reply is an answer
-                yield event
-            raise
-        async for event in self._finish_reply(model, reader, request):
-            yield event
+                elif (stop := limit.check(chunk)) is not None:
+                    reply.stop = stop
+                    break
+        finally:
+            self.clock.stop()
+            if isinstance(stream, AsyncGenerator):  # the connection closes now, not later
+                await stream.aclose()
+
+    async def _next_chunk(
+        self, stream: AsyncIterator[ChatChunk], deadline: float | None
+    ) -> ChatChunk | None:
+        """The next chunk; None at the end, or at the deadline (the reply's stop then says
+        "timeout"). The deadline bounds only this wait, never the consumer's handling of
+        an event (a timeout around a `yield` would cancel whatever the consumer awaits)."""
+        try:
+            async with asyncio.timeout_at(deadline) as waiting:
+                return await anext(stream)
+        except StopAsyncIteration:
+            return None
+        except TimeoutError:
+            if not waiting.expired():
+                raise
+            self.reply.stop = "timeout"
+            return None
+
+    def _count_unreported(self, reply: _Reply) -> None:
+        """Add the reply's counts to the turn's; when the server gave none (a reply it did
+        not finish, a server that sends no usage), the streamed pieces stand in."""
+        if not reply.eval_count and reply.limit is not None:
+            reply.eval_count = reply.limit.pieces
+        self.stats["prompt_tokens"] += reply.prompt_eval_count
+        self.stats["answer_tokens"] += reply.eval_count
 
     async def _finish_reply(
         self, model: str, reader: ReplyReader, request: FittedRequest
@@ -656,15 +820,14 @@ class _Turn:
             reply.calls = [NativeToolCall(call.name, call.arguments) for call in recovery.calls]
             reply.text_form = recovery.form
             if self.mode is None or self.mode.tools != "prompted":  # prompted: the way asked
-                yield Notice(recovered_notice(recovery))
+                yield Notice(recovered_notice(recovery), "text_call_recovered")
         if reply.thinking_started is not None and reply.thinking_ended is None:
             reply.thinking_ended = time.monotonic()
         budget = self.agent.budget
         warning = budget.observe(model, request, reply.prompt_eval_count)
         if warning and self._once(warning):
-            yield Notice(warning)
-        self.stats["prompt_tokens"] += reply.prompt_eval_count
-        self.stats["answer_tokens"] += reply.eval_count
+            yield Notice(warning, "prompt_cut")
+        self._count_unreported(reply)
 
     def _pieces(self, segments: list[tuple[bool, str]]) -> list[Event]:
         return [
@@ -713,7 +876,7 @@ class _Turn:
                 self.agent.changes.call_id = record.id
             outcome = await self.agent.toolbox.call(call.name, call.arguments)
             for notice in self.agent.changes.take_notices() if self.agent.changes else []:
-                yield Notice(notice)
+                yield Notice(notice, "checkpoint")
             output = outcome.output
             change = outcome.change
             report = await self._check_written(outcome)

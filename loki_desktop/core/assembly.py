@@ -8,7 +8,10 @@ from pathlib import Path
 from loki_desktop.core.agent import Agent, AgentConfig, SkillPicker
 from loki_desktop.core.changes.recorder import ChangeRecorder
 from loki_desktop.core.checks.registry import Checkers
+from loki_desktop.core.knowledge.index import KnowledgeTools
 from loki_desktop.core.llm.budget import ContextBudget
+from loki_desktop.core.llm.caps import AnswerCaps, settings_caps
+from loki_desktop.core.memory.recall import Memories
 from loki_desktop.core.ports import Approver, ChatBackend, CheckpointStore, ConversationStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.skills.loader import load_router
@@ -32,6 +35,12 @@ class TurnOptions:
     budget: ContextBudget | None = None
     # what the evaluation's "harness off" turns off besides skills and checks
     text_calls: bool = True
+    # `--max-tokens` / `--timeout`: over the settings' caps, for every model (0: the settings')
+    caps: AnswerCaps = field(default_factory=AnswerCaps)
+    # the process's memories (core.memory.setup); used only when the setting is on
+    memories: Memories | None = None
+    # the workspace's index and its search_workspace tool; used only when the setting is on
+    knowledge: KnowledgeTools | None = None
 
 
 def build_agent(
@@ -57,7 +66,14 @@ def build_agent(
     native = NativeTools(
         jail, approver, extra_tools=check_tools, review_writes=settings.review_writes
     )
-    toolbox = Toolbox([native, *options.extra_sources])
+    sources: list[OwningSource] = [native, *options.extra_sources]
+    if options.knowledge is not None and settings.workspace_index and jail is not None:
+        sources.append(options.knowledge)
+    toolbox = Toolbox(sources)
+    caps, model_caps = settings_caps(settings)
+    if options.caps != AnswerCaps():  # a flag is for this command's every model
+        caps = options.caps.over(caps)
+        model_caps = {model: options.caps.over(own) for model, own in model_caps.items()}
     config = AgentConfig(
         model=options.model or settings.model,
         max_rounds=settings.max_rounds,
@@ -67,6 +83,8 @@ def build_agent(
         think=options.think or settings.think,
         tool_modes=dict(settings.tool_modes),
         text_calls=options.text_calls,
+        caps=caps,
+        model_caps=model_caps,
     )
     pick_skill: SkillPicker | None = None
     skill_notices: tuple[str, ...] = ()
@@ -84,4 +102,6 @@ def build_agent(
         pending_notices=list(skill_notices),
         budget=options.budget or ContextBudget(),
         changes=changes,
+        memories=options.memories if settings.memories else None,
+        knowledge=options.knowledge.knowledge if options.knowledge in sources else None,
     )

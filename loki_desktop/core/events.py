@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from loki_desktop.core.file_change import FileChange
 
@@ -11,7 +11,50 @@ if TYPE_CHECKING:  # messages holds MessageMeta, made of these events
     from loki_desktop.core.image_attachment import ImageAttachment
 
 # "interrupted": written by `ask` itself when a signal (SIGINT, SIGTERM, SIGHUP) stopped it
-DoneReason = Literal["completed", "max_rounds", "error", "interrupted"]
+# "length", "timeout", "repetition": the answer was stopped by its length cap, its time cap or
+# the repetition guard (core.llm.caps); what came before is kept.
+DoneReason = Literal[
+    "completed", "max_rounds", "error", "interrupted", "length", "timeout", "repetition"
+]
+# The one closed list of notice codes: scripts and the eval count notices by them, so a new
+# kind of notice gets its code here (never a free string). "other": a notice nobody coded yet.
+NoticeCode = Literal[
+    "other",
+    # the answer and its caps (issue 36)
+    "repetition",  # the repetition guard stopped a loop
+    "length",  # the answer reached its length cap (Loki's or the server's)
+    "timeout",  # the answer reached its time cap
+    "no_tool_used",  # tools were offered, the task needed one, the model used none
+    # instructions that may not reach the model
+    "system_folded",  # the template has no system slot: the system text went into the message
+    "base_model",  # the model has no chat template (a base model)
+    "prompted_tools",  # tools described in the instructions, calls read in the text
+    "text_call_recovered",  # a tool call written as text was read and run
+    "thinking_refused",  # the server said the model cannot think
+    # the context window
+    "compacted",  # older history summarised or left out to fit the context
+    "context_trimmed",  # messages or tool servers left out of one request to fit
+    "context_overflow",  # the server runs the model with a smaller context than expected
+    "context_unknown",  # the server does not say the model's context length
+    "prompt_cut",  # the server cut the prompt anyway
+    # the stream and the server
+    "line_skipped",  # an unreadable line of the stream was skipped
+    "stream_capped",  # the stream was longer than Loki accepts
+    "server_silent",  # the server sent nothing for a long while
+    # the turn
+    "max_rounds",  # the tool-round limit stopped the turn
+    "empty_after_tools",  # no answer after the tool calls
+    "check_followup",  # failing checks sent back to the model once
+    "check_failing",  # a written file still fails its check
+    "turn_waiting",  # another turn holds the conversation
+    "setup",  # settings, skills or the store had a problem when loading
+    "tools_unavailable",  # a tool server could not be started or reached
+    "checkpoint",  # the change recorder could not keep a file's earlier state
+    # memories (core.memory)
+    "memory_refused",  # a memory was not kept (a secret, a store that failed, no such memory)
+    "memory_recall",  # recalling memories or workspace passages had a problem
+]
+NOTICE_CODES: tuple[NoticeCode, ...] = get_args(NoticeCode)
 # A tool_call event carries at most this much of each string argument (a whole file given to
 # write_file can be megabytes): the history keeps the call whole, once.
 EVENT_ARG_PREVIEW = 2_000
@@ -144,10 +187,42 @@ def report_json(report: CheckReport) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
+class RecalledItem:
+    """One memory recalled for a turn, with the score that ranked it (core.memory.fusion)."""
+
+    id: int
+    text: str
+    score: float
+    # a passage of a workspace file (core.knowledge): its file and first line ("" for a memory)
+    path: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """The memories given to the model for this turn (before its first token), shown as a
+    quiet « Souvenirs : N » badge. `vectors` names the embedder used ("" : words only)."""
+
+    items: tuple[RecalledItem, ...]
+    vectors: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Memorised:
+    """A memory kept during the turn (the person said « retiens que… »): a card with
+    *Oublier*, which deletes memory `id`."""
+
+    id: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
-    """Something the user should know that does not stop the turn."""
+    """Something the user should know that does not stop the turn; `code` says which kind
+    (one of NOTICE_CODES), for scripts and the eval."""
 
     message: str
+    code: NoticeCode = "other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +245,19 @@ class Done:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-Event = Token | Thinking | SkillUsed | ToolCall | ToolResult | CheckReport | Notice | Error | Done
+Event = (
+    Token
+    | Thinking
+    | SkillUsed
+    | ToolCall
+    | ToolResult
+    | CheckReport
+    | Recalled
+    | Memorised
+    | Notice
+    | Error
+    | Done
+)
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -211,9 +298,24 @@ def event_to_json(event: Event) -> dict[str, Any]:
             return shown
         case CheckReport():
             return {"type": "check", **report_json(event)}
-        case Notice(message=message):
-            return {"type": "notice", "message": message}
+        case Recalled(items=items, vectors=vectors):
+            return {
+                "type": "recall",
+                "items": [_recalled_json(item) for item in items],
+                "vectors": vectors,
+            }
+        case Memorised(id=memory_id, text=text):
+            return {"type": "memorised", "id": memory_id, "text": text}
+        case Notice(message=message, code=code):
+            return {"type": "notice", "code": code, "message": message}
         case Error(message=message):
             return {"type": "error", "message": message}
         case Done(reason=reason, session=session):
             return {"type": "done", "reason": reason, "session": session}
+
+
+def _recalled_json(item: RecalledItem) -> dict[str, Any]:
+    shown: dict[str, Any] = {"id": item.id, "text": item.text, "score": item.score}
+    if item.path:  # a passage of a workspace file
+        shown.update(path=item.path, line=item.line)
+    return shown

@@ -19,6 +19,11 @@ from loki_desktop.core.settings import Settings, resolve_host
 
 ServerKind = Literal["ollama", "openai"]
 KINDS: tuple[ServerKind, ...] = ("ollama", "openai")
+# How Loki's instructions reach a model of an OpenAI-compatible server, whose template cannot
+# be seen: as a system message, or folded into the first user message (a chat format that
+# drops the system message, such as llama.cpp's `gemma`). `models --probe` checks it.
+SystemPlacement = Literal["system", "folded"]
+PLACEMENTS: tuple[SystemPlacement, ...] = ("system", "folded")
 DEFAULT_OLLAMA_NAME = "Ollama"
 DEFAULT_OPENAI_URL = "http://127.0.0.1:8000/v1"  # vLLM's default port
 
@@ -30,6 +35,7 @@ class ModelServer:
     url: str
     context_lengths: Mapping[str, int] = field(default_factory=dict)
     has_key: bool = False  # an API key is stored in the keyring for it
+    system: SystemPlacement = "system"  # OpenAI-compatible servers only
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"kind": self.kind, "name": self.name, "url": self.url}
@@ -37,6 +43,8 @@ class ModelServer:
             entry["context_lengths"] = dict(self.context_lengths)
         if self.has_key:
             entry["has_key"] = True
+        if self.system != "system":
+            entry["system"] = self.system
         return entry
 
 
@@ -76,7 +84,11 @@ def parse_entry(entry: Any) -> ModelServer | None:
         if isinstance(lengths, dict)
         else {}
     )
-    return ModelServer(kind, name.strip(), url.rstrip("/"), kept, entry.get("has_key") is True)
+    system = entry.get("system")
+    placement: SystemPlacement = "folded" if system == "folded" else "system"
+    return ModelServer(
+        kind, name.strip(), url.rstrip("/"), kept, entry.get("has_key") is True, placement
+    )
 
 
 def servers(settings: Settings) -> list[ModelServer]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from loki_desktop.core.events import ChangedFile, CheckReport
 from loki_desktop.core.file_change import FileChange
@@ -113,6 +113,11 @@ class ModelProfile:
     quantization: str = ""
     context_length: int | None = None
     known: bool = True
+    # What the chat template does (core.llm.template): `system_slot` False: the system text
+    # would be dropped (Loki folds it into the first message); `chat_template` False: no chat
+    # structure at all (a base model). None: not known (an OpenAI-compatible server).
+    system_slot: bool | None = None
+    chat_template: bool | None = None
 
     @classmethod
     def assumed(cls, name: str) -> ModelProfile:
@@ -491,5 +496,134 @@ class CheckpointStore(Protocol):
     def take_notices(self) -> list[str]:
         """Notices from opening the store (an unreadable index moved aside), given once."""
         ...
+
+    def close(self) -> None: ...
+
+
+# --- memories (core.memory) -------------------------------------------------------
+
+# Where a memory comes from: the person asked ("retiens que…"), it was typed in the memory
+# panel or `memory add`, or it was extracted at the end of a conversation.
+MemorySource = Literal["asked", "typed", "extracted"]
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One thing Loki remembers, in the person's words."""
+
+    id: int
+    text: str
+    source: MemorySource
+    created_at: float
+    conversation_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRows:
+    """Every stored vector of one embedding model: `ids[i]` owns `data[i*dim*4:(i+1)*dim*4]`
+    (float32, little-endian, unit length)."""
+
+    ids: tuple[int, ...]
+    data: bytes
+    dim: int
+
+
+class MemoryStore(Protocol):
+    """Memories, their words (`terms`: the search form the core computed) and their vectors
+    (one set per embedding model). Safe to call from several threads."""
+
+    def add(
+        self, text: str, terms: str, *, source: MemorySource, conversation_id: str | None = None
+    ) -> Memory: ...
+
+    def update(self, memory_id: int, text: str, terms: str) -> Memory | None:
+        """Change a memory's text (its vectors are dropped); None when it does not exist."""
+        ...
+
+    def delete(self, memory_id: int) -> bool: ...
+
+    def get(self, memory_id: int) -> Memory | None: ...
+
+    def find_text(self, text: str) -> Memory | None:
+        """The memory with exactly this text (so the same fact is not kept twice)."""
+        ...
+
+    def recent(self, limit: int = 1000, offset: int = 0) -> list[Memory]:
+        """The newest first."""
+        ...
+
+    def count(self) -> int: ...
+
+    def version(self) -> int:
+        """A number that changes whenever the memories change (in this or another process)."""
+        ...
+
+    def search_terms(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        """Memories holding any of `terms`, best first, as (id, score) with score > 0."""
+        ...
+
+    def put_vectors(self, model: str, dim: int, rows: Sequence[tuple[int, bytes]]) -> None: ...
+
+    def vectors(self, model: str) -> VectorRows: ...
+
+    def without_vectors(self, model: str, limit: int) -> list[Memory]:
+        """Memories that have no vector of `model` yet (oldest first)."""
+        ...
+
+    def drop_vectors(self, model: str) -> None: ...
+
+    def take_notices(self) -> list[str]:
+        """Notices from opening the store (a corrupt file moved aside), given once."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# --- workspace knowledge (core.knowledge) ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A piece of a workspace file: `path` relative to the workspace, `line` its first line."""
+
+    id: int
+    path: str
+    line: int
+    text: str
+
+
+class PassageStore(Protocol):
+    """One workspace's index: its files' states, their passages with terms (FTS5) and
+    vectors (one set per embedding model). Safe to call from several threads."""
+
+    def files(self) -> dict[str, tuple[float, int]]:
+        """Every indexed file: (mtime, size) when it was read."""
+        ...
+
+    def replace(
+        self, path: str, mtime: float, size: int, passages: Sequence[tuple[int, str, str]]
+    ) -> None:
+        """The file's passages (line, text, terms) instead of those it had."""
+        ...
+
+    def remove(self, path: str) -> None: ...
+
+    def count(self) -> int: ...
+
+    def version(self) -> int: ...
+
+    def passage(self, passage_id: int) -> Passage | None: ...
+
+    def search_terms(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]]: ...
+
+    def put_vectors(self, model: str, dim: int, rows: Sequence[tuple[int, bytes]]) -> None: ...
+
+    def vectors(self, model: str) -> VectorRows: ...
+
+    def without_vectors(self, model: str, limit: int) -> list[Passage]: ...
+
+    def drop_vectors(self, model: str) -> None: ...
+
+    def take_notices(self) -> list[str]: ...
 
     def close(self) -> None: ...

@@ -6,7 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from loki_desktop.core.ports import CheckpointStore, ConversationStore, SecretStore, SettingsStore
+from loki_desktop.core.ports import (
+    CheckpointStore,
+    ConversationStore,
+    MemoryStore,
+    PassageStore,
+    SecretStore,
+    SettingsStore,
+)
 
 
 @dataclass
@@ -24,3 +31,7 @@ class Services:
     open_history_at: Callable[[Path], ConversationStore] | None = None
     # the checkpoints of changed files (undo); opened by the commands and the window that need it
     open_checkpoints: Callable[[], CheckpointStore] | None = None
+    # what Loki remembers (memories.db); opened at the first recall, only when memories are on
+    open_memories: Callable[[], MemoryStore] | None = None
+    # a workspace's index (outside the workspace, one file per folder), opened at a turn
+    open_index: Callable[[Path], PassageStore] | None = None

@@ -33,6 +33,14 @@ NUM_CTX_RANGE = (2048, 1_048_576)
 # turns' checkpoints are dropped beyond it. Below 10 MB one ordinary turn would not fit.
 DEFAULT_CHECKPOINTS_BUDGET_MB = 500
 CHECKPOINTS_BUDGET_RANGE = (10, 100_000)
+# An answer's caps (core.llm.caps), 0 = none. 8192 tokens leaves room for a whole file written
+# through a tool call; 30 min of streaming is past any answer a local model means to give, and
+# the repetition guard stops a loop long before either.
+DEFAULT_ANSWER_TOKENS = 8192
+ANSWER_TOKENS_RANGE = (0, 1_000_000)
+DEFAULT_ANSWER_SECONDS = 1800
+ANSWER_SECONDS_RANGE = (0, 86_400)
+ANSWER_CAP_KEYS = ("max_tokens", "timeout_s")
 
 
 # A check of a value beyond its type: the reason it is refused (French, for a notice), or None.
@@ -79,6 +87,19 @@ def _language_check(value: str) -> str | None:
     )
 
 
+def _caps_check(value: dict[str, dict[str, int]]) -> str | None:
+    """Per model: `max_tokens` and `timeout_s`, each a number from 0 (no cap)."""
+    for caps in value.values():
+        for key, number in caps.items():
+            if key not in ANSWER_CAP_KEYS:
+                return _("« {key} » n'est pas l'un de {keys}").format(
+                    key=key, keys=", ".join(ANSWER_CAP_KEYS)
+                )
+            if number < 0:
+                return _("{value} est négatif").format(value=number)
+    return None
+
+
 def _modes_check(value: dict[str, str]) -> str | None:
     wrong = sorted(mode for mode in value.values() if mode not in TOOL_MODES)
     if not wrong:
@@ -115,6 +136,17 @@ class Settings:
     )
     think: str = field(default="auto", metadata={"check": _think_check})
     tool_modes: dict[str, str] = field(default_factory=dict, metadata={"check": _modes_check})
+    # the longest answer (tokens) and its longest streaming time (seconds); 0: no cap
+    answer_max_tokens: int = field(
+        default=DEFAULT_ANSWER_TOKENS, metadata=_between(*ANSWER_TOKENS_RANGE)
+    )
+    answer_timeout_s: int = field(
+        default=DEFAULT_ANSWER_SECONDS, metadata=_between(*ANSWER_SECONDS_RANGE)
+    )
+    # per model, over the two above: {"gemma3:270m": {"max_tokens": 512, "timeout_s": 60}}
+    model_answer_caps: dict[str, dict[str, int]] = field(
+        default_factory=dict, metadata={"check": _caps_check}
+    )
     # "auto" (the system's language), "fr" or "en"; read at start-up (a change needs a restart)
     language: str = field(default="auto", metadata={"check": _language_check})
     workspace: str = ""
@@ -131,6 +163,18 @@ class Settings:
         default_factory=list, metadata={"entries_checked_elsewhere": True}
     )
     model_server: str = ""
+    # Réglages → Intelligence: memories recalled before each turn and kept when asked
+    # (« retiens que… »); off: no memory file opened, nothing embedded
+    memories: bool = True
+    # « Retenir à la fin d'une conversation »: leaving a conversation, one call to the
+    # model keeps what it taught about the person (shown, each with Oublier); off by default
+    memory_extraction: bool = False
+    # Réglages → Intelligence: the workspace's files indexed (outside it) for the
+    # search_workspace tool; off: no index opened
+    workspace_index: bool = True
+    # the server's embedding model for memories (Ollama /api/embed, OpenAI /embeddings);
+    # empty, or missing on the server: the embedded model (core.memory.embedders)
+    embedding_model: str = "embeddinggemma"
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

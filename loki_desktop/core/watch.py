@@ -71,8 +71,11 @@ class WorkspaceWatcher:
         on_problems: ProblemsCallback,
         *,
         initial_scan: int = INITIAL_SCAN_FILES,
+        on_change: Callable[[Path], None] | None = None,
     ) -> None:
         self.root = Path(root).resolve()
+        # told of every path that changed (the workspace's index reads it again)
+        self._on_change = on_change
         self._checker = checker
         self._on_problems = on_problems
         self._initial_scan = initial_scan
@@ -156,6 +159,8 @@ class WorkspaceWatcher:
             path = Path(raw)
             if self._is_ignored(path):
                 continue
+            if self._on_change is not None:
+                self._on_change(path)
             if change == Change.deleted and raw in self._dirs:
                 self._forget_tree(raw)
             elif change == Change.added and raw not in self._dirs and _is_real_dir(path):

@@ -32,3 +32,15 @@ def user_skills_dir() -> Path:
 
 def checkpoints_dir() -> Path:
     return data_home() / "checkpoints"
+
+
+def memories_path() -> Path:
+    return data_home() / "memories.db"
+
+
+def index_path(workspace: Path) -> Path:
+    """A workspace's index, outside it: index/<sha256 of its resolved path>.db."""
+    import hashlib
+
+    digest = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:24]
+    return data_home() / "index" / f"{digest}.db"

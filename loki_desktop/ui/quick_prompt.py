@@ -75,6 +75,7 @@ class QuickPrompt(QWidget):
         answer_layout = QVBoxLayout(self.answer_frame)
         answer_layout.setContentsMargins(0, 0, 0, 0)
         self.view = ChatView(renderer)
+        self.view.forget_memory = runtime.forget_memory
         self.view.setFixedHeight(MIN_ANSWER_HEIGHT)
         self.view.verticalScrollBar().rangeChanged.connect(self._fit_answer)
         answer_layout.addWidget(self.view)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,11 +39,14 @@ if TYPE_CHECKING:
     from loki_desktop.core.llm.budget import ContextBudget
     from loki_desktop.core.llm.ollama import OllamaBackend
     from loki_desktop.core.llm.openai_backend import OpenAIBackend
+    from loki_desktop.core.llm.probe import ProbeResult
     from loki_desktop.core.llm.pull import PullProgress
     from loki_desktop.core.mcp.host import McpHost
 
     Backend = OllamaBackend | OpenAIBackend
+    from loki_desktop.core.knowledge.index import KnowledgeTools
     from loki_desktop.core.mcp.service import McpService
+    from loki_desktop.core.memory.recall import Memories
     from loki_desktop.core.tools.preview import PreviewKeeper
 
 log = logging.getLogger(__name__)
@@ -50,6 +54,10 @@ log = logging.getLogger(__name__)
 # Listing the models is instant on a working server; one that accepts the connection but
 # never answers would otherwise hold the check for the chat read timeout (10 minutes).
 MODELS_TIMEOUT_S = 10.0
+PROBED_MODELS = 3  # the server editor's "Vérifier les consignes" asks at most this many
+# the window's background index build embeds this many batches of 64 passages at most (the
+# rest at the next builds; words find them meanwhile)
+BUILD_EMBED_BATCHES = 200
 
 # The settings the window never writes: the MCP service (core.mcp.service) owns them.
 MCP_OWNED = frozenset({"mcp_servers"})
@@ -93,12 +101,26 @@ class Runtime:
         self.mcp_host: McpHost | None = None
         self._checkpoints: CheckpointStore | None = None
         self._checkpoints_failed = False
+        # what Loki remembers (core.memory), made at first use for the server and embedding
+        # model of that moment; those replaced are closed at exit
+        self._memories: Memories | None = None
+        self._memories_key: tuple[ModelServer, str] | None = None
+        self._memories_retired: list[Memories] = []
+        self._memory_work: set[asyncio.Future[object]] = set()
+        # the workspace's index (its search_workspace tool), one per folder opened
+        self._knowledge: dict[Path, KnowledgeTools] = {}
+
         self._agent_loaded = False  # load_agent ran
 
     async def load(self) -> None:
         """Import the model servers' clients in a worker thread, so the window keeps painting
         and answering meanwhile (the first model list would import them in the GUI thread)."""
         await asyncio.to_thread(_import_modules, SERVER_MODULES)
+        memories = self.memories
+        if memories is not None:
+            # the embedded model loads now, on a worker thread, if there are memories to
+            # recall (so the first turn does not wait for it); never before the first frame
+            self._keep_work(asyncio.ensure_future(memories.warm()))
 
     async def load_agent(self) -> None:
         """Import the agent's modules in a worker thread before the first turn builds one.
@@ -106,6 +128,66 @@ class Runtime:
         if not self._agent_loaded:
             await asyncio.to_thread(_import_modules, AGENT_MODULES)
             self._agent_loaded = True
+
+    @property
+    def memories(self) -> Memories | None:
+        """The memories, when the setting is on (None: nothing opened, nothing embedded)."""
+        if not self.settings.memories or self.services.open_memories is None:
+            return None
+        key = (self.server, self.settings.embedding_model)
+        if self._memories is None or key != self._memories_key:
+            from loki_desktop.core.memory.setup import memories_for
+
+            if self._memories is not None:
+                self._memories_retired.append(self._memories)
+            self._memories = memories_for(
+                self.settings, self.server, self.services.open_memories, self.services.secrets
+            )
+            self._memories_key = key
+        return self._memories
+
+    def knowledge(self) -> KnowledgeTools | None:
+        """The current workspace's index and tool, when the setting is on."""
+        folder = self.workspace()
+        if folder is None or not self.settings.workspace_index or self.services.open_index is None:
+            return None
+        if folder not in self._knowledge:
+            from loki_desktop.core.knowledge.setup import knowledge_tools
+            from loki_desktop.core.memory.setup import embedders_for
+
+            memories = self.memories
+            embedders = (
+                memories.embedders
+                if memories is not None
+                else embedders_for(self.settings, self.server, self.services.secrets)
+            )
+            self._knowledge[folder] = knowledge_tools(folder, self.services.open_index, embedders)
+        return self._knowledge[folder]
+
+    async def build_index(self, progress: Callable[[int, int], None]) -> None:
+        """Bring the workspace's index up to date in the background (files on a worker
+        thread; every passage embedded), telling `progress` (files read, files to read)."""
+        tools = self.knowledge()
+        if tools is None:
+            return
+        try:
+            await tools.knowledge.update(
+                progress, embed_batches=BUILD_EMBED_BATCHES, background=True
+            )
+        except StoreUnavailable as exc:
+            self.pending_notices.append(str(exc))
+        finally:
+            progress(0, 0)  # done: the line goes
+
+    def forget_memory(self, memory_id: int) -> None:
+        """*Oublier* on a « Mémorisé » card: the memory is deleted off the GUI thread."""
+        memories = self.memories
+        if memories is not None:
+            self._keep_work(asyncio.ensure_future(memories.forget(memory_id)))
+
+    def _keep_work(self, future: asyncio.Future[object]) -> None:
+        self._memory_work.add(future)
+        future.add_done_callback(self._memory_work.discard)
 
     @property
     def backend(self) -> Backend:
@@ -241,6 +323,8 @@ class Runtime:
                 user_skills_dir=self.services.user_skills_dir,
                 extra_sources=[mcp.manager],
                 budget=budget,
+                memories=self.memories,
+                knowledge=self.knowledge(),
             ),
             checkpoints=self.checkpoints,
         )
@@ -317,6 +401,21 @@ class Runtime:
         backend = make_backend(server, self.services.secrets, key=key)
         try:
             return await self._list_models(backend, server.url, server.kind)
+        finally:
+            await backend.close()
+
+    async def probe_instructions(
+        self, server: ModelServer, key: str | None = None
+    ) -> list[ProbeResult]:
+        """Whether the models of `server` follow a system instruction (one short request
+        each, the first PROBED_MODELS of them): the server editor's button."""
+        from loki_desktop.core.llm.backends import make_backend
+        from loki_desktop.core.llm.probe import probe_system
+
+        backend = make_backend(server, self.services.secrets, key=key)
+        try:
+            models = await self._list_models(backend, server.url, server.kind)
+            return [await probe_system(backend, m.name) for m in models[:PROBED_MODELS]]
         finally:
             await backend.close()
 
@@ -415,6 +514,12 @@ class Runtime:
                 await backend.close()
             except Exception:
                 log.exception("closing the Ollama client of %s failed", backend.host)
+        for work in list(self._memory_work):
+            work.cancel()
+        for knowledge in self._knowledge.values():
+            await knowledge.aclose()
+        for memories in [*self._memories_retired, *([self._memories] if self._memories else [])]:
+            await memories.aclose()
         self.store.close()  # on this thread: a plain History's connection belongs to it
         if self._checkpoints is not None:
             self._checkpoints.close()

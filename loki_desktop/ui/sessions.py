@@ -53,6 +53,7 @@ class Session(QObject):
         super().__init__(parent)
         self.id = conversation_id
         self.view = ChatView(renderer())
+        self.view.forget_memory = runtime.forget_memory
         self.approver = ShellApprover(dialogs_parent, renderer)
         self.approver.on_ask = self.view.tool_waiting  # the card says EN ATTENTE meanwhile
         self.approver.on_answer = self.view.tool_answered

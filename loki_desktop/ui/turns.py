@@ -17,7 +17,10 @@ from loki_desktop.core.events import (
     Done,
     Error,
     Event,
+    Memorised,
     Notice,
+    Recalled,
+    RecalledItem,
     SkillUsed,
     Thinking,
     Token,
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
     from loki_desktop.core.agent import Agent  # imported at the first turn, not at start
 
 log = logging.getLogger(__name__)
+# the notices of an answer a cap or the repetition guard stopped (core.llm.caps)
+STOPPED_BY = frozenset({"length", "timeout", "repetition"})
 
 
 class TurnSink(Protocol):
@@ -72,6 +77,10 @@ class TurnSink(Protocol):
 
     def add_notice(self, message: str) -> object: ...
 
+    def add_recall(self, items: Sequence[RecalledItem]) -> object: ...
+
+    def add_memorised(self, memory_id: int, text: str) -> object: ...
+
     def add_error(self, message: str, *, can_retry: bool = True) -> object: ...
 
 
@@ -100,7 +109,13 @@ def apply_event(sink: TurnSink, event: Event) -> None:
             )
         case CheckReport(path=path, ok=ok, problems=problems, skipped=skipped):
             sink.add_check(path, ok, [(p.line, p.col, p.message) for p in problems], skipped)
-        case Notice(message=message):
+        case Recalled(items=items):
+            sink.add_recall(items)
+        case Memorised(id=memory_id, text=text):
+            sink.add_memorised(memory_id, text)
+        case Notice(message=message, code=code):
+            if code in STOPPED_BY:  # said before Done: the answer it stopped is marked cut
+                sink.end_answer(cut=True)
             sink.add_notice(message)
         case Error(message=message):
             sink.add_error(message)

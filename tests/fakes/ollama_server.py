@@ -27,10 +27,26 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fakes.embeddings import EmbedPlan, serve_ollama_embed
 from tests.fakes.http_fake import QuietServer, QuietServer6, ServedFake, TrackedHandler
 from tests.fakes.ollama_pull import PullPlan, serve_delete, serve_pull
 
 DEFAULT_MODELS = ("qwen2.5-coder:7b", "llama3.1:8b")
+# Templates as /api/show returns them (Go templates; docs/template.md). A chat template with
+# a place for the system prompt (the Llama 3 example of the docs)...
+CHAT_TEMPLATE = (
+    "{{- if .System }}<|start_header_id|>system<|end_header_id|>\n\n{{ .System }}<|eot_id|>\n"
+    "{{- end }}\n{{- range .Messages }}<|start_header_id|>{{ .Role }}<|end_header_id|>\n\n"
+    "{{ .Content }}<|eot_id|>\n{{- end }}<|start_header_id|>assistant<|end_header_id|>\n\n"
+)
+# ... one with turns but no system slot (its messages loop prints users and assistants only)
+NO_SYSTEM_TEMPLATE = (
+    '{{- range .Messages }}{{- if eq .Role "user" }}<start_of_turn>user\n{{ .Content }}'
+    '<end_of_turn>\n{{- else if eq .Role "assistant" }}<start_of_turn>model\n{{ .Content }}'
+    "<end_of_turn>\n{{- end }}{{- end }}<start_of_turn>model\n"
+)
+# ... and the default of an imported model: the prompt as it is (a base model)
+PROMPT_ONLY_TEMPLATE = "{{ .Prompt }}"
 _UNSET: Any = object()
 
 
@@ -55,6 +71,7 @@ class ModelCard:
     # the chat refuses tools even though /api/show lists them (old servers, wrong metadata)
     refuse_tools: bool = False
     refuse_thinking: bool = False  # the same for `think`
+    template: str = CHAT_TEMPLATE  # /api/show's `template`
 
     @classmethod
     def thinker(cls, *levels: str, **kwargs: Any) -> ModelCard:
@@ -98,6 +115,9 @@ class Reply:
     prompt_eval_count: int | None = None
     eval_count: int | None = None
     done_reason: str = "stop"
+    # a server that does not honour `options.num_predict` (Ollama does: it stops there
+    # with done_reason "length", eval_count the cap)
+    ignores_num_predict: bool = False
 
     @classmethod
     def text(cls, *tokens: str, **kwargs: Any) -> Reply:
@@ -154,6 +174,8 @@ class FakeOllama(ServedFake):
         self.default = default or Reply.text("(pas de réponse scriptée)")
         # how /api/pull behaves (tests.fakes.ollama_pull); a successful pull adds the model
         self.pull = PullPlan()
+        # how /api/embed behaves (tests.fakes.embeddings)
+        self.embed = EmbedPlan()
         self.requests: list[tuple[str, str, Any]] = []
         self._scripts: list[Script] = []
         super().__init__()
@@ -185,6 +207,11 @@ class FakeOllama(ServedFake):
     def show_requests(self) -> list[dict[str, Any]]:
         with self._lock:
             return [body for method, path, body in self.requests if path == "/api/show"]
+
+    @property
+    def embed_requests(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [body for method, path, body in self.requests if path == "/api/embed"]
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
@@ -231,6 +258,8 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self._chat(body)
             elif self.path == "/api/pull":
                 serve_pull(self, fake.pull, fake.models, body)
+            elif self.path == "/api/embed":
+                serve_ollama_embed(self, fake.embed, fake.models, body)
             else:
                 self._json(404, {"error": "not found"})
 
@@ -261,7 +290,7 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             shown: dict[str, Any] = {
                 "modelfile": "",
                 "parameters": "",
-                "template": "{{ .Prompt }}",
+                "template": card.template,
                 "details": {
                     "parent_model": "",
                     "format": "gguf",
@@ -288,7 +317,7 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             if refusal:
                 self._json(400, {"error": refusal})
                 return
-            reply = fake._next_reply(body)
+            reply = _capped(fake._next_reply(body), body)
             if reply.prompt_eval_count is None and fake.prompt_counter is not None:
                 reply = dataclasses.replace(reply, prompt_eval_count=fake.prompt_counter(body))
             if reply.status != 200:
@@ -392,6 +421,25 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self.connection.shutdown(socket.SHUT_RDWR)
 
     return Handler
+
+
+def _capped(reply: Reply, body: dict[str, Any]) -> Reply:
+    """The reply as Ollama's runner ends it at `options.num_predict` tokens (thinking
+    counts too): cut there, no tool call, done_reason "length"."""
+    cap = (body.get("options") or {}).get("num_predict")
+    produced = len(reply.thinking) + len(reply.tokens)
+    if reply.ignores_num_predict or not isinstance(cap, int) or cap <= 0 or produced <= cap:
+        return reply
+    thinking = reply.thinking[:cap]
+    tokens = reply.tokens[: cap - len(thinking)]
+    return dataclasses.replace(
+        reply,
+        thinking=thinking,
+        tokens=tokens,
+        tool_calls=[],
+        done_reason="length",
+        eval_count=cap,
+    )
 
 
 def _refusal(card: ModelCard, model: str, body: dict[str, Any]) -> str:

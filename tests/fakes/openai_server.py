@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import socket
 import threading
@@ -37,6 +38,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fakes.embeddings import inputs_of, openai_embeddings
 from tests.fakes.http_fake import QuietServer, ServedFake, TrackedHandler
 
 DEFAULT_MODELS = ("Qwen/Qwen2.5-Coder-7B-Instruct",)
@@ -72,6 +74,7 @@ class Reply:
     no_done: bool = False  # end the body cleanly without finish_reason nor [DONE]
     gate: threading.Event | None = None  # after the first event, wait for it
     prompt_tokens: int = 42
+    ignores_max_tokens: bool = False  # llama.cpp, vLLM and LM Studio honour `max_tokens`
 
     @classmethod
     def text(cls, *tokens: str, **kwargs: Any) -> Reply:
@@ -117,6 +120,9 @@ class FakeOpenAI(ServedFake):
     ) -> None:
         self.models = list(models)
         self.vision_models = vision_models
+        # /v1/embeddings answers for these (tests.fakes.embeddings), with vectors of this size
+        self.embedding_models: set[str] = set()
+        self.embedding_dim = 16
         self.max_model_len = max_model_len
         self.api_key = api_key  # when set, a request without `Bearer <api_key>` gets 401
         self.default = default or Reply.text("(pas de réponse scriptée)")
@@ -208,6 +214,9 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             self._record(body)
             if not self._authorized():
                 return
+            if self.path == "/v1/embeddings":
+                self._embeddings(body)
+                return
             if self.path != "/v1/chat/completions":
                 self._json(404, {"detail": "Not Found"})
                 return
@@ -225,7 +234,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if refused and _has_image(body):
                 self._json(400, _not_multimodal(str(model)))
                 return
-            reply = fake._next_reply(body)
+            reply = _capped(fake._next_reply(body), body)
             if reply.status != 200:
                 self._json(reply.status, {"error": reply.error})
                 return
@@ -313,6 +322,20 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
 
+        def _embeddings(self, body: dict[str, Any]) -> None:
+            model = str(body.get("model"))
+            texts = inputs_of(body)
+            if model not in fake.embedding_models or texts is None:
+                error = {
+                    "message": f"The model `{model}` does not exist.",
+                    "type": "NotFoundError",
+                    "param": None,
+                    "code": 404,
+                }
+                self._json(404, {"error": error})
+                return
+            self._json(200, openai_embeddings(model, texts, fake.embedding_dim))
+
         def _json(self, status: int, data: Any) -> None:
             payload = json.dumps(data).encode()
             self.send_response(status)
@@ -369,3 +392,17 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _capped(reply: Reply, body: dict[str, Any]) -> Reply:
+    """The reply ended at `max_tokens` completion tokens (reasoning counts too): cut there,
+    no tool call, finish_reason "length" (the API reference's reason for the cap)."""
+    cap = body.get("max_tokens")
+    produced = len(reply.reasoning) + len(reply.tokens)
+    if reply.ignores_max_tokens or not isinstance(cap, int) or cap <= 0 or produced <= cap:
+        return reply
+    reasoning = reply.reasoning[:cap]
+    tokens = reply.tokens[: cap - len(reasoning)]
+    return dataclasses.replace(
+        reply, reasoning=reasoning, tokens=tokens, calls=[], finish_reason="length"
+    )

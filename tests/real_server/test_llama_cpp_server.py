@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from loki_desktop.core.events import Done, Error, Token
+from loki_desktop.core.events import Done, Error, Notice, Token
 from loki_desktop.core.llm.openai_backend import OpenAIBackend
+from loki_desktop.core.llm.probe import probe_system
 from loki_desktop.core.settings import Settings
 from loki_desktop.persistence.history import History
 from tests.agent_rig import make_agent, turn
@@ -103,3 +104,26 @@ def test_the_cli_asks_the_real_server(real_server: str, workspace: Path, loki_ho
         assert run.stderr.strip()
     else:
         assert run.of_type("token")
+
+
+async def test_the_length_cap_is_held_by_the_real_server(
+    backend: OpenAIBackend, store: History, workspace: Path
+) -> None:
+    """`max_tokens` reaches llama-cpp-python, which ends the reply there (finish_reason
+    "length"): the turn ends with that reason and keeps what was said."""
+    settings = Settings(model=MODEL, tool_modes={MODEL: "none"}, answer_max_tokens=12)
+    agent = make_agent(backend, store, workspace, settings, skills=False)
+    events = await turn(agent, "Write a long story about a cat, in many paragraphs.")
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.reason == "length"
+    assert 1 < len([e for e in events if isinstance(e, Token)]) <= 12
+    assert [e.code for e in events if isinstance(e, Notice)][-1] == "length"
+
+
+async def test_the_probe_gets_an_answer_from_the_real_server(backend: OpenAIBackend) -> None:
+    """One short request, answered; SmolLM2-135M does not follow the instruction (measured on
+    2026-12-04), which the verdict may say either way."""
+    result = await probe_system(backend, MODEL)
+    assert result.verdict in ("follows", "ignores")
+    assert result.answer

@@ -20,13 +20,25 @@ SCRIPTS: tuple[Script, ...] = ("oracle", "sabotage", "text")
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """One recorded model reply: its text and its native tool calls."""
+    """One recorded model reply: its text and its native tool calls. A recording also keeps
+    the reasoning, how the reply ended (the server's done_reason, or "cut" when it was
+    stopped before its end: a cap, the repetition guard, the task's time limit) and the
+    pieces streamed; a replay reads only the text and the calls."""
 
     content: str = ""
     calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    thinking: str = ""
+    ended: str = ""
+    pieces: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"content": self.content, "calls": [[n, a] for n, a in self.calls]}
+        data: dict[str, Any] = {"content": self.content, "calls": [[n, a] for n, a in self.calls]}
+        if self.thinking:
+            data["thinking"] = self.thinking
+        if self.ended:
+            data["ended"] = self.ended
+            data["pieces"] = self.pieces
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Reply:
@@ -95,12 +107,21 @@ class RecordingBackend:
         return await self.inner.model_profile(model)
 
     async def chat(self, **request: Any) -> AsyncIterator[ChatChunk]:
-        content, calls = "", []
-        async for chunk in self.inner.chat(**request):
-            content += chunk.content
-            calls += [(call.name, _args(call.arguments)) for call in chunk.tool_calls]
-            yield chunk
-        self.replies.append(Reply(content, tuple(calls)))
+        """The inner stream, kept as it goes: a reply stopped before its end (a cap, the
+        repetition guard, the task's time limit, a server error) is kept up to there."""
+        content, thinking, calls, pieces, ended = [], [], [], 0, "cut"
+        try:
+            async for chunk in self.inner.chat(**request):
+                content.append(chunk.content)
+                thinking.append(chunk.thinking)
+                pieces += bool(chunk.content or chunk.thinking)
+                calls += [(call.name, _args(call.arguments)) for call in chunk.tool_calls]
+                if chunk.done:
+                    ended = chunk.done_reason or "stop"
+                yield chunk
+        finally:
+            reply = Reply("".join(content), tuple(calls), "".join(thinking), ended, pieces)
+            self.replies.append(reply)
 
 
 def scripted(task: EvalTask, script: Script, url: str = "") -> list[Reply]:

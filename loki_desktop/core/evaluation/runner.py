@@ -13,7 +13,7 @@ import tempfile
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
@@ -21,13 +21,39 @@ from typing import Any, Literal
 from loki_desktop.core.assembly import TurnOptions, build_agent
 from loki_desktop.core.evaluation.graders import Verdict, grade
 from loki_desktop.core.evaluation.tasks import EvalTask
-from loki_desktop.core.events import Done, Error, Token, ToolCall, ToolResult
+from loki_desktop.core.events import (
+    Done,
+    DoneReason,
+    Error,
+    Notice,
+    Thinking,
+    Token,
+    ToolCall,
+    ToolResult,
+)
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.llm.caps import AnswerCaps
+from loki_desktop.core.llm.mode import empty_answer_message
 from loki_desktop.core.ports import ChatBackend, ConversationStore, SecretStore
 from loki_desktop.core.settings import Settings
 from loki_desktop.core.tools.toolbox import OwningSource
 
 Harness = Literal["on", "off"]
+# How a task ended: passed, a grader failed, its time ran out (the answer's cap or the task's
+# limit), the repetition guard, the length cap, the model said nothing at all, or the server
+# failed.
+TaskEnd = Literal[
+    "passed", "failed_check", "timeout", "repetition", "length", "empty_answer", "server_error"
+]
+TASK_ENDS: tuple[TaskEnd, ...] = (
+    "passed",
+    "failed_check",
+    "timeout",
+    "repetition",
+    "length",
+    "empty_answer",
+    "server_error",
+)
 BackendFor = Callable[[str, EvalTask, Harness, str], ChatBackend]  # model, task, mode, page URL
 StoreFor = Callable[[Path], ConversationStore]
 FETCH_SERVER_ID = "web"  # its tool is mcp_web_fetch (see suite_basic.FETCH_TOOL)
@@ -47,6 +73,10 @@ class TaskResult:
     valid_tool_calls: int
     tokens: int
     error: str = ""
+    # how the task ended (see task_end), the tokens the model produced, the notices by code
+    end: TaskEnd = "failed_check"
+    answer_tokens: int = 0
+    notices: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +93,9 @@ class TaskResult:
             "valid_tool_calls": self.valid_tool_calls,
             "tokens": self.tokens,
             "error": self.error,
+            "end": self.end,
+            "answer_tokens": self.answer_tokens,
+            "notices": dict(self.notices),
         }
 
 
@@ -82,6 +115,7 @@ class Runner:
     store_for: StoreFor
     secrets: SecretStore
     settings: Settings
+    caps: AnswerCaps = field(default_factory=AnswerCaps)  # `eval --max-tokens/--timeout`
 
     async def run(
         self, models: list[str], modes: list[Harness], tasks: list[EvalTask]
@@ -107,21 +141,10 @@ class Runner:
             finally:
                 store.close()
             verdicts = tuple(await grade(task.graders, workspace, outcome.answer))
-        passed = not outcome.error and all(v.passed for v in verdicts)
-        return TaskResult(
-            model,
-            mode,
-            task.id,
-            task.kind,
-            passed,
-            verdicts,
-            time.monotonic() - started,
-            outcome.rounds,
-            outcome.tool_calls,
-            outcome.valid_tool_calls,
-            outcome.tokens,
-            outcome.error,
-        )
+        # the task's own limit is a failure (the turn never ended); an answer stopped by a cap
+        # is graded on what it did before
+        passed = not outcome.error and not outcome.timed_out and all(v.passed for v in verdicts)
+        return _result(model, mode, task, passed, verdicts, started, outcome)
 
     async def _turn(
         self,
@@ -138,6 +161,9 @@ class Runner:
             max_rounds=self.settings.max_rounds,
             num_ctx=self.settings.num_ctx,
             skills_enabled=mode == "on",
+            answer_max_tokens=self.settings.answer_max_tokens,
+            answer_timeout_s=self.settings.answer_timeout_s,
+            model_answer_caps=self.settings.model_answer_caps,
             auto_checks=mode == "on",
             # off: tools are sent natively only, never described in the prompt
             tool_modes={} if mode == "on" else {model: "native"},
@@ -154,19 +180,23 @@ class Runner:
             workspace=workspace,
             approver=_NoShell(),
             options=TurnOptions(
-                model=model, skills=mode == "on", extra_sources=extra, text_calls=mode == "on"
+                model=model,
+                skills=mode == "on",
+                extra_sources=extra,
+                text_calls=mode == "on",
+                caps=self.caps,
             ),
         )
-        outcome = _Outcome()
+        outcome = _Outcome(limit_s=_time_limit(task, self.caps))
         try:
-            async with asyncio.timeout(task.time_limit_s):
+            async with asyncio.timeout(outcome.limit_s):
                 async with contextlib.aclosing(
                     agent.run_turn(task.prompt.replace("{url}", url))
                 ) as events:
                     async for event in events:
                         outcome.add(event)
         except TimeoutError:
-            outcome.error = f"time limit of {task.time_limit_s:g} s reached"
+            outcome.timed_out = True
         finally:
             if manager is not None:
                 await manager.aclose()
@@ -183,26 +213,97 @@ class Runner:
 
 @dataclass
 class _Outcome:
+    """What a task's turn produced, up to its end whatever ended it (the time limit cancels
+    the turn before its Done: the streamed pieces then stand in for the server's count)."""
+
     answer: str = ""
     rounds: int = 0
     tool_calls: int = 0
     valid_tool_calls: int = 0
     tokens: int = 0
     error: str = ""
+    answer_tokens: int = 0
+    pieces: int = 0  # tokens and reasoning pieces streamed
+    done: DoneReason | None = None
+    timed_out: bool = False  # the task's own time limit cancelled the turn
+    limit_s: float = 0.0
+    notices: dict[str, int] = field(default_factory=dict)
 
     def add(self, event: object) -> None:
         match event:
             case Token(text=text):
                 self.answer += text
+                self.pieces += 1
+            case Thinking():
+                self.pieces += 1
             case ToolCall():
                 self.tool_calls += 1
             case ToolResult(ok=ok):
                 self.valid_tool_calls += ok
+            case Notice(code=code):
+                self.notices[code] = self.notices.get(code, 0) + 1
             case Error(message=message):
                 self.error = message
-            case Done(stats=stats):
+            case Done(reason=reason, stats=stats):
+                self.done = reason
                 self.rounds = stats.get("rounds", 0)
-                self.tokens = stats.get("prompt_tokens", 0) + stats.get("answer_tokens", 0)
+                self.answer_tokens = stats.get("answer_tokens", 0)
+                self.tokens = stats.get("prompt_tokens", 0) + self.answer_tokens
+
+    @property
+    def produced(self) -> int:
+        return self.answer_tokens or self.pieces
+
+
+def task_end(passed: bool, outcome: _Outcome) -> TaskEnd:
+    """How a task ended, for the report: a server error first, then the verdict, then what
+    stopped an answer that did not pass."""
+    if outcome.error and not outcome.timed_out:
+        # the turn's one error that is the model's, not the server's: it said nothing
+        return "empty_answer" if outcome.error == empty_answer_message() else "server_error"
+    if passed:
+        return "passed"
+    if outcome.timed_out or outcome.done == "timeout":
+        return "timeout"
+    if outcome.done in ("repetition", "length"):
+        return outcome.done
+    return "failed_check"
+
+
+def _time_limit(task: EvalTask, caps: AnswerCaps) -> float:
+    """The task's own limit, a backstop above the answer's time cap (tools take time too)."""
+    return max(task.time_limit_s, 2 * caps.timeout_s)
+
+
+def _result(
+    model: str,
+    mode: Harness,
+    task: EvalTask,
+    passed: bool,
+    verdicts: tuple[Verdict, ...],
+    started: float,
+    outcome: _Outcome,
+) -> TaskResult:
+    error = outcome.error
+    if outcome.timed_out and not error:
+        error = f"time limit of {outcome.limit_s:g} s reached"
+    return TaskResult(
+        model,
+        mode,
+        task.id,
+        task.kind,
+        passed,
+        verdicts,
+        time.monotonic() - started,
+        outcome.rounds,
+        outcome.tool_calls,
+        outcome.valid_tool_calls,
+        outcome.tokens,
+        error,
+        end=task_end(passed, outcome),
+        answer_tokens=outcome.produced,
+        notices=tuple(sorted(outcome.notices.items())),
+    )
 
 
 @contextlib.contextmanager

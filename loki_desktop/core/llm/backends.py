@@ -45,6 +45,7 @@ def make_backend(
             api_key=key if key is not None else api_key(server, secrets),
             label=server.name,
             context_lengths=server.context_lengths,
+            fold_system=server.system == "folded",
         )
     from loki_desktop.core.llm.ollama import OllamaBackend
 

@@ -98,6 +98,28 @@ def unknown_context_notice(model: str, assumed: int) -> str:
     ).format(model=model, n=assumed)
 
 
+def system_folded_notice(model: str) -> str:
+    return _(
+        "Le gabarit de « {model} » n'a pas de place pour des consignes : Loki met les siennes "
+        "(et la description des outils) au début du premier message."
+    ).format(model=model)
+
+
+def base_model_notice(model: str) -> str:
+    return _(
+        "« {model} » n'a pas de gabarit de conversation (c'est un modèle de base) : il n'est "
+        "pas fait pour converser et risque de continuer le texte au lieu de répondre. "
+        "Choisissez plutôt une version « instruct » ou « chat »."
+    ).format(model=model)
+
+
+def no_tool_used_notice() -> str:
+    return _(
+        "Le modèle n'a utilisé aucun outil : rien n'a été écrit ni lancé, même si sa réponse "
+        "le décrit."
+    )
+
+
 def empty_answer_message() -> str:
     return _("Le modèle n'a rien répondu. Réessayez, ou reformulez votre message.")
 

@@ -11,6 +11,7 @@ one NDJSON stream: https://github.com/ollama/ollama/blob/main/docs/api.md
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
@@ -104,7 +105,7 @@ class OllamaBackend:
             raise OllamaResponseError(response.status_code, error_value(response.text))
         return response.json()
 
-    async def _stream(self, path: str, body: Any) -> AsyncIterator[dict[str, Any]]:
+    async def _stream(self, path: str, body: Any) -> AsyncGenerator[dict[str, Any], None]:
         """The objects of an NDJSON answer, one per line, as they arrive."""
         loop = asyncio.get_running_loop()
         with self._watchdog.watch() as silence:
@@ -200,10 +201,13 @@ class OllamaBackend:
             payload["think"] = think
         seen_done = False
         try:
-            async for part in self._stream("/api/chat", payload):
-                chunk = _chunk(part)
-                seen_done = seen_done or chunk.done
-                yield chunk
+            # closed with this generator: a reply stopped early (a cap, the repetition guard,
+            # Stop) closes its HTTP stream now, inside the loop, not in a late finalizer
+            async with contextlib.aclosing(self._stream("/api/chat", payload)) as parts:
+                async for part in parts:
+                    chunk = _chunk(part)
+                    seen_done = seen_done or chunk.done
+                    yield chunk
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except OllamaResponseError as exc:
@@ -244,8 +248,10 @@ class OllamaBackend:
         sentence on a failure. Closing the iterator cancels the pull; Ollama keeps what
         it downloaded and a later pull of the same name resumes from there."""
         try:
-            async for part in self._stream("/api/pull", {"model": model, "stream": True}):
-                yield part
+            pulled = self._stream("/api/pull", {"model": model, "stream": True})
+            async with contextlib.aclosing(pulled) as parts:
+                async for part in parts:
+                    yield part
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except OllamaResponseError as exc:

@@ -9,8 +9,9 @@ lines to read, and the package would add ~0.3 s of imports and a second HTTP sta
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -18,6 +19,7 @@ import httpx
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm import openai_errors as errors
+from loki_desktop.core.llm.caps import NUM_PREDICT
 from loki_desktop.core.llm.openai_stream import DeltaAssembler, StreamError, sse_data
 from loki_desktop.core.llm.openai_wire import request_body
 from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog
@@ -57,10 +59,13 @@ class OpenAIBackend:
         label: str = "",
         context_lengths: Mapping[str, int] | None = None,
         silence_limit_s: float = SILENCE_LIMIT_S,
+        fold_system: bool = False,
     ) -> None:
         self.host = host.rstrip("/")
         self.label = f"« {label} » ({self.host})" if label else self.host
         self.context_lengths = dict(context_lengths or {})
+        # the server setting "folded into the first message" (core.model_servers)
+        self.fold_system = fold_system
         self._client = _http_client(self.host, api_key)
         self._watchdog = SilenceWatchdog(silence_limit_s)
         self._takes_images: dict[str, bool] = {}  # the server's answer, per model (asked once)
@@ -126,6 +131,8 @@ class OpenAIBackend:
             capabilities=OPENAI_CAPABILITIES | seen,
             context_length=self._length(model, cards.get(model)),
             known=False,
+            # the template cannot be seen: only the server setting says it drops the system
+            system_slot=False if self.fold_system else None,
         )
 
     async def accepts_images(self, model: str) -> bool:
@@ -153,15 +160,25 @@ class OpenAIBackend:
         options: dict[str, Any],
         think: ThinkValue | None = None,
     ) -> AsyncIterator[ChatChunk]:
-        """Stream one reply. `options` (Ollama's num_ctx…) are not sent: the server runs the
-        model with its own context; the budget learns it from /models or an overflow."""
-        body = request_body(model=model, messages=messages, tools=tools, think=think)
+        """Stream one reply. Of `options` only the length cap is sent (`num_predict` as
+        `max_tokens`); num_ctx is not: the server runs the model with its own context, the
+        budget learns it from /models or an overflow."""
+        cap = options.get(NUM_PREDICT)
+        body = request_body(
+            model=model,
+            messages=messages,
+            tools=tools,
+            think=think,
+            max_tokens=cap if isinstance(cap, int) else 0,
+        )
         assembler = DeltaAssembler()
         try:
-            async for data in self._events(body, model):
-                chunk = assembler.feed(data)
-                if chunk is not None:
-                    yield chunk
+            # closed with this generator (a reply stopped early closes its stream now)
+            async with contextlib.aclosing(self._events(body, model)) as events:
+                async for data in events:
+                    chunk = assembler.feed(data)
+                    if chunk is not None:
+                        yield chunk
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise errors.unreachable(self.label) from None
         except StreamError as exc:
@@ -176,7 +193,7 @@ class OpenAIBackend:
             raise errors.cut(self.label, _("fin du flux avant la fin de la réponse"))
         yield assembler.final()
 
-    async def _events(self, body: dict[str, Any], model: str) -> AsyncIterator[str]:
+    async def _events(self, body: dict[str, Any], model: str) -> AsyncGenerator[str, None]:
         """The data of each SSE event, as it arrives."""
         loop = asyncio.get_running_loop()
         with self._watchdog.watch() as silence:

@@ -30,8 +30,9 @@ def request_body(
     messages: Sequence[dict[str, Any]],
     tools: Sequence[dict[str, Any]],
     think: ThinkValue | None,
+    max_tokens: int = 0,
 ) -> dict[str, Any]:
-    """The JSON body of a streamed /chat/completions request."""
+    """The JSON body of a streamed /chat/completions request; `max_tokens` 0: no cap."""
     body: dict[str, Any] = {
         "model": model,
         "messages": wire_messages(messages),
@@ -41,6 +42,9 @@ def request_body(
     }
     if tools:
         body["tools"] = list(tools)
+    if max_tokens > 0:
+        # the answer's length cap (core.llm.caps); llama.cpp, vLLM and LM Studio take it
+        body["max_tokens"] = max_tokens
     if isinstance(think, str) and think in ("low", "medium", "high"):
         # the levels OpenAI-style reasoning models take; on/off has no standard field
         body["reasoning_effort"] = think

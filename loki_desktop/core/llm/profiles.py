@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.template import read_template
 from loki_desktop.core.ports import ChatBackend, ImageProbe, ModelProfile, ThinkValue
 
 
@@ -33,6 +34,7 @@ def parse_profile(name: str, shown: Any) -> ModelProfile:
         else None
     )
     values, default = _thinking(shown.get("thinking"))
+    template = read_template(shown.get("template"))
     profile = ModelProfile(
         name=name,
         capabilities=caps if caps else ModelProfile.assumed(name).capabilities,
@@ -43,6 +45,8 @@ def parse_profile(name: str, shown: Any) -> ModelProfile:
         quantization=str(details.get("quantization_level") or ""),
         context_length=_context_length(shown.get("model_info")),
         known=bool(caps),
+        system_slot=template.system,
+        chat_template=template.chat,
     )
     return profile
 
@@ -78,6 +82,15 @@ class ModelProfiles:
     """
 
     _known: dict[tuple[str, str], ModelProfile] = field(default_factory=dict)
+    _told: set[tuple[str, str, str]] = field(default_factory=set)
+
+    def tell_once(self, host: str, model: str, what: str) -> bool:
+        """True the first time `what` is said about this model (for the session)."""
+        key = (host, model, what)
+        if key in self._told:
+            return False
+        self._told.add(key)
+        return True
 
     async def get(self, backend: ChatBackend, model: str) -> ModelProfile:
         """The model's profile (asked the first time). Raises BackendError when the
@@ -137,6 +150,10 @@ def capability_marks(profile: ModelProfile) -> list[str]:
         marks.append(_("réflexion") + (f" ({'/'.join(levels)})" if levels else ""))
     if profile.vision:
         marks.append(_("vision"))
+    if profile.chat_template is False:
+        marks.append(_("pas fait pour la conversation (modèle de base)"))
+    elif profile.system_slot is False:
+        marks.append(_("consignes dans le premier message"))
     if not profile.known:
         marks.append(_("capacités inconnues"))
     return marks
@@ -161,4 +178,6 @@ def profile_json(profile: ModelProfile) -> dict[str, Any]:
         "parameter_size": profile.parameter_size,
         "quantization": profile.quantization,
         "context_length": profile.context_length,
+        "system_slot": profile.system_slot,
+        "chat_template": profile.chat_template,
     }

@@ -9,7 +9,7 @@ from PySide6.QtCore import QMargins, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from loki_desktop.core.events import ChangedFile, CutArgument
+from loki_desktop.core.events import ChangedFile, CutArgument, RecalledItem
 from loki_desktop.core.file_change import FileChange
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
@@ -28,6 +28,7 @@ from loki_desktop.ui.chat.items import (
     UserMessage,
 )
 from loki_desktop.ui.chat.markdown_view import MarkdownView
+from loki_desktop.ui.chat.memory_items import MemorisedCard, RecallBadge
 from loki_desktop.ui.chat.thinking import ThinkingBlock
 from loki_desktop.ui.qt_helpers import label
 from loki_desktop.ui.text.markdown_render import MarkdownRenderer
@@ -111,6 +112,8 @@ class ChatView(QScrollArea):
         # person scrolls): not the distance from the bottom, which a streaming answer changes
         self._anchor: tuple[QWidget, int] | None = None
         self._adjusting = False
+        # *Oublier* on a « Mémorisé » card (the window sets it: it owns the memories)
+        self.forget_memory: Callable[[int], None] | None = None
         # timers owned by the view: they die with it (a bare singleShot could fire after)
         self._place_timer = self._zero_timer(self._keep_place)
         self._older_timer = self._zero_timer(self._load_if_needed)
@@ -407,6 +410,13 @@ class ChatView(QScrollArea):
     def add_notice(self, message: str) -> NoticeLine:
         self.end_answer()
         return self._add(NoticeLine(message))
+
+    def add_recall(self, items: Sequence[RecalledItem]) -> RecallBadge:
+        return self._add(RecallBadge(items))
+
+    def add_memorised(self, memory_id: int, text: str) -> MemorisedCard:
+        self.end_answer()
+        return self._add(MemorisedCard(memory_id, text, self.forget_memory))
 
     def add_error(self, message: str, *, can_retry: bool = True) -> ErrorCard:
         self.end_answer(cut=True)

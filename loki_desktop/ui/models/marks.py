@@ -56,6 +56,12 @@ def describe(profile: ModelProfile | None) -> str:
         )
     if profile.vision:
         parts.append(_("lit les images"))
+    if profile.chat_template is False:
+        parts.append(_("modèle de base, pas fait pour la conversation"))
+    elif profile.system_slot is False:
+        parts.append(
+            _("consignes de Loki dans le premier message (son gabarit n'a pas de place pour elles)")
+        )
     size = " ".join(p for p in (profile.parameter_size, profile.quantization) if p)
     line = " · ".join(parts)
     return f"{line} — {size}" if size else line

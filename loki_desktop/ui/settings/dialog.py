@@ -39,13 +39,20 @@ from loki_desktop.ui.qt_helpers import (
     wrapping_form,
 )
 from loki_desktop.ui.runtime import Runtime
+from loki_desktop.ui.settings.answer_caps import AnswerCapsRows
 from loki_desktop.ui.settings.evaluation_panel import EvaluationPanel
 from loki_desktop.ui.settings.installed_models import ModelsPage
 from loki_desktop.ui.settings.language_choice import language_choice
 from loki_desktop.ui.settings.mcp import McpPage
+from loki_desktop.ui.settings.memory_panel import MemorySection
 from loki_desktop.ui.settings.model import ModelBehaviour
 from loki_desktop.ui.settings.page import page_layout
-from loki_desktop.ui.settings.servers import Probe, ServersEditor, drafts_of
+from loki_desktop.ui.settings.servers import (
+    InstructionsProbe,
+    Probe,
+    ServersEditor,
+    drafts_of,
+)
 from loki_desktop.ui.theme import Theme
 
 MAX_ROUNDS_LIMIT = 50
@@ -77,10 +84,12 @@ class GeneralPage(QWidget):
         tasks: OwnedTasks,
         probe: Probe,
         profile_of: Callable[[str], ModelProfile | None] = lambda _name: None,
+        instructions: InstructionsProbe | None = None,
     ) -> None:
         super().__init__()
         self.tasks = tasks
         self.probe = probe  # lists a server's models (Runtime.probe_server)
+        self.instructions = instructions  # checks its models follow a system instruction
         self.profile_of = profile_of  # what a model of the current server can do, if known
         layout = page_layout(
             self,
@@ -105,7 +114,10 @@ class GeneralPage(QWidget):
     def _add_servers(self, settings: Settings, form: QFormLayout) -> None:
         migrated = not settings.model_servers
         self.servers = ServersEditor(
-            drafts_of(servers(settings), settings.host, migrated), self.tasks, self.probe
+            drafts_of(servers(settings), settings.host, migrated),
+            self.tasks,
+            self.probe,
+            self.instructions,
         )
         self.servers.tested.connect(self._fill_models)
         self._tested: tuple[str, list[str]] = ("", [])  # the last server tested, its models
@@ -142,6 +154,7 @@ class GeneralPage(QWidget):
                 wrap=True,
             ),
         )
+        self.answer_caps = AnswerCapsRows(settings, form)
 
     def _add_context(self, settings: Settings, form: QFormLayout) -> None:
         self.num_ctx = QComboBox()
@@ -213,6 +226,7 @@ class GeneralPage(QWidget):
         if settings.model in names and tested in {d.name.strip() for d in drafts}:
             settings.model_server = tested  # a model of the server just tested: its server
         settings.max_rounds = self.max_rounds.value()
+        self.answer_caps.apply(settings)
         settings.checkpoints_budget_mb = self.checkpoints_budget.value()
         settings.num_ctx = int(self.num_ctx.currentData())
         settings.ui["theme"] = str(self.theme.currentData())
@@ -253,6 +267,8 @@ class IntelligencePage(QWidget):
             ),
         )
         self._add_switches(settings, layout)
+        self.memory = MemorySection(runtime)
+        layout.addWidget(self.memory)
         self.evaluation = EvaluationPanel(runtime)
         layout.addWidget(self.evaluation)
         self._add_skills(layout)
@@ -315,6 +331,7 @@ class IntelligencePage(QWidget):
         settings.skills_enabled = self.skills_enabled.isChecked()
         settings.auto_checks = self.auto_checks.isChecked()
         settings.review_writes = self.review_writes.isChecked()
+        self.memory.apply(settings)
 
     def _open_folder(self) -> None:
         self.skills_folder.mkdir(parents=True, exist_ok=True)
@@ -360,11 +377,17 @@ class SettingsDialog(QDialog):
         body.addWidget(self.nav)
         self.pages = QStackedWidget()
         self.general = GeneralPage(
-            runtime.settings, theme, self.tasks, runtime.probe_server, runtime.profile_of
+            runtime.settings,
+            theme,
+            self.tasks,
+            runtime.probe_server,
+            runtime.profile_of,
+            runtime.probe_instructions,
         )
         self.models = ModelsPage(runtime, self._default_model_set)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
+        self.intelligence.memory.pull = self._pull_model
         for page in (self.general, self.models, self.mcp, self.intelligence):
             holder = QWidget()
             holder_layout = QVBoxLayout(holder)
@@ -405,6 +428,12 @@ class SettingsDialog(QDialog):
 
     def _default_model_set(self, name: str) -> None:
         self.general.model.setCurrentText(name)  # so that Save keeps it
+
+    def _pull_model(self, name: str) -> None:
+        """A download asked from another page (the embedding model) runs on Modèles."""
+        self.show_page("models")
+        self.models.pull_field.setText(name)
+        self.models.pull_button.click()
 
     def show_page(self, name: str) -> None:
         self.nav.setCurrentRow(self.PAGES.index(name))

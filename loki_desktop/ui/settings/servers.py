@@ -22,11 +22,13 @@ from PySide6.QtWidgets import (
 )
 
 from loki_desktop.core.i18n import _, ngettext
+from loki_desktop.core.llm.probe import ProbeResult
 from loki_desktop.core.model_servers import (
     DEFAULT_OLLAMA_NAME,
     DEFAULT_OPENAI_URL,
     ModelServer,
     ServerKind,
+    SystemPlacement,
     check_url,
 )
 from loki_desktop.core.ports import BackendError, ModelInfo
@@ -41,6 +43,8 @@ from loki_desktop.ui.qt_helpers import (
 )
 
 Probe = Callable[[ModelServer, str | None], Awaitable[list[ModelInfo]]]
+# checks with one short request per model whether its models follow a system instruction
+InstructionsProbe = Callable[[ModelServer, str | None], Awaitable[list[ProbeResult]]]
 
 
 def ollama_default() -> str:
@@ -59,6 +63,7 @@ class ServerDraft:
     has_key: bool = False
     key: str | None = None
     context_lengths: dict[str, int] = field(default_factory=dict)
+    system: SystemPlacement = "system"  # how Loki's instructions reach an OpenAI server's model
 
     def server(self) -> ModelServer:
         url = self.url.strip()
@@ -70,6 +75,7 @@ class ServerDraft:
             url.rstrip("/"),
             dict(self.context_lengths),
             has_key=bool(self.key) or (self.has_key and self.key is None),
+            system=self.system if self.kind == "openai" else "system",
         )
 
 
@@ -78,11 +84,18 @@ class ServersEditor(QWidget):
 
     tested = Signal(list)  # the model names a successful connection test found
 
-    def __init__(self, drafts: list[ServerDraft], tasks: OwnedTasks, probe: Probe) -> None:
+    def __init__(
+        self,
+        drafts: list[ServerDraft],
+        tasks: OwnedTasks,
+        probe: Probe,
+        instructions: InstructionsProbe | None = None,
+    ) -> None:
         super().__init__()
         self.drafts = drafts
         self.tasks = tasks
         self.probe = probe
+        self.instructions = instructions
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
@@ -118,6 +131,7 @@ class ServersEditor(QWidget):
         self.forget_key = button(_("Oublier la clé"))
         key_row.addWidget(self.forget_key)
         form.addRow(_("Clé d'API"), key_row)
+        form.addRow(_("Consignes"), self._placement_row())
         layout.addLayout(form)
         self.test_result = label("", "TestResult", wrap=True)
         self.test_result.hide()
@@ -126,11 +140,33 @@ class ServersEditor(QWidget):
         self._connect()
         self._refill(0)
 
+    def _placement_row(self) -> QHBoxLayout:
+        """Where Loki's instructions go for an OpenAI-compatible server (whose template
+        cannot be seen), and the button that checks whether its models follow them."""
+        row = QHBoxLayout()
+        self.placement = QComboBox()
+        self.placement.setObjectName("SystemPlacement")
+        self.placement.addItem(_("en message système"), "system")
+        self.placement.addItem(_("dans le premier message"), "folded")
+        self.placement.setToolTip(
+            _(
+                "Certains formats de conversation (« gemma » de llama.cpp) laissent le "
+                "message système de côté : Loki met alors ses consignes dans le premier message."
+            )
+        )
+        row.addWidget(self.placement, 1)
+        self.check_button = button(_("Vérifier les consignes"))
+        self.check_button.setVisible(self.instructions is not None)
+        row.addWidget(self.check_button)
+        return row
+
     def _connect(self) -> None:
         self.list.currentRowChanged.connect(self._show)
         self.add_button.clicked.connect(self.add_server)
         self.remove_button.clicked.connect(self.remove_server)
         self.test_button.clicked.connect(self.test_connection)
+        self.check_button.clicked.connect(self.check_instructions)
+        self.placement.currentIndexChanged.connect(self._edited)
         self.forget_key.clicked.connect(self._forget_key)
         for edit in (self.name, self.host, self.key):
             edit.textChanged.connect(self._edited)  # typed or set (tests, paste)
@@ -187,6 +223,8 @@ class ServersEditor(QWidget):
                 _("enregistrée dans le trousseau") if draft.has_key else _("aucune")
             )
             self.forget_key.setEnabled(draft.has_key or bool(draft.key))
+            self.placement.setCurrentIndex(self.placement.findData(draft.system))
+            self._placement_enabled(draft)
             self.test_result.hide()
         finally:
             self._loading = False
@@ -199,8 +237,16 @@ class ServersEditor(QWidget):
         draft.kind = "openai" if self.kind.currentData() == "openai" else "ollama"
         draft.url = self.host.text()
         draft.key = self.key.text() or (None if draft.key is None else "")
+        draft.system = "folded" if self.placement.currentData() == "folded" else "system"
+        self._placement_enabled(draft)
         self.host.setPlaceholderText(ollama_default() if draft.kind == "ollama" else "")
         self.list.currentItem().setText(self._line(draft))
+
+    def _placement_enabled(self, draft: ServerDraft) -> None:
+        """Ollama shows its templates: Loki reads them there and needs no setting."""
+        openai = draft.kind == "openai"
+        self.placement.setEnabled(openai)
+        self.check_button.setEnabled(openai)
 
     def _forget_key(self) -> None:
         draft = self.current
@@ -261,6 +307,39 @@ class ServersEditor(QWidget):
         set_state(self.test_result, "state", "ok")
         self.tested.emit(names)
 
+    def check_instructions(self) -> None:
+        draft = self.current
+        if draft is None or self.instructions is None:
+            return
+        self.check_button.setEnabled(False)
+        self.test_result.setText(_("Vérification des consignes…"))
+        set_state(self.test_result, "state", "ok")
+        self.test_result.show()
+        self.tasks.spawn(self._check(dataclasses.replace(draft)))
+
+    async def _check(self, draft: ServerDraft) -> None:
+        assert self.instructions is not None
+        server = draft.server()
+        try:
+            if reason := check_url(server.url):
+                raise BackendError(reason)
+            results = await self.instructions(server, draft.key or None)
+        except BackendError as exc:
+            self.test_result.setText(str(exc))
+            set_state(self.test_result, "state", "error")
+            return
+        finally:
+            self.check_button.setEnabled(True)
+        if not results:
+            self.test_result.setText(
+                _("Aucun modèle à vérifier sur {host}.").format(host=server.url)
+            )
+            set_state(self.test_result, "state", "error")
+            return
+        self.test_result.setText("\n".join(result.sentence() for result in results))
+        follows = all(result.verdict == "follows" for result in results)
+        set_state(self.test_result, "state", "ok" if follows else "error")
+
 
 def drafts_of(listed: list[ModelServer], host_setting: str, migrated: bool) -> list[ServerDraft]:
     """The drafts of the settings' servers; the migrated single Ollama shows the raw `host`
@@ -268,5 +347,6 @@ def drafts_of(listed: list[ModelServer], host_setting: str, migrated: bool) -> l
     if migrated:
         return [ServerDraft("ollama", DEFAULT_OLLAMA_NAME, host_setting)]
     return [
-        ServerDraft(s.kind, s.name, s.url, s.has_key, None, dict(s.context_lengths)) for s in listed
+        ServerDraft(s.kind, s.name, s.url, s.has_key, None, dict(s.context_lengths), s.system)
+        for s in listed
     ]

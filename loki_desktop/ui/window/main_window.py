@@ -23,12 +23,13 @@ from loki_desktop.ui.chat.attachments import Attachments
 from loki_desktop.ui.chat.composer import Composer
 from loki_desktop.ui.chat.conversations import ConversationList
 from loki_desktop.ui.chat.export import ask_and_export
+from loki_desktop.ui.chat.extracted_bar import EndOfConversation, ExtractedBar
 from loki_desktop.ui.chat.stream_status import StreamStatus
 from loki_desktop.ui.chat.welcome import WelcomePage
 from loki_desktop.ui.mcp.composer import McpComposer
 from loki_desktop.ui.mcp.host import WindowMcpHost
 from loki_desktop.ui.models.downloads import ModelDownloads
-from loki_desktop.ui.qt_helpers import OwnedTasks
+from loki_desktop.ui.qt_helpers import OwnedTasks, label
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.sessions import Session, Sessions
 from loki_desktop.ui.text.rendering import ThemedRenderer
@@ -109,6 +110,10 @@ class MainWindow(QMainWindow):
         self.banner = Banner()
         self.notice_bar = NoticeBar()
         self.notice_bar.show_messages(self.runtime.startup_notices)
+        self.extracted = ExtractedBar(self.runtime.forget_memory)
+        self.index_line = label("", "FieldHelp")
+        self.index_line.setObjectName("IndexProgress")
+        self.index_line.hide()
         self.welcome = WelcomePage()
         self.downloads = ModelDownloads(self.runtime, self.welcome, self)
         self.stack = QStackedWidget()
@@ -159,6 +164,8 @@ class MainWindow(QMainWindow):
         banner_box.setContentsMargins(16, 12, 16, 0)
         banner_box.addWidget(self.banner)
         banner_box.addWidget(self.notice_bar)
+        banner_box.addWidget(self.extracted)
+        banner_box.addWidget(self.index_line)
         banner_box.addWidget(self.downloads.panel)
         right_layout.addLayout(banner_box)
         right_layout.addWidget(self.right_splitter, 1)
@@ -185,6 +192,7 @@ class MainWindow(QMainWindow):
         self.workspace = Workspace(
             runtime, self.workspace_picker, self.preview, self.problems_feed, tasks
         )
+        self.workspace.on_index_progress = self._index_progress
         self.settings_opener = SettingsOpener(runtime, self.theme, self)
         self._wire_sessions()
         self.banner.retry_requested.connect(self.server_status.check)
@@ -218,6 +226,10 @@ class MainWindow(QMainWindow):
         sessions.shown.connect(lambda session: self.banner.set_list_below(session is None))
         self.banner.back_online.connect(sessions.back_online)
         self.workspace_picker.shown.connect(self.welcome.set_folder)
+        self.end_of_conversation = EndOfConversation(self.runtime, self.extracted, self.tasks)
+        sessions.shown.connect(
+            lambda session: self.end_of_conversation.shown(session.id if session else None)
+        )
         sessions.busy_changed.connect(self._on_busy)
         sessions.send_refused.connect(self.composer.keep_draft)
         sessions.models = self._installed_models
@@ -296,6 +308,13 @@ class MainWindow(QMainWindow):
         self._on_busy(session, session.runner.busy)
         if not self.conversations.list.hasFocus():  # opened from the list: Up/Down go on there
             self.composer.input.setFocus()
+
+    def _index_progress(self, done: int, total: int) -> None:
+        """« Index du dossier : 120 / 10 000 fichiers », while a build reads files."""
+        self.index_line.setVisible(0 < done < total)
+        self.index_line.setText(
+            _("Index du dossier : {done} / {total} fichiers").format(done=done, total=total)
+        )
 
     def _on_busy(self, session: Session | None, busy: bool) -> None:
         if session is self.sessions.current:

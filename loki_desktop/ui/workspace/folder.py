@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from pathlib import Path
 
 from loki_desktop.ui.qt_helpers import OwnedTasks
 from loki_desktop.ui.runtime import Runtime
@@ -29,6 +31,10 @@ class Workspace:
         self.feed = feed
         self.tasks = tasks
         picker.changed.connect(self.choose)
+        feed.on_file_changed = self._file_changed
+        # the index build's progress (files read, files to read; 0, 0 when done): the window
+        # shows it as a line
+        self.on_index_progress: Callable[[int, int], None] = lambda _done, _total: None
 
     def restore(self) -> None:
         """The saved folder in the picker, forgotten if it is gone since the last run."""
@@ -49,10 +55,22 @@ class Workspace:
         self.watch()
 
     def watch(self) -> asyncio.Task[None]:
-        """(Re)start the watcher on the current workspace; its problems fill the panel."""
-        return self.tasks.spawn(
-            self.feed.watch(self.runtime.workspace(), enabled=self.runtime.settings.auto_checks)
-        )
+        """(Re)start the watcher on the current workspace; its problems fill the panel. The
+        workspace's index is brought up to date meanwhile, in the background, then fed by
+        the watcher (a turn then reads only the files it saw change)."""
+        self.tasks.spawn(self.runtime.build_index(self.on_index_progress))
+        return self.tasks.spawn(self._watch())
+
+    async def _watch(self) -> None:
+        await self.feed.watch(self.runtime.workspace(), enabled=self.runtime.settings.auto_checks)
+        tools = self.runtime.knowledge()
+        if tools is not None:
+            tools.knowledge.fed = self.feed.watcher is not None
+
+    def _file_changed(self, path: Path) -> None:
+        tools = self.runtime.knowledge()
+        if tools is not None:
+            tools.knowledge.changed(path)
 
     def follow_settings(self) -> None:
         """Checks turned on or off in the settings: the watcher follows."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -184,6 +184,8 @@ class ProblemsFeed:
         self.panel = panel
         self.watcher: WorkspaceWatcher | None = None
         self._lock = asyncio.Lock()  # one workspace change at a time
+        # told of every changed path (the workspace's index); set by the workspace room
+        self.on_file_changed: Callable[[Path], None] | None = None
 
     async def watch(self, root: Path | None, *, enabled: bool) -> None:
         """Stop watching the old folder; watch `root` when there is one and checks are on."""
@@ -196,7 +198,9 @@ class ProblemsFeed:
             from loki_desktop.core.checks.registry import Checkers
             from loki_desktop.core.watch import WorkspaceWatcher
 
-            watcher = WorkspaceWatcher(root, Checkers(), self._on_problems)
+            watcher = WorkspaceWatcher(
+                root, Checkers(), self._on_problems, on_change=self.on_file_changed
+            )
             try:
                 await watcher.start()
             except OSError as exc:  # e.g. the system's limit of inotify watches

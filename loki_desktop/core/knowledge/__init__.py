@@ -1,0 +1,1 @@
+"""Workspace knowledge: the workspace's text, code, Markdown and PDF files, indexed and searched."""

@@ -1,0 +1,1 @@
+"""Memories: what the person asked Loki to remember, recalled before each turn."""
