@@ -49,7 +49,7 @@ def scroll_page(content: QWidget) -> QScrollArea:
     return area
 
 
-def narrow_combo(combo: QComboBox, characters: int = 18) -> QComboBox:
+def narrow_combo(combo: QComboBox, characters: int = 16) -> QComboBox:
     """A combo box whose longest item (a long model name) is no minimum width: the closed box
     shows what fits, its list shows every item whole."""
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)

@@ -144,7 +144,7 @@ class ServersEditor(QWidget):
         """Where Loki's instructions go for an OpenAI-compatible server (whose template
         cannot be seen), and the button that checks whether its models follow them."""
         row = QHBoxLayout()
-        self.placement = QComboBox()
+        self.placement = narrow_combo(QComboBox(), 14)
         self.placement.setObjectName("SystemPlacement")
         self.placement.addItem(_("en message système"), "system")
         self.placement.addItem(_("dans le premier message"), "folded")
