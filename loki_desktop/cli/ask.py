@@ -476,9 +476,10 @@ async def _refuse_images(agent: Agent) -> str | None:
 
     try:
         profile = await agent.model_profile()
+        sees = await agent.budget.profiles.takes_images(agent.backend, profile.name)
     except BackendError:
         return None  # unreachable, no model: the turn says so in its own words
-    return None if profile.vision else no_vision_message(profile.name)
+    return None if sees else no_vision_message(profile.name)
 
 
 def _emit_last(emit: Callable[[Event], None], event: Event) -> None:

@@ -88,6 +88,7 @@ from loki_desktop.core.ports import (
     TurnLock,
 )
 from loki_desktop.core.prompts import check_feedback, check_followup, system_prompt
+from loki_desktop.core.said import facts_of
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.titles import conversation_title
@@ -665,10 +666,11 @@ class _Turn:
         """Why the images cannot go to the model (None: they can)."""
         try:
             model = await self.agent.resolve_model()
-            profile = await self.agent.budget.profiles.get(self.agent.backend, model)
+            # an OpenAI-compatible server is asked once whether the model takes images
+            sees = await self.agent.budget.profiles.takes_images(self.agent.backend, model)
         except BackendError as exc:
             return str(exc)
-        return None if profile.vision else no_vision_message(model)
+        return None if sees else no_vision_message(model)
 
     # --- one model request ---------------------------------------------------------
 
@@ -936,6 +938,7 @@ class _Turn:
                 change=change,
                 check=report,
                 shell_changes=tuple(changed),
+                facts=facts_of(outcome.summary),
             )
             yield ToolResult(
                 record.id,

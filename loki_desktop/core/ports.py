@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from loki_desktop.core.events import ChangedFile, CheckReport
 from loki_desktop.core.file_change import FileChange
@@ -229,6 +229,14 @@ class ToolOutcome:
     change: FileChange | None = None
     check_report: CheckReport | None = None
     shell_changes: tuple[ChangedFile, ...] = ()
+
+
+@runtime_checkable
+class ImageProbe(Protocol):
+    """A backend whose server does not say whether a model reads images (OpenAI-compatible):
+    it can ask, once, by sending the model a tiny image."""
+
+    async def accepts_images(self, model: str) -> bool: ...
 
 
 class ToolSource(Protocol):

@@ -13,7 +13,11 @@ error codes) and vLLM's protocol.py (ModelCard with `max_model_len`, ErrorRespon
   piece `{"index", "id", "type": "function", "function": {"name", "arguments": ""}}` then
   pieces `{"index", "function": {"arguments": "<piece>"}}`; with `stream_options:
   {"include_usage": true}` a last chunk has `choices: []` and `usage`;
-- errors: `{"error": {"message", "type", "param", "code"}}`.
+- errors: `{"error": {"message", "type", "param", "code"}}`;
+- an image (an `image_url` content part) for a model that is not multimodal: vLLM answers
+  400 `{"object": "error", "message": "<model> is not a multimodal model None", "type":
+  "BadRequestError", "param": null, "code": 400}` (as reported in vllm-project/vllm#23402
+  and in the field); `vision_models` says which models take images (None: all of them).
 
     with FakeOpenAI(models=("m",)) as server:
         server.script(Reply.text("Bon", "jour"), Reply.tool("write_file", {...}, pieces=4))
@@ -117,8 +121,10 @@ class FakeOpenAI(ServedFake):
         api_key: str = "",
         port: int = 0,
         default: Reply | None = None,
+        vision_models: tuple[str, ...] | None = None,
     ) -> None:
         self.models = list(models)
+        self.vision_models = vision_models
         # /v1/embeddings answers for these (tests.fakes.embeddings), with vectors of this size
         self.embedding_models: set[str] = set()
         self.embedding_dim = 16
@@ -153,6 +159,24 @@ class FakeOpenAI(ServedFake):
         with self._lock:
             script = self._scripts.pop(0) if self._scripts else self.default
         return script(body) if callable(script) else script
+
+
+def _has_image(body: dict[str, Any]) -> bool:
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, list) and any(p.get("type") == "image_url" for p in content):
+            return True
+    return False
+
+
+def _not_multimodal(model: str) -> dict[str, Any]:
+    return {
+        "object": "error",
+        "message": f"{model} is not a multimodal model None",
+        "type": "BadRequestError",
+        "param": None,
+        "code": 400,
+    }
 
 
 def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
@@ -210,6 +234,10 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                     "code": 404,
                 }
                 self._json(404, {"error": error})
+                return
+            refused = fake.vision_models is not None and model not in fake.vision_models
+            if refused and _has_image(body):
+                self._json(400, _not_multimodal(str(model)))
                 return
             reply = _capped(fake._next_reply(body), body)
             if reply.status != 200:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loki_desktop.core.i18n import _, ngettext
+from loki_desktop.core.i18n import ngettext
 from loki_desktop.core.mcp.browser import (
     NAVIGATE_TOOL,
     preview_instead_of_file,
@@ -39,6 +39,9 @@ from loki_desktop.core.mcp.offers import (
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
 from loki_desktop.core.mcp.tool_check import MAX_NAMED
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
+
+# summaries remember their facts: a reopened card is worded in the language of now
+from loki_desktop.core.said import _
 from loki_desktop.core.slim import tool_tokens, tools_cost
 
 if TYPE_CHECKING:

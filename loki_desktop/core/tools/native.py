@@ -11,8 +11,10 @@ import regex
 from pydantic import Field
 
 from loki_desktop.core.bounded_read import NotRegularFile
-from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
+
+# summaries remember their facts: a reopened card is worded in the language of now
+from loki_desktop.core.said import _, ngettext
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
 from loki_desktop.core.tools.debris import sweep_once
 from loki_desktop.core.tools.file_writes import ChangedMeanwhile, FileWriter, Planned
