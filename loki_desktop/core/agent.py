@@ -63,7 +63,7 @@ from loki_desktop.core.llm.mode import (
     unknown_context_notice,
 )
 from loki_desktop.core.llm.prompted import prompted_request
-from loki_desktop.core.llm.quiet import QUIET_S, Quiet, marking_quiet
+from loki_desktop.core.llm.quiet import QUIET_S, Quiet, TimeUp, marking_quiet
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.template import fold_system
 from loki_desktop.core.llm.textcalls import recovered_notice
@@ -776,7 +776,9 @@ class _Turn:
         reply.limit = ReplyLimit(self.caps.max_tokens)
         try:
             # the server's silences are said as they happen (core.llm.quiet)
-            marked = marking_quiet(stream, self.agent.quiet_s)
+            remaining = self.clock.remaining()  # the answer's time cap, one timer for it
+            deadline = None if remaining is None else asyncio.get_running_loop().time() + remaining
+            marked = marking_quiet(stream, self.agent.quiet_s, deadline)
             async for event in self._consume(marked, reader, reply.limit):
                 yield event
         except BackendError:
@@ -795,15 +797,19 @@ class _Turn:
             yield event
 
     async def _consume(
-        self, stream: AsyncIterator[ChatChunk | Quiet], reader: ReplyReader, limit: ReplyLimit
+        self,
+        stream: AsyncIterator[ChatChunk | Quiet | TimeUp],
+        reader: ReplyReader,
+        limit: ReplyLimit,
     ) -> AsyncIterator[Event]:
         """The reply's chunks as events, until its end, its time cap or its limit."""
         reply = self.reply
-        remaining = self.clock.remaining()
-        deadline = None if remaining is None else asyncio.get_running_loop().time() + remaining
         self.clock.start()
         try:
-            while (chunk := await self._next_chunk(stream, deadline)) is not None:
+            async for chunk in stream:
+                if isinstance(chunk, TimeUp):
+                    reply.stop = "timeout"
+                    break
                 if isinstance(chunk, Quiet):
                     yield Notice(quiet_notice(chunk.seconds), "server_silent")
                     continue
@@ -826,23 +832,6 @@ class _Turn:
             self.clock.stop()
             if isinstance(stream, AsyncGenerator):  # the connection closes now, not later
                 await stream.aclose()
-
-    async def _next_chunk(
-        self, stream: AsyncIterator[ChatChunk | Quiet], deadline: float | None
-    ) -> ChatChunk | Quiet | None:
-        """The next chunk; None at the end, or at the deadline (the reply's stop then says
-        "timeout"). The deadline bounds only this wait, never the consumer's handling of
-        an event (a timeout around a `yield` would cancel whatever the consumer awaits)."""
-        try:
-            async with asyncio.timeout_at(deadline) as waiting:
-                return await anext(stream)
-        except StopAsyncIteration:
-            return None
-        except TimeoutError:
-            if not waiting.expired():
-                raise
-            self.reply.stop = "timeout"
-            return None
 
     def _count_unreported(self, reply: _Reply) -> None:
         """The reply's end for its figures; when the server gave no counts (a reply it did
