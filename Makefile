@@ -32,7 +32,7 @@ BROWSER := tests/browser/node_modules/.package-lock.json
 
 REAL_SERVER := .real-server
 
-.PHONY: run test test-fast test-stress lint docs compile bench bundle clean reference real-server conformance browser i18n
+.PHONY: run test test-fast test-stress fuzz lint docs compile bench bundle clean reference real-server conformance browser i18n
 
 # The fast lane leaves out: the window (tests/ui), whole processes (tests/e2e, the MCP
 # servers of tests/core/mcp, the checkers that run ruff/node in tests/core/checks), the
@@ -98,6 +98,13 @@ $(BROWSER): tests/browser/package.json tests/browser/package-lock.json
 # listed at the end: where the time goes, as the suite grows.
 test: lint docs reference browser compile
 	$(BIN)/python -m pytest -n auto --dist load --durations=25
+
+# Every parser of outside input fuzzed with the long budget (make test runs a short one);
+# FUZZ_EXAMPLES inputs per parser, the count of each printed at the end.
+FUZZ_EXAMPLES ?= 20000
+fuzz: $(STAMP)
+	LOKI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -p no:cacheprovider \
+		--timeout=0 tests/fuzz
 
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict

@@ -30,9 +30,11 @@ class _Timed:
         self.recorder = recorder
         self.seconds = 0.0
 
-    def before_change(self, rel: str, previous: Callable[[], bytes | None], size: int) -> None:
+    def before_change(
+        self, rel: str, previous: Callable[[], bytes | None], size: int, new: bytes | None
+    ) -> None:
         started = time.perf_counter()
-        self.recorder.before_change(rel, previous, size)
+        self.recorder.before_change(rel, previous, size, new)
         self.seconds += time.perf_counter() - started
 
     def after_change(self, rel: str, data: bytes | None) -> None:

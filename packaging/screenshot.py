@@ -21,6 +21,13 @@ Starts Xvfb (unless a DISPLAY is given with --display), a scripted Ollama server
     main-window-800x560.png   the same at the smallest size the window supports
     approval.png              a run_shell command waiting for approval (EN ATTENTE)
 
+With --screen WxH (1280x800, 1024x640: a laptop), on an Xvfb of that size, the window and
+the dialogs placed by the app itself (no geometry set by this script):
+
+    main-window-WxH.png       the demo conversation
+    settings-WxH.png          Réglages › Général as it first opens (its buttons on screen)
+    first-run-WxH.png         a server with no model: the first-run choice of a model
+
 --lang picks the language of the window (LANGUAGE for the app's processes);
 each file name then ends with "-<lang>" unless the language is French (the README's).
 
@@ -48,6 +55,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 SCREEN = (1440, 1200)
 SCENES = ("live", "reopen", "small", "offline", "models")
+LAPTOP_SCENES = ("laptop", "first-run")
 LANGUAGES = ("fr", "en")
 
 
@@ -57,18 +65,22 @@ def main() -> int:
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
     parser.add_argument("--lang", choices=LANGUAGES, default="fr")
     parser.add_argument("--display", help="use this X display instead of starting Xvfb")
-    parser.add_argument("--scene", choices=SCENES, help=argparse.SUPPRESS)
+    parser.add_argument("--screen", help="a laptop's screen, e.g. 1280x800 (its own scenes)")
+    parser.add_argument("--scene", choices=SCENES + LAPTOP_SCENES, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scene:
         return run_scene(args.scene, args.out, args.home, args.theme)
     os.environ["LOKI_SHOT_SUFFIX"] = "" if args.lang == "fr" else f"-{args.lang}"
+    if args.screen:
+        os.environ["LOKI_SHOT_SCREEN"] = args.screen
     args.out.mkdir(parents=True, exist_ok=True)
+    screen = tuple(int(n) for n in args.screen.split("x")) if args.screen else SCREEN
     with contextlib.ExitStack() as stack:
-        display = args.display or stack.enter_context(xvfb())
+        display = args.display or stack.enter_context(xvfb(screen))
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="loki-shots-")))
         home = work / "home"
-        for scene in SCENES:
+        for scene in LAPTOP_SCENES if args.screen else SCENES:
             env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(REPO))
             # gettext reads LANGUAGE first; C.UTF-8 because a build box may have no fr/en
             # locale installed (Qt would warn and fall back to it anyway)
@@ -89,13 +101,13 @@ def main() -> int:
 
 
 @contextlib.contextmanager
-def xvfb() -> Iterator[str]:
+def xvfb(screen: tuple[int, ...] = SCREEN) -> Iterator[str]:
     if shutil.which("Xvfb") is None:
         sys.exit("Xvfb is missing: apt-get install xvfb (see this script's docstring)")
     number = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists())
     display = f":{number}"
     process = subprocess.Popen(
-        ["Xvfb", display, "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"],
+        ["Xvfb", display, "-screen", "0", f"{screen[0]}x{screen[1]}x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -135,7 +147,11 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
 
     (workspace / "ventes.csv").write_text(SALES_CSV, encoding="utf-8")
     server = (
-        FakeOllama(models=(), cards=model_cards()) if scene == "models" else FakeOllama()
+        FakeOllama(models=(), cards=model_cards())
+        if scene == "models"
+        else FakeOllama(models=())  # no model at all: the first-run page
+        if scene == "first-run"
+        else FakeOllama()
     ).start()
     server.script(*([reply_for] * 40 if scene != "models" else thinking_replies()))
     host = server.url if scene != "offline" else closed_port_url()
@@ -156,6 +172,8 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
         "small": small,
         "offline": offline,
         "models": models,
+        "laptop": laptop,
+        "first-run": first_run,
     }[scene]
 
     async def both() -> None:
@@ -163,7 +181,8 @@ def run_scene(scene: str, out: Path, home: Path, theme: str) -> int:
         try:
             await wait_for(lambda: loki.window is not None and loki.window.isVisible())
             assert loki.window is not None
-            loki.window.setGeometry(80, 40, 1280, 1120)
+            if scene not in LAPTOP_SCENES:  # on a laptop, where the app itself puts it
+                loki.window.setGeometry(80, 40, 1280, 1120)
             await driver(loki, out)
         finally:
             loki.done.set()
@@ -184,14 +203,16 @@ async def live(loki: Any, out: Path) -> None:
     await wait_for(lambda: window.model_picker.isEnabled())
     window.composer.set_text(QUESTION)
     window.composer.submit()
-    await wait_for(lambda: window.current is not None and not window.current.runner.busy, 60)
+    await wait_for(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy, 60
+    )
     await settle()
-    window.current.view.scroll_to_bottom()
+    window.sessions.current.view.scroll_to_bottom()
     await settle()
     save(screen_region(window), out / "main-window.png")
 
     await prepare_mcp(loki)
-    window.open_settings()
+    window.settings_opener.open()
     dialog = await wait_for_value(lambda: find_dialog("SettingsDialog"))
     dialog.setGeometry(140, 60, 1000, 780)
     dialog.show_page("mcp")
@@ -213,9 +234,9 @@ async def live(loki: Any, out: Path) -> None:
 
 async def reopen(loki: Any, out: Path) -> None:
     window = loki.window
-    await wait_for(lambda: window.current is not None)
+    await wait_for(lambda: window.sessions.current is not None)
     await settle(0.6)
-    window.current.view.scroll_to_bottom()
+    window.sessions.current.view.scroll_to_bottom()
     await settle()
     save(screen_region(window), out / "main-window-reopened.png")
 
@@ -223,15 +244,47 @@ async def reopen(loki: Any, out: Path) -> None:
 async def small(loki: Any, out: Path) -> None:
     """The reopened conversation on small screens: the top bar collapses, nothing is cut."""
     window = loki.window
-    await wait_for(lambda: window.current is not None and window.model_picker.isEnabled())
+    await wait_for(lambda: window.sessions.current is not None and window.model_picker.isEnabled())
     for width, height in ((1024, 640), (800, 560)):
         window.setGeometry(80, 40, width, height)
         await wait_for(lambda w=width: window.width() == w)
         await settle(0.6)
-        window.current.view.scroll_to_bottom()
+        window.sessions.current.view.scroll_to_bottom()
         await settle()
         save(screen_region(window), out / f"main-window-{width}x{height}.png")
     await approval(loki, out)
+
+
+async def laptop(loki: Any, out: Path) -> None:
+    """The demo conversation, then Réglages as it first opens, on a laptop's screen."""
+    from tests.fakes.demo_conversation import QUESTION
+
+    window = loki.window
+    size = os.environ["LOKI_SHOT_SCREEN"]
+    await wait_for(lambda: window.model_picker.isEnabled())
+    window.composer.set_text(QUESTION)
+    window.composer.submit()
+    await wait_for(
+        lambda: window.sessions.current is not None and not window.sessions.current.runner.busy, 60
+    )
+    await settle(0.6)
+    window.sessions.current.view.scroll_to_bottom()
+    await settle()
+    save(screen_region(window), out / f"main-window-{size}.png")
+    dialog = window.settings_opener.open()
+    await settle(0.8)
+    save(screen_region(dialog), out / f"settings-{size}.png")
+    dialog.reject()
+    await settle()
+
+
+async def first_run(loki: Any, out: Path) -> None:
+    """A server with no model: the first-run page under the no-model banner."""
+    window = loki.window
+    size = os.environ["LOKI_SHOT_SCREEN"]
+    await wait_for(lambda: window.downloads.first_model.isVisible(), 20)
+    await settle(0.8)
+    save(screen_region(window), out / f"first-run-{size}.png")
 
 
 async def approval(loki: Any, out: Path) -> None:
@@ -242,12 +295,12 @@ async def approval(loki: Any, out: Path) -> None:
     window.setGeometry(80, 40, 1024, 640)
     window.composer.set_text(APPROVAL_QUESTION)
     window.composer.submit()
-    approver = window.current.approver
+    approver = window.sessions.current.approver
     await wait_for(lambda: approver.dialog is not None and approver.dialog.isVisible(), 30)
     await settle(0.6)
     save(screen_region(window, approver.dialog), out / "approval.png")
     approver.dialog.deny_button.click()
-    await wait_for(lambda: not window.current.runner.busy, 30)
+    await wait_for(lambda: not window.sessions.current.runner.busy, 30)
 
 
 async def offline(loki: Any, out: Path) -> None:
@@ -325,20 +378,22 @@ async def models(loki: Any, out: Path) -> None:
     picker.setCurrentIndex(picker.findData("qwen3:8b"))
     window.composer.set_text("1 001 est-il un nombre premier ?")
     window.composer.submit()
-    await wait_for(lambda: window.current is not None and window.current.view.thinking_block)
+    await wait_for(
+        lambda: window.sessions.current is not None and window.sessions.current.view.thinking_block
+    )
     await settle(3.2)
     save(screen_region(window), out / "thinking-live.png")
-    await wait_for(lambda: not window.current.runner.busy, 60)
+    await wait_for(lambda: not window.sessions.current.runner.busy, 60)
 
     picker.setCurrentIndex(picker.findData("gemma3:4b"))
     picture = demo_png(Path(os.environ["LOKI_HOME"]) / "schema.png")
     await window.composer.attachments.attach_paths([picture])
     window.composer.set_text("Que montre ce schéma ?")
     window.composer.submit()
-    await wait_for(lambda: not window.current.runner.busy, 60)
+    await wait_for(lambda: not window.sessions.current.runner.busy, 60)
     await window.composer.attachments.attach_paths([picture])  # one waiting in the composer
     await settle()
-    window.current.view.scroll_to_bottom()
+    window.sessions.current.view.scroll_to_bottom()
     await settle()
     save(screen_region(window), out / "thinking-done.png")
 
@@ -348,7 +403,7 @@ async def models(loki: Any, out: Path) -> None:
     picker.hidePopup()
 
     picker.setCurrentIndex(picker.findData("gpt-oss:20b"))
-    dialog = window.open_settings()
+    dialog = window.settings_opener.open()
     dialog.setGeometry(140, 60, 1000, 780)
     await settle(0.6)
     save(screen_region(dialog), out / "settings-reflexion.png")
@@ -376,6 +431,16 @@ def all_connected(loki: Any) -> bool:
 
 
 # --- helpers ------------------------------------------------------------------------------
+
+
+def current(window: Any) -> Any:
+    """The conversation on screen (None: the welcome page)."""
+    return window.sessions.current
+
+
+def turn_done(window: Any) -> bool:
+    """A conversation is on screen and its turn has ended."""
+    return current(window) is not None and not current(window).runner.busy
 
 
 def closed_port_url() -> str:
@@ -419,6 +484,7 @@ def screen_region(*widgets: Any) -> Any:
     for widget in widgets[1:]:
         rect = rect.united(widget.frameGeometry())
     screen = QGuiApplication.primaryScreen()
+    rect = rect.intersected(screen.geometry())  # what a person sees of it
     return screen.grabWindow(0, rect.x(), rect.y(), rect.width(), rect.height())
 
 

@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import keyring
 import pytest
@@ -141,3 +142,30 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
 
 
 PYTHON = sys.executable
+
+
+# --- fuzzing: the count of inputs per parser, from every worker (tests/fuzz) ---------------
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests.fuzz.counts import TRIED
+
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: its controller prints them
+        workeroutput["fuzz_tried"] = dict(TRIED)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's: a worker has finished
+def pytest_testnodedown(node: Any, error: object) -> None:
+    from tests.fuzz.counts import TRIED
+
+    TRIED.update(getattr(node, "workeroutput", {}).get("fuzz_tried", {}))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    from tests.fuzz.counts import TRIED
+
+    if TRIED:
+        terminalreporter.section("fuzzing: inputs tried per parser")
+        for parser, count in sorted(TRIED.items()):
+            terminalreporter.write_line(f"{parser:<34} {count:>8}")

@@ -11,6 +11,8 @@ from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.services import Services
 
+from .parser_words import use_loki_words
+
 # Each command lives in its own module with `register(subparsers)` and `run(args, services)`.
 # Modules are imported only to register their arguments: keep their top-level imports light.
 # Keyed by the command's name (as each module registers it).
@@ -39,6 +41,7 @@ class CommandModule(Protocol):
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser; given the arguments, only the command they name is registered
     (a one-shot command then imports and builds one module's arguments, not six)."""
+    use_loki_words()  # usage:, options and argparse's errors in the person's language too
     parser = argparse.ArgumentParser(
         prog="loki-desktop",
         description=_(
@@ -46,7 +49,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             "Sans commande, ouvre la fenêtre."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"loki-desktop {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"loki-desktop {__version__}",
+        help=_("affiche la version du programme et quitte"),  # 3.11 leaves its own English
+    )
     menu = parser.add_mutually_exclusive_group()
     menu.add_argument(
         "--install-desktop-entry",

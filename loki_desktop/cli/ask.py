@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loki_desktop.cli.ask_mcp import add_mcp_arguments
 from loki_desktop.cli.ask_message import (
     add_message_arguments,
     fit_files_to_context,
@@ -59,33 +60,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=_("autorise run_shell (sinon toute commande est refusée)"),
     )
     parser.add_argument(
-        "--interactive",
-        action="store_true",
-        help=_("répond dans le terminal aux formulaires des serveurs MCP (sinon refusés)"),
-    )
-    parser.add_argument(
-        "--allow-sampling",
-        action="store_true",
-        help=_(
-            "laisse les serveurs MCP demander une réponse à votre modèle (sauf ceux réglés "
-            "sur « never » ; sinon toute demande est refusée)"
-        ),
-    )
-    parser.add_argument(
-        "--mcp-wait",
-        type=float,
-        metavar="S",
-        help=_(
-            "attend jusqu'à S secondes que les serveurs MCP activés démarrent (défaut : 10 ; "
-            "un serveur plus lent est laissé de côté pour ce tour)"
-        ),
-    )
-    parser.add_argument(
         "--allow-writes",
         action="store_true",
         help=_(
             "avec le réglage « Demander avant d'écrire », autorise les écritures "
             "(sinon write_file et edit_file sont refusés ; réglage éteint : sans effet)"
+        ),
+    )
+    parser.add_argument(
+        "--write-without-undo",
+        action="store_true",
+        help=_(
+            "écrire quand même, sans retour possible : un fichier dont l'état d'avant ne peut "
+            "pas être gardé (disque plein, plus gros que le budget) est écrit quand même "
+            "(sinon l'écriture est refusée)"
         ),
     )
     parser.add_argument(
@@ -111,6 +99,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     _intelligence_arguments(parser)
     add_message_arguments(parser)
+    add_mcp_arguments(parser)
     add_cap_arguments(parser)
     parser.add_argument("--json", action="store_true", help=_("un objet JSON par ligne"))
     parser.set_defaults(run=run)
@@ -248,7 +237,7 @@ async def _ask(
         backend=backend,
         store=store,
         workspace=workspace,
-        approver=FixedApprover(args.allow_shell, args.allow_writes),
+        approver=FixedApprover(args.allow_shell, args.allow_writes, args.write_without_undo),
         options=options,
         checkpoints=checkpoints,
     )
@@ -258,7 +247,10 @@ async def _ask(
     if checkpoints is not None:
         agent.pending_notices += checkpoints.take_notices()
     try:
-        return await _stream(agent, args, emit, message, interruption)
+        joined = await _with_server_offers(mcp, args, emit, message)
+        if joined is None:
+            return 2
+        return await _stream(agent, args, emit, joined, interruption)
     finally:
         if preview is not None:
             preview.close()
@@ -313,6 +305,25 @@ def _mcp_manager(
     )
     mcp.set_roots([workspace])
     return mcp
+
+
+async def _with_server_offers(
+    mcp: McpManager, args: argparse.Namespace, emit: Callable[[Event], None], message: _Message
+) -> _Message | None:
+    """The message with a server's prompt (--prompt SERVER/NAME) and resources (--resource);
+    None when one cannot be had (said, nothing sent)."""
+    from dataclasses import replace
+
+    from loki_desktop.cli.ask_mcp import with_server_offers
+
+    try:
+        words, images = await with_server_offers(mcp, args, message.words, message.images)
+    except ValueError as exc:
+        emit(Error(str(exc)))
+        if args.json:
+            print(exc, file=sys.stderr)
+        return None
+    return replace(message, words=words, images=images)
 
 
 async def _stream(
@@ -490,9 +501,10 @@ async def _refuse_images(agent: Agent) -> str | None:
 
     try:
         profile = await agent.model_profile()
+        sees = await agent.budget.profiles.takes_images(agent.backend, profile.name)
     except BackendError:
         return None  # unreachable, no model: the turn says so in its own words
-    return None if profile.vision else no_vision_message(profile.name)
+    return None if sees else no_vision_message(profile.name)
 
 
 def _emit_last(emit: Callable[[Event], None], event: Event) -> None:

@@ -37,8 +37,8 @@ def add_message_arguments(parser: argparse.ArgumentParser) -> None:
         dest="prompt_name",
         metavar=_("NOM"),
         help=_(
-            "part d'un de vos prompts (dossier « prompts » des données) ; le message, s'il "
-            "est donné, suit son texte"
+            "part d'un de vos prompts (dossier « prompts » des données), ou de celui d'un "
+            "serveur MCP avec SERVEUR/NOM ; le message, s'il est donné, suit son texte"
         ),
     )
     parser.add_argument(
@@ -71,7 +71,12 @@ def add_message_arguments(parser: argparse.ArgumentParser) -> None:
 def message_words(args: argparse.Namespace, data_home: Path) -> str:
     """The words to send: the message, or the prompt's filled text followed by it.
     Raises ValueError with the sentence to print."""
+    from loki_desktop.cli.ask_mcp import is_server_prompt, prompt_values
+
     message = args.prompt or ""
+    if is_server_prompt(args.prompt_name):
+        prompt_values(args.arg)  # checked now; the server renders it once it is connected
+        return message  # the prompt's text comes before it (cli.ask_mcp)
     if args.prompt_name is None:
         if args.arg:
             raise ValueError(_("--arg ne sert qu'avec --prompt."))
@@ -80,12 +85,7 @@ def message_words(args: argparse.Namespace, data_home: Path) -> str:
         return message
     from loki_desktop.core.prompt_library import find_prompt, prompts_folder
 
-    values: dict[str, str] = {}
-    for pair in args.arg:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(_("--arg « {pair} » : écrivez NOM=VALEUR.").format(pair=pair))
-        values[key.strip()] = value
+    values = prompt_values(args.arg)
     prompt = find_prompt(prompts_folder(data_home), args.prompt_name)  # PromptError
     text = prompt.fill(values).strip()
     return f"{text}\n\n{message}" if message.strip() else text

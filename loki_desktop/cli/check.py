@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "paths",
         nargs="+",
         type=Path,
-        metavar="CHEMIN",
+        metavar=_("CHEMIN"),
         help=_("fichier, ou dossier (tous ses fichiers vérifiables)"),
     )
     parser.set_defaults(run=run)

@@ -54,13 +54,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_server_arguments(parser)
     parser.add_argument(
         "--replay",
-        metavar="SCRIPT|DOSSIER",
+        metavar=_("SCRIPT|DOSSIER"),
         help=_("sans modèle : réponses rejouées (oracle, sabotage, text, ou un dossier --record)"),
     )
     parser.add_argument(
         "--record",
         type=Path,
-        metavar="DOSSIER",
+        metavar=_("DOSSIER"),
         help=_("garde les réponses, jusqu'à la fin de chaque tâche quelle qu'elle soit"),
     )
     add_cap_arguments(parser)

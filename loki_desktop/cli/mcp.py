@@ -258,7 +258,7 @@ def _disable(args: argparse.Namespace, service: McpService) -> int:
 
 
 def _set(args: argparse.Namespace, service: McpService) -> int:
-    from loki_desktop.core.mcp.config import McpConfigError, is_secret_param
+    from loki_desktop.core.mcp.config import McpConfigError
 
     limits = (args.timeout, args.max_timeout)
     if not args.assignments and args.expose is None and limits == (None, None):
@@ -276,7 +276,7 @@ def _set(args: argparse.Namespace, service: McpService) -> int:
     for name, value in values.items():
         if not value:
             print(_("{id} : {name} effacé.").format(id=args.id, name=name))
-        elif is_secret_param(name, value):
+        elif service.keeps_secret(args.id, name, value):
             print(
                 _("{id} : {name} enregistré dans le trousseau système.").format(
                     id=args.id, name=name

@@ -34,15 +34,15 @@ def register_actions(parser: argparse.ArgumentParser) -> None:
     pull = actions.add_parser(
         "pull", help=_("télécharge un modèle (reprend un téléchargement interrompu)")
     )
-    pull.add_argument("name", metavar="NOM", help=_("nom:étiquette, par exemple qwen3:8b"))
+    pull.add_argument("name", metavar=_("NOM"), help=_("nom:étiquette, par exemple qwen3:8b"))
     _common(pull)
     pull.set_defaults(run=run_pull)
     remove = actions.add_parser("rm", help=_("supprime un modèle du serveur"))
-    remove.add_argument("name", metavar="NOM")
+    remove.add_argument("name", metavar=_("NOM"))
     _common(remove)
     remove.set_defaults(run=run_remove)
     show = actions.add_parser("show", help=_("ce que sait faire un modèle installé (/api/show)"))
-    show.add_argument("name", metavar="NOM")
+    show.add_argument("name", metavar=_("NOM"))
     _common(show)
     show.set_defaults(run=run_show)
 

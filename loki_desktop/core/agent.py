@@ -88,6 +88,7 @@ from loki_desktop.core.llm.mode import (
 )
 from loki_desktop.core.llm.one_shot import ask_once
 from loki_desktop.core.llm.prompted import prompted_request
+from loki_desktop.core.llm.quiet import QUIET_S, Quiet, TimeUp, marking_quiet
 from loki_desktop.core.llm.reply import ReplyReader
 from loki_desktop.core.llm.template import fold_system
 from loki_desktop.core.llm.textcalls import recovered_notice
@@ -114,6 +115,7 @@ from loki_desktop.core.ports import (
 )
 from loki_desktop.core.prompts import check_feedback, check_followup, system_prompt
 from loki_desktop.core.review import REVIEW_SYSTEM, parse_review, review_followup, review_input
+from loki_desktop.core.said import facts_of
 from loki_desktop.core.settings import DEFAULT_MAX_ROUNDS, DEFAULT_NUM_CTX
 from loki_desktop.core.skills.model import Skill
 from loki_desktop.core.titles import conversation_title
@@ -180,6 +182,12 @@ class AgentConfig:
     compaction: bool = True
 
 
+def quiet_notice(seconds: float) -> str:
+    return _(
+        "Le serveur ne répond plus depuis {n} s ; Loki attend encore (Arrêter pour abandonner)."
+    ).format(n=int(seconds))
+
+
 class NoModel(BackendError):
     """The server has no model at all."""
 
@@ -211,6 +219,8 @@ class Agent:
     # the workspace's index: its best passages join the turn when the message asks about
     # the workspace's files (core.knowledge.turn); None: index off
     knowledge: Knowledge | None = None
+    # after this long without a byte from the server, the turn says so (and waits on)
+    quiet_s: float = QUIET_S
 
     def run_turn(
         self,
@@ -708,10 +718,11 @@ class _Turn:
         """Why the images cannot go to the model (None: they can)."""
         try:
             model = await self.agent.resolve_model()
-            profile = await self.agent.budget.profiles.get(self.agent.backend, model)
+            # an OpenAI-compatible server is asked once whether the model takes images
+            sees = await self.agent.budget.profiles.takes_images(self.agent.backend, model)
         except BackendError as exc:
             return str(exc)
-        return None if profile.vision else no_vision_message(model)
+        return None if sees else no_vision_message(model)
 
     # --- one model request ---------------------------------------------------------
 
@@ -831,7 +842,11 @@ class _Turn:
         )
         reply.limit = ReplyLimit(self.caps.max_tokens)
         try:
-            async for event in self._consume(stream, reader, reply.limit):
+            # the server's silences are said as they happen (core.llm.quiet)
+            remaining = self.clock.remaining()  # the answer's time cap, one timer for it
+            deadline = None if remaining is None else asyncio.get_running_loop().time() + remaining
+            marked = marking_quiet(stream, self.agent.quiet_s, deadline)
+            async for event in self._consume(marked, reader, reply.limit):
                 yield event
         except BackendError:
             for event in self._pieces(reader.abandon()):  # a cut reply is an answer
@@ -849,15 +864,24 @@ class _Turn:
             yield event
 
     async def _consume(
-        self, stream: AsyncIterator[ChatChunk], reader: ReplyReader, limit: ReplyLimit
+        self,
+        stream: AsyncIterator[ChatChunk | Quiet | TimeUp],
+        reader: ReplyReader,
+        limit: ReplyLimit,
     ) -> AsyncIterator[Event]:
         """The reply's chunks as events, until its end, its time cap or its limit."""
         reply = self.reply
-        remaining = self.clock.remaining()
-        deadline = None if remaining is None else asyncio.get_running_loop().time() + remaining
         self.clock.start()
         try:
-            while (chunk := await self._next_chunk(stream, deadline)) is not None:
+            async for chunk in stream:
+                if isinstance(chunk, TimeUp):
+                    reply.stop = "timeout"
+                    break
+                if isinstance(chunk, Quiet):
+                    yield Notice(quiet_notice(chunk.seconds), "server_silent")
+                    continue
+                if chunk.notice and self._once(chunk.notice):
+                    yield Notice(chunk.notice, "line_skipped")
                 if chunk.thinking:
                     yield self._think(chunk.thinking)
                 for event in self._pieces(reader.feed(chunk.content) if chunk.content else []):
@@ -875,23 +899,6 @@ class _Turn:
             self.clock.stop()
             if isinstance(stream, AsyncGenerator):  # the connection closes now, not later
                 await stream.aclose()
-
-    async def _next_chunk(
-        self, stream: AsyncIterator[ChatChunk], deadline: float | None
-    ) -> ChatChunk | None:
-        """The next chunk; None at the end, or at the deadline (the reply's stop then says
-        "timeout"). The deadline bounds only this wait, never the consumer's handling of
-        an event (a timeout around a `yield` would cancel whatever the consumer awaits)."""
-        try:
-            async with asyncio.timeout_at(deadline) as waiting:
-                return await anext(stream)
-        except StopAsyncIteration:
-            return None
-        except TimeoutError:
-            if not waiting.expired():
-                raise
-            self.reply.stop = "timeout"
-            return None
 
     def _count_unreported(self, reply: _Reply) -> None:
         """The reply's end for its figures; when the server gave no counts (a reply it did
@@ -1131,6 +1138,7 @@ class _Turn:
                 change=change,
                 check=report,
                 shell_changes=tuple(changed),
+                facts=facts_of(outcome.summary),
             )
             yield ToolResult(
                 record.id,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from loki_desktop.core.bounded_read import FileTooBig, NotRegularFile, read_bounded
 from loki_desktop.core.i18n import _
 from loki_desktop.core.image_attachment import ImageAttachment
 
@@ -50,15 +51,19 @@ def load_image(path: Path) -> ImageAttachment:
     """Read and prepare the image file at `path`; raises ImageRefused."""
     name = path.name
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ImageRefused(_too_big(name, size))
-        data = path.read_bytes()
-    except ImageRefused:
-        raise
+        data = read_bounded(path, MAX_BYTES)
+    except FileTooBig as exc:
+        raise ImageRefused(_too_big(name, exc.size, at_least=True)) from None
     except IsADirectoryError:
         raise ImageRefused(
             _("« {name} » est un dossier, pas une image.").format(name=name)
+        ) from None
+    except NotRegularFile:
+        raise ImageRefused(
+            _(
+                "« {name} » n'est pas un fichier ordinaire (un tube, une socket ou un "
+                "périphérique) : ce n'est pas une image."
+            ).format(name=name)
         ) from None
     except OSError as exc:
         raise ImageRefused(
@@ -104,7 +109,13 @@ def prepare_image(data: bytes, name: str = "") -> ImageAttachment:
             image.load()
     except ImageRefused:
         raise
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+    except Image.DecompressionBombError:  # so many pixels that Pillow will not open it
+        raise ImageRefused(
+            _("L'image « {name} » est trop grande (plus de {n} millions de pixels).").format(
+                name=name, n=MAX_PIXELS // 1_000_000
+            )
+        ) from None
+    except (UnidentifiedImageError, OSError, ValueError):
         raise ImageRefused(
             _("L'image « {name} » est abîmée ou illisible.").format(name=name)
         ) from None
@@ -134,7 +145,12 @@ def _fit(image: Image.Image, data: bytes, kind: str, name: str) -> ImageAttachme
     return ImageAttachment(mime, rotated.width, rotated.height, data=out.getvalue(), name=name)
 
 
-def _too_big(name: str, size: int) -> str:
+def _too_big(name: str, size: int, *, at_least: bool = False) -> str:
+    if at_least:  # reading stopped one byte past the limit: its whole size is unknown
+        return _(
+            "L'image « {name} » pèse plus de {limit} Mo : Loki accepte au plus {limit} Mo "
+            "par image."
+        ).format(name=name, limit=MAX_BYTES // 1024 // 1024)
     return _(
         "L'image « {name} » pèse {mb:.1f} Mo : Loki accepte au plus {limit} Mo par image."
     ).format(name=name, mb=size / 1024 / 1024, limit=MAX_BYTES // 1024 // 1024)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from loki_desktop.core.answer_stats import AnswerStats
 from loki_desktop.core.events import ChangedFile, CheckReport, Problem, SkillUsed, report_json
 from loki_desktop.core.file_change import FileChange
+from loki_desktop.core.said import Facts, word
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +66,18 @@ class MessageMeta:
     undo: UndoNote | None = None
     files: tuple[FileChip, ...] = ()
     said: int | None = None
+    facts: Facts | None = None  # a tool result's summary as facts, worded when shown
     model: str = ""
     figures: AnswerStats | None = None
     compacted: int = 0
     plan: tuple[str, ...] = ()
     review: str = ""
     review_changed: bool = False
+
+    @property
+    def shown_summary(self) -> str:
+        """The summary in the language of now when its facts were kept, else as stored."""
+        return (word(self.facts) if self.facts is not None else "") or self.summary
 
     def to_json(self) -> dict[str, Any]:
         """The stored shape (keys as older versions wrote them); only what is set, so an
@@ -100,6 +107,8 @@ class MessageMeta:
             ]
         if self.said is not None:
             data["said"] = self.said
+        if self.facts is not None:
+            data["facts"] = self.facts.to_json()
         if self.model:
             data["model"] = self.model
         if self.figures is not None:
@@ -137,6 +146,7 @@ class MessageMeta:
             undo=_undo(data.get("undo")),
             files=_files(data.get("files")),
             said=_number(data.get("said")) if "said" in data else None,
+            facts=Facts.from_json(data.get("facts")),
             model=_text(data.get("model")),
             figures=AnswerStats.from_json(data.get("figures")),
             compacted=_number(data.get("compacted")),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from loki_desktop.core.events import ChangedFile, CheckReport
 from loki_desktop.core.file_change import FileChange
@@ -89,6 +89,7 @@ class ChatChunk:
     eval_count: int | None = None
     # Ollama's `eval_duration`: nanoseconds spent writing the answer (None: not said)
     eval_duration_ns: int | None = None
+    notice: str = ""  # a sentence about the stream itself (a garbage line skipped)
 
 
 ThinkValue = bool | str  # Ollama's `think`: true/false, or a level the model lists ("low"...)
@@ -234,6 +235,14 @@ class ToolOutcome:
     shell_changes: tuple[ChangedFile, ...] = ()
 
 
+@runtime_checkable
+class ImageProbe(Protocol):
+    """A backend whose server does not say whether a model reads images (OpenAI-compatible):
+    it can ask, once, by sending the model a tiny image."""
+
+    async def accepts_images(self, model: str) -> bool: ...
+
+
 class ToolSource(Protocol):
     """A family of tools (the native ones, or the MCP servers)."""
 
@@ -254,6 +263,11 @@ class Approver(Protocol):
     async def approve_shell(self, command: str, cwd: Path) -> bool: ...
 
     async def approve_write(self, change: FileChange, cwd: Path) -> bool: ...
+
+    async def approve_unkept_write(self, path: str, reason: str, cwd: Path) -> bool:
+        """The previous state of `path` could not be kept (`reason`, one sentence): write
+        it anyway, with no way back (« écrire quand même, sans retour possible »)? Once."""
+        ...
 
 
 # --- storage ----------------------------------------------------------------------
@@ -465,9 +479,12 @@ class CheckpointStore(Protocol):
         path: str,
         before: str | None,
         call_id: str | None,
+        *,
+        after: str | None,
     ) -> None:
-        """The state of `path` before the turn changed it; only the first one of a turn
-        counts (a file written twice keeps its state from before the first write)."""
+        """The state of `path` before the turn changed it, and the one the write is about
+        to leave; only the first one of a turn counts (a file written twice keeps its state
+        from before the first write)."""
         ...
 
     def record_after(self, conversation_id: str, turn: int, path: str, after: str | None) -> None:

@@ -125,9 +125,15 @@ def first_sentence(text: str) -> str:
     return " ".join(text.split())
 
 
-def _slim_schema(schema: Any, *, required: bool) -> Any:
-    if not isinstance(schema, Mapping):
+# Deeper than any real schema: past it a schema is passed on as the server wrote it (a
+# recursive walk of a hostile one would exhaust the stack).
+MAX_SCHEMA_DEPTH = 64
+
+
+def _slim_schema(schema: Any, *, required: bool, depth: int = 0) -> Any:
+    if not isinstance(schema, Mapping) or depth > MAX_SCHEMA_DEPTH:
         return schema
+    depth += 1
     slim: dict[str, Any] = {}
     for key, value in schema.items():
         if key in _NOISE_KEYS:
@@ -135,19 +141,26 @@ def _slim_schema(schema: Any, *, required: bool) -> Any:
         if key == "description" and isinstance(value, str):
             slim[key] = shorten(value, PROPERTY_DESCRIPTION_LIMIT)
         elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
-            needed = set(schema.get("required") or ()) if key == "properties" else set()
+            needed = _required(schema) if key == "properties" else set()
             slim[key] = {
-                name: _slim_schema(sub, required=name in needed) for name, sub in value.items()
+                name: _slim_schema(sub, required=name in needed, depth=depth)
+                for name, sub in value.items()
             }
         elif key in _SCHEMA_LISTS and isinstance(value, list):
-            slim[key] = [_slim_schema(sub, required=True) for sub in value]
+            slim[key] = [_slim_schema(sub, required=True, depth=depth) for sub in value]
         elif key in _SCHEMA_VALUES:
-            slim[key] = _slim_schema(value, required=True)
+            slim[key] = _slim_schema(value, required=True, depth=depth)
         else:
             slim[key] = value
     if not slim.get("description"):
         slim.pop("description", None)
     return _drop_optional_null(slim) if not required else slim
+
+
+def _required(schema: Mapping[str, Any]) -> set[str]:
+    """The names a schema's `required` lists (a malformed list: the names in it)."""
+    listed = schema.get("required")
+    return {name for name in listed if isinstance(name, str)} if isinstance(listed, list) else set()
 
 
 def _drop_optional_null(schema: dict[str, Any]) -> dict[str, Any]:

@@ -50,6 +50,30 @@ CREATE TABLE IF NOT EXISTS blobs (
 BUSY_TIMEOUT_S = 5.0
 
 
+def sweep_partial_blobs(blobs: Path) -> int:
+    """Remove the `.part` files a process killed while writing a blob left (none is being
+    written by a live process: their names carry the pid of the writer). Returns how many."""
+    removed = 0
+    for partial in blobs.glob("*/.*.part"):
+        pid = partial.name.rsplit(".", 3)[-3] if partial.name.count(".") >= 3 else ""
+        if pid.isdigit() and _alive(int(pid)):
+            continue  # a live Loki may be writing it now
+        with contextlib.suppress(OSError):
+            partial.unlink()
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class CheckpointFolder:
     """CheckpointStore over a folder (core.ports); one lock makes it safe across threads."""
 
@@ -59,6 +83,7 @@ class CheckpointFolder:
         self.blobs.mkdir(parents=True, exist_ok=True)
         self.index = self.folder / "index.db"
         self.notices: list[str] = []
+        sweep_partial_blobs(self.blobs)
         self._lock = threading.RLock()
         try:
             self._db = self._open()
@@ -115,8 +140,14 @@ class CheckpointFolder:
                 return
             path.parent.mkdir(exist_ok=True)
             partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.part")
-            partial.write_bytes(data)
-            os.replace(partial, path)
+            try:
+                partial.write_bytes(data)
+                os.replace(partial, path)
+            except BaseException:
+                # a full disk (or a kill) midway: no half blob stays behind
+                with contextlib.suppress(OSError):
+                    partial.unlink()
+                raise
             self._db.execute(
                 "INSERT OR REPLACE INTO blobs (digest, size) VALUES (?, ?)", (digest, len(data))
             )
@@ -134,6 +165,8 @@ class CheckpointFolder:
         path: str,
         before: str | None,
         call_id: str | None,
+        *,
+        after: str | None,
     ) -> None:
         with self._lock, self._transaction():
             self._db.execute(
@@ -149,7 +182,11 @@ class CheckpointFolder:
             self._db.execute(
                 "INSERT OR IGNORE INTO files (turn_id, path, before, after, call_id, seq)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (turn_id, path, before, before, call_id, seq),
+                (turn_id, path, before, after, call_id, seq),
+            )
+            self._db.execute(
+                "UPDATE files SET after = ?, restored = 0 WHERE turn_id = ? AND path = ?",
+                (after, turn_id, path),
             )
 
     def record_after(self, conversation_id: str, turn: int, path: str, after: str | None) -> None:

@@ -22,7 +22,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, ParamSpec, TypeVar
 
 from loki_desktop.core.i18n import _
@@ -675,18 +675,7 @@ class History:
         return name
 
     def _images(self, raw: str | None) -> tuple[ImageAttachment, ...]:
-        images = []
-        for entry in json.loads(raw or "[]"):
-            images.append(
-                ImageAttachment(
-                    mime_type=entry["mime_type"],
-                    width=entry["width"],
-                    height=entry["height"],
-                    path=self.images_dir / entry["file"],
-                    name=entry.get("name", ""),
-                )
-            )
-        return tuple(images)
+        return images_of(raw, self.images_dir)
 
     def _grow(self, conversation_id: str, message_id: int | None, now: float) -> None:
         """The message just written ends the branch shown."""
@@ -701,9 +690,7 @@ class History:
         )
 
     def _message(self, row: sqlite3.Row) -> ChatMessage:
-        calls = tuple(
-            CallRecord(c["id"], c["name"], c["args"]) for c in json.loads(row["tool_calls"] or "[]")
-        )
+        calls = calls_of(row["tool_calls"])
         return ChatMessage(
             role=row["role"],
             content=row["content"],
@@ -772,11 +759,64 @@ def _meta_json(meta: MessageMeta) -> str | None:
 
 
 def _meta(column: str | None) -> MessageMeta:
-    """The metadata of a row of any version; text that is not JSON (a damaged row) is none."""
-    try:
-        return MessageMeta.from_json(json.loads(column)) if column else NO_META
-    except ValueError:
+    """The metadata of a row of any version; a damaged one (not JSON, not the shape) is none."""
+    data = _json_column(column)
+    if not isinstance(data, dict):
         return NO_META
+    try:
+        return MessageMeta.from_json(data)
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return NO_META
+
+
+def calls_of(column: str | None) -> tuple[CallRecord, ...]:
+    """The `tool_calls` column: the calls of an assistant message (a damaged entry: left out)."""
+    data = _json_column(column)
+    if not isinstance(data, list):
+        return ()
+    return tuple(
+        CallRecord(str(c["id"]), str(c["name"]), c["args"] if isinstance(c["args"], dict) else {})
+        for c in data
+        if isinstance(c, dict) and {"id", "name", "args"} <= c.keys()
+    )
+
+
+def images_of(column: str | None, folder: Path) -> tuple[ImageAttachment, ...]:
+    """The `images` column: a message's images, kept as files in `folder` (a damaged entry,
+    or a file name that would leave the folder, is left out)."""
+    data = _json_column(column)
+    images = []
+    for entry in data if isinstance(data, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        mime, width, height = entry.get("mime_type"), entry.get("width"), entry.get("height")
+        file, name = entry.get("file"), entry.get("name", "")
+        if not (isinstance(mime, str) and type(width) is int and type(height) is int):
+            continue
+        if not isinstance(file, str) or not _inside_name(file):
+            continue
+        images.append(ImageAttachment(mime, width, height, path=folder / file, name=str(name)))
+    return tuple(images)
+
+
+def _inside_name(file: str) -> bool:
+    """A relative name (`<conversation>/<image>`) that cannot climb out of the folder."""
+    parts = PurePosixPath(file).parts
+    return (
+        bool(parts)
+        and not file.startswith("/")
+        and "\x00" not in file
+        and not any(part in ("..", ".") for part in parts)
+    )
+
+
+def _json_column(column: str | None) -> object:
+    if not column:
+        return None
+    try:
+        return json.loads(column)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _calls_json(calls: Sequence[CallRecord]) -> str | None:

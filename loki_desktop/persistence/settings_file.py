@@ -12,6 +12,7 @@ from typing import Any
 
 import filelock
 
+from loki_desktop.core.bounded_read import FileTooBig, NotRegularFile, read_bounded
 from loki_desktop.core.files import atomic_write
 from loki_desktop.core.i18n import _
 from loki_desktop.core.settings import Settings
@@ -22,6 +23,8 @@ log = logging.getLogger(__name__)
 # A holder keeps the lock for one read, one small write and an fsync (milliseconds); past
 # this the lock is taken to be stuck (a frozen process) and the change is written anyway.
 LOCK_TIMEOUT_S = 10.0
+# Far past any real settings file (a few KB, MCP servers included): a bigger one is damaged.
+MAX_SETTINGS_BYTES = 4_000_000
 
 # One lock per file for the threads of this process (the window's loop and the MCP service's
 # edit threads), whatever the OS lock below does on the file system at hand.
@@ -48,33 +51,27 @@ class SettingsFile:
     def _read(self) -> tuple[Settings, dict[str, Any]]:
         """The settings, and the file's keys this version does not know (kept as they are)."""
         try:
-            raw = self.path.read_bytes()
+            data = parse_settings(read_bounded(self.path, MAX_SETTINGS_BYTES))
         except FileNotFoundError:
             return Settings(), {}
-        try:
-            # utf-8-sig: a byte order mark (Windows Notepad) is read, not taken for corruption;
-            # bytes that are not UTF-8 raise UnicodeDecodeError, a ValueError like bad JSON
-            data = json.loads(raw.decode("utf-8-sig"))
-            if not isinstance(data, dict):
-                raise ValueError(_("le premier niveau n'est pas un objet"))
-        except ValueError as exc:
-            reason = str(exc)
-            if isinstance(exc, UnicodeDecodeError):
-                reason = _("ce n'est pas du texte UTF-8 : octet invalide à la position {at}")
-                reason = reason.format(at=exc.start)
-            kept = move_aside(self.path)
-            self._notices.append(
-                _(
-                    "Le fichier de réglages était illisible ({reason}) : il a été mis de côté "
-                    "dans {kept} et les réglages par défaut sont utilisés."
-                ).format(reason=reason, kept=kept.name)
-            )
-            return Settings(), {}
+        except (OSError, ValueError) as exc:
+            return self._unreadable(exc)
         settings, notices = Settings.from_json(data)
         # the file is read on every change: the same notice is pending once, not once a read
         self._notices += [notice for notice in notices if notice not in self._notices]
         known = settings.to_json().keys()
         return settings, {key: value for key, value in data.items() if key not in known}
+
+    def _unreadable(self, exc: OSError | ValueError) -> tuple[Settings, dict[str, Any]]:
+        """Move the damaged file (or folder, or link to a device) aside, with a notice."""
+        kept = move_aside(self.path)
+        self._notices.append(
+            _(
+                "Le fichier de réglages était illisible ({reason}) : il a été mis de côté "
+                "dans {kept} et les réglages par défaut sont utilisés."
+            ).format(reason=unreadable_reason(exc), kept=kept.name)
+        )
+        return Settings(), {}
 
     def update(self, change: Callable[[Settings], None]) -> Settings:
         """Read the file, apply `change`, write the result; all under the lock. A change
@@ -125,8 +122,38 @@ def read_language(path: Path) -> str:
     """The "language" setting, read before anything else is translated; "auto" when the file
     is missing or unreadable (load() reports that later, in the language chosen)."""
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+        data = parse_settings(read_bounded(path, MAX_SETTINGS_BYTES))
     except (OSError, ValueError):
         return "auto"
-    value = data.get("language") if isinstance(data, dict) else None
+    value = data.get("language")
     return value if isinstance(value, str) else "auto"
+
+
+def parse_settings(raw: bytes) -> dict[str, Any]:
+    """The JSON object of a settings file; ValueError (with a sentence) for anything else."""
+    try:
+        # utf-8-sig: a byte order mark (Windows Notepad) is read, not taken for corruption;
+        # bytes that are not UTF-8 raise UnicodeDecodeError, a ValueError like bad JSON
+        data = json.loads(raw.decode("utf-8-sig"))
+    except RecursionError:  # nested deeper than the parser goes (hand-made, or an attack)
+        raise ValueError(_("imbrication trop profonde")) from None
+    if not isinstance(data, dict):
+        raise ValueError(_("le premier niveau n'est pas un objet"))
+    return data
+
+
+def unreadable_reason(exc: OSError | ValueError) -> str:
+    """Why the settings file could not be read, in the person's words."""
+    if isinstance(exc, UnicodeDecodeError):
+        return _("ce n'est pas du texte UTF-8 : octet invalide à la position {at}").format(
+            at=exc.start
+        )
+    if isinstance(exc, FileTooBig):
+        return _("plus de {n} Mo").format(n=MAX_SETTINGS_BYTES // 1_000_000)
+    if isinstance(exc, IsADirectoryError):
+        return _("c'est un dossier, pas un fichier")
+    if isinstance(exc, NotRegularFile):
+        return _("ce n'est pas un fichier ordinaire (un tube, une socket ou un périphérique)")
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    return str(exc)

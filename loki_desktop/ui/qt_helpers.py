@@ -7,9 +7,18 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices, QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QFontMetrics, QGuiApplication, QResizeEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QWidget,
+)
 
 from loki_desktop.core.i18n import _
 
@@ -25,6 +34,44 @@ def set_state(widget: QWidget, name: str, value: object) -> None:
     widget.update()
 
 
+# what a window manager's frame adds around a dialog (title bar, borders), before it is shown
+FRAME_GUESS = QSize(8, 40)
+
+
+def scroll_page(content: QWidget) -> QScrollArea:
+    """`content` in a frameless scroll area: a page taller or wider than its dialog scrolls
+    instead of pushing the dialog past the screen (or squeezing its fields)."""
+    area = QScrollArea()
+    area.setObjectName("PageScroll")
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(content)
+    return area
+
+
+def narrow_combo(combo: QComboBox, characters: int = 16) -> QComboBox:
+    """A combo box whose longest item (a long model name) is no minimum width: the closed box
+    shows what fits, its list shows every item whole."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(characters)
+    return combo
+
+
+def wrapping_form() -> QFormLayout:
+    """A form whose field goes under its label when both do not fit side by side."""
+    form = QFormLayout()
+    form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+    return form
+
+
+def first_size(window: QWidget, wanted: QSize) -> None:
+    """Give a dialog its first size: `wanted`, or the available screen less a frame when that
+    is smaller (a laptop), so its buttons are on screen."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    room = screen.availableGeometry().size() - FRAME_GUESS
+    window.resize(wanted.boundedTo(room))
+
+
 def label(text: str, object_name: str = "", *, wrap: bool = False) -> QLabel:
     widget = QLabel(text)
     if object_name:
@@ -34,7 +81,7 @@ def label(text: str, object_name: str = "", *, wrap: bool = False) -> QLabel:
 
 
 class ElidedLabel(QLabel):
-    """A one-line label that ends with "…" when it does not fit (the full text in its tooltip)."""
+    """A label whose lines end with "…" when they do not fit (the full text in its tooltip)."""
 
     def __init__(self, text: str = "", object_name: str = "") -> None:
         super().__init__()
@@ -43,6 +90,18 @@ class ElidedLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.full_text = ""
         self.set_full_text(text)
+
+    def sizeHint(self) -> QSize:
+        """The whole text's size: what it asks for (it takes less, elided, when it must)."""
+        metrics = QFontMetrics(self.font())
+        lines = getattr(self, "full_text", "").split("\n")  # (asked before it is set)
+        width = max(metrics.horizontalAdvance(line) for line in lines)
+        margins = self.contentsMargins()
+        hint = super().sizeHint()
+        return QSize(width + margins.left() + margins.right() + 2 * self.margin(), hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())  # any width: it elides
 
     def set_full_text(self, text: str) -> None:
         self.full_text = text
@@ -55,7 +114,10 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         metrics = QFontMetrics(self.font())
-        self.setText(metrics.elidedText(self.full_text, Qt.TextElideMode.ElideRight, self.width()))
+        width = self.width()
+        lines = self.full_text.split("\n")  # each line elided on its own (a list of paths)
+        elide = Qt.TextElideMode.ElideRight
+        self.setText("\n".join(metrics.elidedText(line, elide, width) for line in lines))
 
 
 def button(

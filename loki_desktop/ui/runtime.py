@@ -387,6 +387,13 @@ class Runtime:
         found = await asyncio.gather(*(one(name) for name in names))
         return dict(zip(names, found, strict=True))
 
+    async def takes_images(self, model: str) -> bool:
+        """Whether `model` reads images; a server that does not say is asked once."""
+        try:
+            return await self.budget.profiles.takes_images(self.backend, model)
+        except BackendError:
+            return False
+
     def profile_of(self, name: str) -> ModelProfile | None:
         """The profile already asked for, if any (no request)."""
         return self.budget.profiles.peek(self.host, name)

@@ -60,6 +60,8 @@ class Session(QObject):
         self.approver = ShellApprover(dialogs_parent, renderer)
         self.approver.on_ask = self.view.tool_waiting  # the card says EN ATTENTE meanwhile
         self.approver.on_answer = self.view.tool_answered
+        self.approver.on_write_ask = self.view.write_waiting
+        self.approver.on_write_answer = self.view.write_answered
         self.after_failure: asyncio.Task[None] | None = None  # is the server gone? (turn_errors)
         self.model_override = ("", "")  # Régénérer avec…: (server, model) of the next turn
         self.on_a_new_branch = False  # its turn started a branch: shown again from the store
@@ -125,6 +127,11 @@ class Sessions(QObject):
         self._editing: tuple[str, int] | None = None  # (conversation, message) being edited
 
     # --- on screen ------------------------------------------------------------------------
+
+    def back_online(self) -> None:
+        """The server answers again: every open conversation's offline cards say so."""
+        for session in self.by_id.values():
+            session.view.back_online()
 
     def new_conversation(self) -> None:
         """The welcome page: the next message starts a conversation."""

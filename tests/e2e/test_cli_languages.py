@@ -44,7 +44,7 @@ def test_the_cli_in_english(loki_home: Path, tmp_path: Path) -> None:
     assert "gone.py: file not found" in text
     assert "The working folder does not exist" in text
     assert "asks the agent a question, without a window" in text
-    # the words argparse writes itself (usage:, options:) are Python's, not Loki's
+    # argparse's own words (usage:, options) come through Loki's catalogue too
     wrong = {command: wrong_words(output, "en") for command, output in said}
     assert not any(wrong.values()), wrong
 

@@ -183,3 +183,40 @@ def test_mcp_prompts_and_resources_list_what_the_server_offers(loki_home: Path) 
     off = loki(loki_home, "mcp", "prompts", "fetch")
     assert off.returncode == 1
     assert "mcp enable fetch" in off.stderr
+
+
+def test_ask_sends_a_servers_prompt_and_resources_with_the_message(
+    loki_home: Path, ollama: FakeOllama, workspace: Path
+) -> None:
+    features_server(loki_home)
+    ollama.script(Reply.text("Vu."))
+    done = ask(
+        loki_home,
+        ollama,
+        workspace,
+        "--prompt",
+        "feat/review",
+        "--arg",
+        "code=x = 1",
+        "--resource",
+        "notes://readme",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    users = [m["content"] for m in ollama.chat_requests[0]["messages"] if m["role"] == "user"]
+    sent = users[-1]
+    # the prompt as the server rendered it, then the message, then the resource
+    prompt = sent.index("Please review this python code:\nx = 1")
+    message = sent.index("Vas-y")
+    resource = sent.index("Attached resource notes://readme")
+    assert prompt < message < resource
+    assert "build with make, test with pytest" in sent
+
+
+def test_ask_with_a_prompt_the_server_does_not_offer_sends_nothing(
+    loki_home: Path, ollama: FakeOllama, workspace: Path
+) -> None:
+    features_server(loki_home)
+    done = ask(loki_home, ollama, workspace, "--prompt", "feat/nope")
+    assert done.returncode == 2
+    assert "loki-desktop mcp prompts feat" in done.stderr
+    assert ollama.chat_requests == []

@@ -112,6 +112,10 @@ class Reply:
     # stall after this many tokens (the connection stays open) until `resume` is set
     pause_after: int | None = None
     resume: threading.Event = field(default_factory=threading.Event)
+    # faults no real server sends on purpose: a line that is no JSON after this many
+    # tokens, or a line that never ends (written until the client hangs up)
+    garbage_after: int | None = None
+    endless_after: int | None = None
     status: int = 200  # an HTTP error instead of a stream
     error: Any = ""  # the `error` of the HTTP error body (a string or an object), or of
     # an {"error": ...} line mid-stream
@@ -353,6 +357,11 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                     return
                 if index == reply.pause_after:
                     reply.resume.wait(timeout=120)
+                if index == reply.garbage_after:
+                    self._raw(b'{"model": "cut here\n')
+                if index == reply.endless_after:
+                    self._endless()
+                    return
                 self._line(
                     {
                         "model": model,
@@ -409,6 +418,18 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             payload = json.dumps(data).encode() + b"\n"
             self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
             self.wfile.flush()
+
+        def _raw(self, payload: bytes) -> None:
+            self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+            self.wfile.flush()
+
+        def _endless(self) -> None:
+            """One line that never ends: written until the client hangs up."""
+            self._raw(b'{"message": {"role": "assistant", "content": "')
+            block = b"x" * 65536
+            with contextlib.suppress(OSError):
+                while True:
+                    self._raw(block)
 
         def _pause(self, reply: Reply, *, first: bool) -> None:
             if first and reply.gate is not None:

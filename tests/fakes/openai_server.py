@@ -13,7 +13,11 @@ error codes) and vLLM's protocol.py (ModelCard with `max_model_len`, ErrorRespon
   piece `{"index", "id", "type": "function", "function": {"name", "arguments": ""}}` then
   pieces `{"index", "function": {"arguments": "<piece>"}}`; with `stream_options:
   {"include_usage": true}` a last chunk has `choices: []` and `usage`;
-- errors: `{"error": {"message", "type", "param", "code"}}`.
+- errors: `{"error": {"message", "type", "param", "code"}}`;
+- an image (an `image_url` content part) for a model that is not multimodal: vLLM answers
+  400 `{"object": "error", "message": "<model> is not a multimodal model None", "type":
+  "BadRequestError", "param": null, "code": 400}` (as reported in vllm-project/vllm#23402
+  and in the field); `vision_models` says which models take images (None: all of them).
 
     with FakeOpenAI(models=("m",)) as server:
         server.script(Reply.text("Bon", "jour"), Reply.tool("write_file", {...}, pieces=4))
@@ -69,6 +73,10 @@ class Reply:
     cut_after: int | None = None  # drop the connection after this many content events
     no_done: bool = False  # end the body cleanly without finish_reason nor [DONE]
     gate: threading.Event | None = None  # after the first event, wait for it
+    # faults no real server sends on purpose: a `data:` line that is no JSON after this
+    # many tokens, or a line that never ends (written until the client hangs up)
+    garbage_after: int | None = None
+    endless_after: int | None = None
     prompt_tokens: int = 42
     usage: bool = True  # False: no usage chunk even when asked (a server that never sends it)
     ignores_max_tokens: bool = False  # llama.cpp, vLLM and LM Studio honour `max_tokens`
@@ -113,8 +121,10 @@ class FakeOpenAI(ServedFake):
         api_key: str = "",
         port: int = 0,
         default: Reply | None = None,
+        vision_models: tuple[str, ...] | None = None,
     ) -> None:
         self.models = list(models)
+        self.vision_models = vision_models
         # /v1/embeddings answers for these (tests.fakes.embeddings), with vectors of this size
         self.embedding_models: set[str] = set()
         self.embedding_dim = 16
@@ -149,6 +159,24 @@ class FakeOpenAI(ServedFake):
         with self._lock:
             script = self._scripts.pop(0) if self._scripts else self.default
         return script(body) if callable(script) else script
+
+
+def _has_image(body: dict[str, Any]) -> bool:
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, list) and any(p.get("type") == "image_url" for p in content):
+            return True
+    return False
+
+
+def _not_multimodal(model: str) -> dict[str, Any]:
+    return {
+        "object": "error",
+        "message": f"{model} is not a multimodal model None",
+        "type": "BadRequestError",
+        "param": None,
+        "code": 400,
+    }
 
 
 def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
@@ -207,6 +235,10 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 }
                 self._json(404, {"error": error})
                 return
+            refused = fake.vision_models is not None and model not in fake.vision_models
+            if refused and _has_image(body):
+                self._json(400, _not_multimodal(str(model)))
+                return
             reply = _capped(fake._next_reply(body), body)
             if reply.status != 200:
                 self._json(reply.status, {"error": reply.error})
@@ -231,6 +263,11 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             for index, token in enumerate(reply.tokens):
                 if reply.cut_after is not None and index >= reply.cut_after:
                     self._cut()
+                    return
+                if index == reply.garbage_after:
+                    self._data('{"choices": [{"delta": {"content": "cut')
+                if index == reply.endless_after:
+                    self._endless()
                     return
                 self._event(chunk({"content": token}))
             if reply.cut_after is not None:
@@ -282,6 +319,18 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 
         def _data(self, text: str) -> None:
             payload = f"data: {text}\n\n".encode()
+            self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+            self.wfile.flush()
+
+        def _endless(self) -> None:
+            """One `data:` line that never ends: written until the client hangs up."""
+            block = b"x" * 65536
+            with contextlib.suppress(OSError):
+                self._chunk(b'data: {"choices": [{"delta": {"content": "')
+                while True:
+                    self._chunk(block)
+
+        def _chunk(self, payload: bytes) -> None:
             self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
             self.wfile.flush()
 

@@ -38,6 +38,24 @@ def test_a_damaged_checkpoint_is_not_written_back(tmp_path: Path, workspace: Pat
     report = apply(points, plan(turn, "undo"))
     ((step, why),) = report.failed
     assert step.path == "f.txt"
-    assert "damaged" in why
+    assert "abîmé" in why
     assert (workspace / "f.txt").read_text() == "new\n"
+    points.close()
+
+
+def test_why_an_undo_failed_is_said_in_french(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("old\n")
+    points = CheckpointFolder(tmp_path / "checkpoints")
+    recorder = ChangeRecorder(points, workspace, 10)
+    recorder.begin("c", 1)
+    jail = Workspace(workspace, observer=recorder)
+    with jail.locate("f.txt") as entry:
+        jail.write(entry, b"new\n")
+    (workspace / "f.txt").unlink()
+    (workspace / "f.txt").mkdir()  # a folder where the file was
+    (turn,) = points.turns("c")
+    report = apply(points, plan(turn, "undo"), lambda _step: True)
+    ((step, why),) = report.failed
+    assert step.path == "f.txt"
+    assert why == "c'est un dossier, pas un fichier"
     points.close()

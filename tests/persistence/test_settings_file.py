@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from loki_desktop.core.settings import Settings, resolve_host
-from loki_desktop.persistence.settings_file import SettingsFile
+from loki_desktop.persistence.settings_file import SettingsFile, read_language
 
 
 def test_missing_file_gives_defaults(tmp_path: Path) -> None:
@@ -201,3 +205,62 @@ def test_one_bad_mcp_server_entry_is_left_to_the_mcp_config_not_all_servers_lost
     settings, notices, _ = _load(tmp_path, json.dumps({"mcp_servers": servers}).encode())
     assert settings.mcp_servers == servers  # core.mcp.config drops "broken" with its notice
     assert notices == []
+
+
+def _nested(path: Path) -> None:
+    path.write_text('{"a": ' * 1000 + "1" + "}" * 1000)
+
+
+def _folder(path: Path) -> None:
+    path.mkdir()
+    (path / "inside.txt").write_text("kept\n")
+
+
+def _device(path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _loop(path: Path) -> None:
+    path.symlink_to(path.with_name("other.json"))
+    path.with_name("other.json").symlink_to(path)
+
+
+def _huge(path: Path) -> None:
+    path.write_text('{"model": "' + "x" * 5_000_000 + '"}')
+
+
+@pytest.mark.timeout(20)  # /dev/zero was read until memory ran out; a FIFO waited forever
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (_nested, "imbrication trop profonde"),
+        (_folder, "dossier"),
+        (_device, "fichier ordinaire"),
+        (_fifo, "fichier ordinaire"),
+        (_loop, ""),
+        (_huge, "plus de 4 Mo"),
+    ],
+)
+def test_a_damaged_settings_file_is_moved_aside_with_the_unreadable_notice(
+    tmp_path: Path, damage: Callable[[Path], None], reason: str
+) -> None:
+    path = tmp_path / "settings.json"
+    damage(path)
+    store = SettingsFile(path)
+    assert store.load() == Settings()
+    (notice,) = store.take_notices()
+    assert "illisible" in notice
+    assert "mis de côté" in notice
+    assert reason in notice
+    assert not path.is_symlink()
+    assert not path.exists()
+    (kept,) = [p for p in tmp_path.iterdir() if p.name.startswith("settings.corrupt-")]
+    if damage is _folder:
+        assert (kept / "inside.txt").read_text() == "kept\n"  # moved, never deleted
+    assert read_language(kept) == "auto"
+    store.update(lambda settings: setattr(settings, "model", "m"))
+    assert SettingsFile(path).load().model == "m"

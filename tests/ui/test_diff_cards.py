@@ -271,6 +271,12 @@ async def test_review_waits_refuses_then_always_and_the_diff_survives_reopening(
         assert "-second\n+SECOND" in dialog.change_view.shown_text()
         assert window.sessions.current is not None
         assert window.sessions.current.runner.busy  # the turn waits for the answer
+        # the card and the status line say what the turn waits for, not EN COURS / répond
+        waiting = cards(window)[-1]
+        assert waiting.state == "waiting"
+        assert waiting.chip.text() == "EN ATTENTE"  # not EN COURS (it fits a narrow card)
+        status = window.stream_status.text
+        await wait_until(lambda: "EN ATTENTE de votre accord pour écrire" in status.text())
         dialog.deny_button.click()
         await finished(window)
         assert target.read_text() == "first\nsecond\n"

@@ -40,10 +40,12 @@ from loki_desktop.core.tools.native import NativeTools
 from loki_desktop.ui.changes.approval import ApprovalDialog
 from loki_desktop.ui.changes.change_view import ChangeView
 from loki_desktop.ui.changes.write_approval import WriteApprovalDialog
+from loki_desktop.ui.chat.items import ToolCard
 from loki_desktop.ui.chat.view import ChatView
 from loki_desktop.ui.main import install_qt_translations
 from loki_desktop.ui.quick_prompt import QuickPrompt
 from loki_desktop.ui.window.main_window import MainWindow
+from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.language_words import wrong_words
 from tests.ui.helpers import open_window, wait_until
 
@@ -209,3 +211,26 @@ async def test_the_language_setting_is_saved_for_the_next_start(
     from loki_desktop.persistence.settings_file import read_language
 
     assert read_language(settings_path()) == "en"
+
+
+async def test_a_tool_card_written_in_french_reads_in_english_once_reopened(
+    ollama: FakeOllama, qtbot: Any, services: Services, workspace: Path
+) -> None:
+    settings = services.settings.load()
+    settings.workspace = str(workspace)
+    services.settings.save(settings)
+    ollama.script(
+        Reply.tool("write_file", {"path": "app.js", "content": "x" * 68}), Reply.text("Fait.")
+    )
+    async with open_window(services, qtbot, ollama.url) as window:  # French, the source
+        window.sessions.send("Écris app.js")
+        await wait_until(lambda: not window.sessions.current.runner.busy)  # type: ignore[union-attr]
+        view = window.sessions.current.view  # type: ignore[union-attr]
+        cards = [item for item in view.items() if isinstance(item, ToolCard)]
+        assert [c.detail.text() for c in cards] == ["app.js écrit (68 octets)"]
+        window.save_state()
+    set_language("en")  # the next start, in English
+    async with open_window(services, qtbot, ollama.url) as window:
+        view = window.sessions.current.view  # type: ignore[union-attr]
+        cards = [item for item in view.items() if isinstance(item, ToolCard)]
+        assert [c.detail.text() for c in cards] == ["app.js written (68 bytes)"]

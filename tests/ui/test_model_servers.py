@@ -8,7 +8,7 @@ from typing import Any
 
 import keyring
 
-from loki_desktop.core.model_servers import key_name
+from loki_desktop.core.model_servers import ModelServer, key_name, save_servers
 from loki_desktop.core.services import Services
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
@@ -84,3 +84,25 @@ async def test_a_bad_address_is_refused_before_saving(
         assert services.settings.load().model_servers == []
         dialog.reject()
         await dialog.tasks.cancel_all()
+
+
+async def test_an_openai_model_is_of_unknown_capabilities_and_takes_images_once_accepted(
+    services: Services, qtbot: Any
+) -> None:
+    with FakeOpenAI(models=("texte", "yeux"), vision_models=("yeux",)) as vllm:
+        settings = services.settings.load()
+        save_servers(settings, [ModelServer("openai", "Labo", vllm.url)])
+        settings.model_server, settings.model = "Labo", "texte"
+        services.settings.save(settings)
+        async with open_window(services, qtbot) as window:
+            attach = window.composer.attach_button
+            # not assumed: unknown, and no image until the server took one
+            await wait_until(lambda: "n'a pas accepté" in attach.toolTip(), what="the answer")
+            assert window.model_marks.marks == ["CAPACITÉS INCONNUES"]
+            assert not attach.isEnabled()
+            picker = window.model_picker
+            picker.setCurrentIndex(picker.findData("yeux"))
+            await wait_until(attach.isEnabled, what="the server took an image for 'yeux'")
+            assert window.model_marks.marks == ["CAPACITÉS INCONNUES", "VISION"]
+            probes = [r for r in vllm.requests if r[2] and r[2].get("max_tokens") == 1]
+            assert [p[2]["model"] for p in probes] == ["texte", "yeux"]  # once each

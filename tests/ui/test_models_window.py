@@ -167,8 +167,11 @@ async def test_the_reflexion_setting_reaches_the_chat_request(
         assert behaviour.model == THINKER
         offered = [behaviour.think.itemData(i) for i in range(behaviour.think.count())]
         assert offered[:3] == ["auto", "off", "on"]
+        assert "réfléchit avant de répondre" in behaviour.think_help.text()
         behaviour.think.setCurrentIndex(behaviour.think.findData("off"))
         behaviour.think.activated.emit(behaviour.think.currentIndex())
+        # the hint follows the choice: Désactivée is not described as reasoning shown
+        assert behaviour.think_help.text().startswith("Réflexion désactivée")
         dialog.save_button.click()
         models.script(Reply.text("Non."))
         await send(window, "Et là ?")

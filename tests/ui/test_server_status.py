@@ -105,3 +105,7 @@ def test_images_are_refused_with_the_reason() -> None:
     assert "VISION" in vision_refusal("", None)
     assert "ne sait pas encore" in vision_refusal("qwen", None)
     assert "ne lit pas les images" in vision_refusal("qwen", blind)
+    # the server's vision models are offered first, never the current model's family
+    said = vision_refusal("gemma3:1b", blind, ["gemma3:4b", "llava:7b"])
+    assert "(llava:7b, qwen2.5vl, llama3.2-vision…)" in said
+    assert "gemma3," not in said

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from loki_desktop.core.services import Services
 from loki_desktop.ui.theme import Theme
+from loki_desktop.ui.window.compact_bar import HYSTERESIS_PX
 from loki_desktop.ui.window.fit import FIRST_SIZE, MIN_SIZE, clamp_rect, fit_rect
 from loki_desktop.ui.window.main_window import MainWindow
 from tests.fakes.ollama_server import FakeOllama
@@ -173,3 +174,54 @@ async def test_a_window_saved_on_a_bigger_screen_opens_inside_this_one(
         assert available.contains(window.frameGeometry())
         assert window.width() >= MIN_SIZE.width()
         assert window.height() >= MIN_SIZE.height()
+
+
+async def test_the_window_stays_where_it_was_over_restarts(
+    qtbot: Any, services: Services, offline_host: str
+) -> None:
+    places = []
+    for _start in range(3):
+        async with open_window(services, qtbot, offline_host) as window:
+            await wait_until(lambda: window.isVisible())
+            places.append(window.geometry())
+            window.save_state()
+    assert places[0] == places[1] == places[2], places  # not one pixel further each time
+
+
+async def test_the_top_bar_changes_form_by_one_rule_with_hysteresis(
+    ollama: FakeOllama, qtbot: Any, services: Services
+) -> None:
+    async with open_window(services, qtbot, ollama.url) as window:
+        bar, header = window.compact_bar, window.header
+        await wait_until(lambda: window.model_picker.count() > 0)
+        full = bar.full_width()
+        chrome = window.width() - header.width()  # the sidebar and the margins around it
+
+        async def at(header_width: int) -> bool:
+            window.resize(header_width + chrome, window.height())
+            await wait_until(lambda: header.width() == header_width, what=f"{header_width}")
+            return bar.compact
+
+        assert not await at(full + 5)
+        assert await at(full - 5)  # no room for the full bar: compact
+        assert await at(full + 5)  # just enough again: it stays compact (no flip-flop)
+        assert not await at(full + HYSTERESIS_PX + 5)  # with room to spare: full again
+
+
+async def test_the_chat_does_not_move_sideways_when_its_scroll_bar_appears(
+    qtbot: Any, services: Services, offline_host: str
+) -> None:
+    async with open_window(services, qtbot, offline_host) as window:
+        store = window.runtime.store
+        window.sessions.open_conversation(store.create("Longue"))
+        assert window.sessions.current is not None
+        view = window.sessions.current.view
+        view.add_user_message("Bonjour")
+        column = view.widget().findChild(QWidget, "ChatColumn")
+        assert column is not None
+        await wait_until(lambda: not view.verticalScrollBar().isVisible())
+        left = column.mapTo(view, QPoint(0, 0)).x()
+        for number in range(40):
+            view.add_user_message(f"Message {number} " * 8)
+        await wait_until(lambda: view.verticalScrollBar().isVisible(), what="the scroll bar")
+        await wait_until(lambda: column.mapTo(view, QPoint(0, 0)).x() == left, within=5)

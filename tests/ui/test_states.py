@@ -54,6 +54,7 @@ async def test_offline_is_said_once_then_connected_and_the_retried_card_goes(
         assert chips(window) == ["NON ENVOYÉ"]
         assert card.retry_button is not None
         assert card.retry_button.isEnabled()
+        assert card.text.text().startswith("Ollama ne répond pas")
 
         # Ollama starts where Loki looks for it
         server = FakeOllama(port=urlparse(offline_host).port or 0).start()
@@ -64,6 +65,9 @@ async def test_offline_is_said_once_then_connected_and_the_retried_card_goes(
             assert banner.title.text().startswith("Connecté à ")
             assert not banner.retry_button.isVisible()
             await wait_until(lambda: not banner.isVisible(), what="'connecté' goes by itself")
+            # the card's words follow: the server answers now, the message is still unsent
+            assert card.text.text().startswith("Ollama répond de nouveau")
+            assert chips(window) == ["NON ENVOYÉ"]
 
             card.retry_button.click()
             await wait_until(lambda: not window.sessions.current.runner.busy)  # type: ignore[union-attr]
@@ -225,3 +229,36 @@ def test_a_quote_is_written_in_ink_not_muted_grey() -> None:
     html = MarkdownRenderer(LIGHT, "Copier").render("> Une citation à lire")
     assert f"color:{LIGHT.ink}" in html
     assert LIGHT.muted not in html
+
+
+async def test_the_no_model_banner_says_below_only_over_the_list(
+    qtbot: Any, services: Services
+) -> None:
+    with FakeOllama(models=()) as server:
+        async with open_window(services, qtbot, server.url) as window:
+            banner = window.banner
+            await wait_until(window.downloads.first_model.isVisible, what="the first-run list")
+            assert "ci-dessous" in banner.body.text()  # the welcome page: the list is below
+            store = window.runtime.store
+            window.sessions.open_conversation(store.create("Une ancienne conversation"))
+            assert banner.isVisible()
+            assert "ci-dessous" not in banner.body.text()  # nothing is below a conversation
+            assert "nouvelle conversation" in banner.body.text()
+            window.sessions.new_conversation()
+            assert "ci-dessous" in banner.body.text()
+
+
+async def test_the_welcome_page_asks_for_a_folder_only_without_one(
+    qtbot: Any, services: Services, offline_host: str, tmp_path: Path
+) -> None:
+    async with open_window(services, qtbot, offline_host) as window:
+        intro = window.welcome.intro
+        window.workspace_picker.choose("")
+        assert "Choisissez un dossier de travail" in intro.text()
+        folder = tmp_path / "projet-ventes"
+        folder.mkdir()
+        window.workspace_picker.choose(str(folder))
+        assert "Choisissez un dossier" not in intro.text()
+        assert "« projet-ventes »" in intro.text()
+        window.workspace_picker.choose("")
+        assert "Choisissez un dossier de travail" in intro.text()

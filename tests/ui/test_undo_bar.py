@@ -71,8 +71,12 @@ async def test_undo_restores_the_turn_and_redo_puts_it_back(
         assert "ajouté  b.txt  +1 −0" in bar.files.text()
         assert bar.button.text() == "Annuler les modifications de ce tour"
 
-        bar.button.click()
+        window.activateWindow()
+        bar.button.setFocus()
+        await wait_until(bar.button.hasFocus, what="the undo button focused")
+        bar.button.click()  # as Space on the focused button does
         await wait_until(lambda: bar.direction == "redo", what=bar.status.text())
+        assert bar.button.hasFocus()  # the focus stayed where it was, not on the sidebar
         assert (workspace / "a.txt").read_text() == "ancien\n"
         assert not (workspace / "b.txt").exists()
         assert bar.button.text() == "Rétablir les modifications de ce tour"

@@ -72,3 +72,18 @@ async def test_a_folder_gone_since_the_last_run_is_forgotten(
         assert chosen.picker.text() == "Aucun dossier"
         await chosen.watch()
         assert chosen.feed.watcher is None  # nothing to watch
+
+
+def test_the_folder_chooser_opens_in_the_last_folder_else_home(qtbot: Any, tmp_path: Path) -> None:
+    picker = WorkspacePicker()
+    qtbot.addWidget(picker)
+    gone, kept = tmp_path / "gone", tmp_path / "kept"
+    kept.mkdir()
+    picker.set_folder("", [str(gone), str(kept)])
+    dialog = picker.open_chooser()  # no folder open: the last one that still exists
+    assert Path(dialog.directory().absolutePath()) == kept
+    dialog.reject()
+    picker.set_folder("", [str(gone)])
+    dialog = picker.open_chooser()  # none left: the home folder, not where Loki started
+    assert Path(dialog.directory().absolutePath()) == Path.home()
+    dialog.reject()

@@ -63,7 +63,7 @@ class UndoPlan:
 class UndoReport:
     restored: list[FileStep] = field(default_factory=list)
     left: list[FileStep] = field(default_factory=list)  # changed since, not overwritten
-    failed: list[tuple[FileStep, str]] = field(default_factory=list)  # path, why (English)
+    failed: list[tuple[FileStep, str]] = field(default_factory=list)  # path, why (a person's)
 
     @property
     def complete(self) -> bool:
@@ -133,7 +133,7 @@ def apply(store: CheckpointStore, undo: UndoPlan, decide: Decide | None = None) 
     chosen: list[FileStep] = []
     for step in undo.steps:
         if not step.kept:
-            report.failed.append((step, "its previous state was too big to be kept"))
+            report.failed.append((step, _not_kept()))
         elif step.changed_since and not (decide is not None and decide(step)):
             report.left.append(step)
         else:
@@ -149,27 +149,67 @@ def apply(store: CheckpointStore, undo: UndoPlan, decide: Decide | None = None) 
     return report
 
 
+class _Damaged(ValueError):
+    """The checkpoint's bytes are gone or are not the ones kept."""
+
+
 def _put_safely(store: CheckpointStore, workspace: Workspace, step: FileStep) -> str | None:
-    """None when the file is back, else why not."""
+    """None when the file is back, else why not (one phrase for a person)."""
     try:
         _put(store, workspace, step)
     except (OSError, JailError, ValueError) as exc:
-        return str(exc)
+        return _why(exc)
     return None
 
 
 def _put(store: CheckpointStore, workspace: Workspace, step: FileStep) -> None:
+    from loki_desktop.core.i18n import _
+
     if step.current == step.target:
         return  # already there (put back by hand, or an undo killed after this file)
     if step.target is None:
         with workspace.locate(step.path) as entry:
             workspace.remove(entry)
         return
-    data = store.read_blob(step.target)
+    try:
+        data = store.read_blob(step.target)
+    except OSError:
+        raise _Damaged(_("son point de restauration a disparu")) from None
     if digest_of(data) != step.target:
-        raise ValueError("its checkpoint is damaged (the saved bytes do not match)")
+        raise _Damaged(_("son point de restauration est abîmé (les octets gardés ont changé)"))
     with workspace.locate(step.path, create=True) as entry:
         workspace.write(entry, data)
+
+
+def _why(exc: Exception) -> str:
+    """Why a file could not be put back, in the person's language."""
+    from loki_desktop.core.i18n import _
+
+    if isinstance(exc, _Damaged):
+        return str(exc)
+    if isinstance(exc, JailError):
+        return _("chemin refusé (hors du dossier de travail, ou dans .git)")
+    if isinstance(exc, IsADirectoryError):
+        return _("c'est un dossier, pas un fichier")
+    if isinstance(exc, NotADirectoryError):
+        return _("un dossier du chemin est un fichier")
+    if isinstance(exc, FileNotFoundError):
+        return _("introuvable")
+    if isinstance(exc, PermissionError):
+        return _("permission refusée")
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return _("plus de place sur le disque")
+    if isinstance(exc, OSError) and exc.errno == errno.EROFS:
+        return _("disque en lecture seule")
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    return str(exc)
+
+
+def _not_kept() -> str:
+    from loki_desktop.core.i18n import _
+
+    return _("son état d'avant n'a pas été gardé (écrit sans retour possible)")
 
 
 def _state(workspace: Workspace, rel: str) -> str | None:

@@ -195,27 +195,45 @@ async def _ruff_problems(ruff: str, text: str, name: str, target: PythonTarget) 
         return _RuffFindings(skipped=note.format(reason=reason))
     if done is None:
         return _RuffFindings(skipped=_("ruff a pris trop de temps : Python n'a pas été vérifié"))
+    return read_ruff_report(done.stdout, done.stderr)
+
+
+def read_ruff_report(stdout: str, stderr: str) -> _RuffFindings:
+    """What ruff's JSON output says; a reason to skip when it is not the JSON expected."""
     try:
-        diagnostics: list[dict[str, Any]] = json.loads(done.stdout)
-    except ValueError:
-        first = (done.stderr.strip().splitlines() or [_("aucune sortie")])[0]
+        diagnostics = json.loads(stdout)
+    except (ValueError, RecursionError):
+        diagnostics = None
+    if not isinstance(diagnostics, list):
+        first = (stderr.strip().splitlines() or [_("aucune sortie")])[0]
         note = _("ruff a échoué ({first}) : Python n'a pas été vérifié")
         return _RuffFindings(skipped=note.format(first=first))
     found = _RuffFindings()
     for item in diagnostics:
-        code = item.get("code")
-        location = item.get("location") or {}
-        line, col = int(location.get("row") or 1), int(location.get("column") or 1)
-        # ruff < 0.13 reports syntax errors with code None and a "SyntaxError: " prefix
-        message = str(item.get("message", "")).removeprefix("SyntaxError: ")
-        if not code or code in ("invalid-syntax", "E999"):
-            if _VERSION_SYNTAX.match(message):
-                found.versions.append(Problem(line, col, message))
-            else:
-                found.syntax.append(Problem(line, col, f"SyntaxError: {message}"))
-        elif code[0].isupper():
-            found.rules.append(Problem(line, col, f"{code} {message}"))
+        if isinstance(item, dict):
+            _read_ruff_item(item, found)
     return found
+
+
+def _read_ruff_item(item: dict[str, Any], found: _RuffFindings) -> None:
+    code = item.get("code")
+    location = item.get("location")
+    location = location if isinstance(location, dict) else {}
+    line, col = _position(location.get("row")), _position(location.get("column"))
+    # ruff < 0.13 reports syntax errors with code None and a "SyntaxError: " prefix
+    message = str(item.get("message", "")).removeprefix("SyntaxError: ")
+    if not code or code in ("invalid-syntax", "E999"):
+        if _VERSION_SYNTAX.match(message):
+            found.versions.append(Problem(line, col, message))
+        else:
+            found.syntax.append(Problem(line, col, f"SyntaxError: {message}"))
+    elif isinstance(code, str) and code[0].isupper():
+        found.rules.append(Problem(line, col, f"{code} {message}"))
+
+
+def _position(value: object) -> int:
+    """A 1-based line or column as reported (1 when it is missing or not a number)."""
+    return value if type(value) is int and value > 0 else 1
 
 
 def _is_undefined_name(problem: Problem) -> bool:

@@ -134,17 +134,35 @@ async def _shellcheck_problems(
     done = await _run(notes, "shellcheck", argv, text, None)
     if done is None:
         return []
+    return read_shellcheck_report(done.stdout, done.stderr, notes)
+
+
+def read_shellcheck_report(stdout: str, stderr: str, notes: list[str]) -> list[Problem]:
+    """The errors of shellcheck's json1 output; a note when it is not the JSON expected."""
     try:
-        comments: list[dict[str, Any]] = json.loads(done.stdout)["comments"]
-    except (ValueError, KeyError, TypeError):
-        first = (done.stderr.strip().splitlines() or ["?"])[0]
+        report = json.loads(stdout)
+    except (ValueError, RecursionError):
+        report = None
+    comments = report.get("comments") if isinstance(report, dict) else None
+    if not isinstance(comments, list):
+        first = (stderr.strip().splitlines() or ["?"])[0]
         notes.append(_("shellcheck a échoué ({error})").format(error=first))
         return []
     return [
-        Problem(int(c["line"]), int(c["column"]), f"SC{c['code']} {c['message'].strip()}")
+        Problem(_number(c.get("line")), _number(c.get("column")), _comment(c))
         for c in comments
-        if c.get("level") == "error" and c.get("code") not in _SHELLCHECK_NOISE
+        if isinstance(c, dict)
+        and c.get("level") == "error"
+        and c.get("code") not in _SHELLCHECK_NOISE
     ]
+
+
+def _number(value: object) -> int:
+    return value if type(value) is int and value > 0 else 1
+
+
+def _comment(comment: dict[str, Any]) -> str:
+    return f"SC{comment.get('code')} {str(comment.get('message', '')).strip()}"
 
 
 async def _run(

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from loki_desktop.core.bounded_read import FileTooBig, NotRegularFile, read_bounded
 from loki_desktop.core.checks.model import CheckResult
 from loki_desktop.core.events import Problem
 from loki_desktop.core.i18n import _
@@ -26,14 +24,20 @@ class Source:
     data: bytes
 
 
+__all__ = ["NotRegularFile"]  # the checkers' callers catch it from here
+
 # How a checker reads a file: by path here; through the workspace jail for the agent's checks.
 Reader = Callable[[Path, int], bytes]
 
 
 def read_source(path: Path, read: Reader | None = None) -> Source | CheckResult:
     """The file's bytes, or the result that explains why there is nothing to check."""
+    too_big = False
     try:
-        data = (read or read_regular_file)(path, MAX_BYTES + 1)
+        data = (read or read_bounded)(path, MAX_BYTES + 1)
+    except FileTooBig:
+        data = b""  # told below, as a file over the limit
+        too_big = True
     except IsADirectoryError:
         return _unreadable(_("c'est un dossier, pas un fichier"))
     except NotRegularFile:
@@ -46,7 +50,7 @@ def read_source(path: Path, read: Reader | None = None) -> Source | CheckResult:
         return _unreadable(_("permission refusée"))
     except OSError as exc:
         return _unreadable(exc.strerror or str(exc))
-    if len(data) > MAX_BYTES:
+    if too_big or len(data) > MAX_BYTES:
         return CheckResult(
             skipped=_("non vérifié : le fichier dépasse {n} Mo").format(n=MAX_BYTES // 1_000_000)
         )
@@ -56,28 +60,6 @@ def read_source(path: Path, read: Reader | None = None) -> Source | CheckResult:
         binary = _("contenu binaire (un octet NUL) : ce n'est pas un fichier texte")
         return CheckResult((Problem(line, col, binary),))
     return Source(path, data)
-
-
-class NotRegularFile(OSError):
-    """A pipe, a socket or a device: reading it may wait forever."""
-
-
-def read_regular_file(path: Path, limit_bytes: int) -> bytes:
-    """At most `limit_bytes` of a regular file. Anything else is refused without waiting
-    (a FIFO is opened non-blocking, and the check is made on the opened file, so a path
-    swapped meanwhile is caught too)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
-    except BaseException:
-        os.close(fd)
-        raise
-    with open(fd, "rb") as handle:
-        return handle.read(limit_bytes)
 
 
 def position(data: bytes, offset: int) -> tuple[int, int]:

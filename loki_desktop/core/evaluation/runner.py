@@ -114,6 +114,9 @@ class _NoShell:
     async def approve_write(self, change: FileChange, cwd: Path) -> bool:
         return True  # the tasks' own scratch folders: writing there is the task
 
+    async def approve_unkept_write(self, path: str, reason: str, cwd: Path) -> bool:
+        return False  # nobody to ask: the rule holds
+
 
 @dataclass
 class Runner:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -54,11 +55,32 @@ def thinking_refused_notice(model: str) -> str:
     ).format(model=model)
 
 
-def no_vision_message(model: str) -> str:
+# vision models to suggest when none of the server's is known (Ollama library names)
+KNOWN_VISION = ("gemma3", "qwen2.5vl", "llama3.2-vision")
+SUGGESTED_AT_MOST = 3
+
+
+def family(model: str) -> str:
+    """ "gemma3:4b" -> "gemma3", "registry/user/llava:7b" -> "llava"."""
+    return model.split(":")[0].rsplit("/", 1)[-1].lower()
+
+
+def vision_suggestions(model: str, installed: Sequence[str] = ()) -> list[str]:
+    """The vision models to offer instead of `model`: those of the server (`installed`, the
+    models it has that read images) first, then well-known ones of another family; never
+    `model` itself nor its own family (gemma3 is no advice to a gemma3:4b user)."""
+    own = family(model)
+    offered = [name for name in installed if name != model and family(name) != own]
+    families = {family(name) for name in offered}
+    offered += [name for name in KNOWN_VISION if name != own and name not in families]
+    return offered[:SUGGESTED_AT_MOST]
+
+
+def no_vision_message(model: str, installed: Sequence[str] = ()) -> str:
     return _(
         "« {model} » ne lit pas les images : rien n'a été envoyé. Retirez les images ou "
-        "choisissez un modèle qui voit (par exemple gemma3, qwen2.5vl, llama3.2-vision)."
-    ).format(model=model)
+        "choisissez un modèle qui voit (par exemple {models})."
+    ).format(model=model, models=", ".join(vision_suggestions(model, installed)))
 
 
 def not_for_chat_message(model: str) -> str:

@@ -23,6 +23,12 @@ import httpx
 from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.context_size import OLLAMA_DEFAULT_CONTEXT
+from loki_desktop.core.llm.lines import (
+    LineTooLong,
+    capped_lines,
+    skipped_sentence,
+    too_long_sentence,
+)
 from loki_desktop.core.llm.profiles import parse_profile
 from loki_desktop.core.llm.pull import pull_error_sentence
 from loki_desktop.core.llm.server_errors import answered_error, error_text, error_value
@@ -115,7 +121,7 @@ class OllamaBackend:
                 if response.is_error:
                     await response.aread()
                     raise OllamaResponseError(response.status_code, error_value(response.text))
-                lines = response.aiter_lines()
+                lines = capped_lines(response.aiter_bytes())
                 slice_began = loop.time()
                 while True:
                     silence.waiting()
@@ -132,9 +138,10 @@ class OllamaBackend:
                         slice_began = loop.time()
                     if not line.strip():
                         continue
-                    part = json.loads(line)
-                    if not isinstance(part, dict):
-                        raise ValueError("not a JSON object")
+                    part = _object(line)
+                    if part is None:  # one garbage line: the valid ones around it count
+                        yield {_SKIPPED: True}
+                        continue
                     if error := part.get("error"):
                         raise OllamaResponseError(-1, error)
                     yield part
@@ -205,15 +212,22 @@ class OllamaBackend:
             payload["tools"] = list(tools)
         if think is not None:
             payload["think"] = think
-        seen_done = False
+        seen_done = skipped = False
         try:
             # closed with this generator: a reply stopped early (a cap, the repetition guard,
             # Stop) closes its HTTP stream now, inside the loop, not in a late finalizer
             async with contextlib.aclosing(self._stream("/api/chat", payload)) as parts:
                 async for part in parts:
-                    chunk = _chunk(part)
+                    if _SKIPPED in part:
+                        if not skipped:
+                            yield ChatChunk(notice=skipped_sentence(self.host))
+                        skipped = True
+                        continue
+                    chunk = chunk_of(part)
                     seen_done = seen_done or chunk.done
                     yield chunk
+        except LineTooLong as exc:
+            raise StreamCut(too_long_sentence(self.host, exc.limit)) from None
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except OllamaResponseError as exc:
@@ -257,7 +271,10 @@ class OllamaBackend:
             pulled = self._stream("/api/pull", {"model": model, "stream": True})
             async with contextlib.aclosing(pulled) as parts:
                 async for part in parts:
-                    yield part
+                    if _SKIPPED not in part:
+                        yield part
+        except LineTooLong as exc:
+            raise StreamCut(too_long_sentence(self.host, exc.limit)) from None
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise BackendUnreachable(unreachable_message(self.host)) from None
         except OllamaResponseError as exc:
@@ -298,6 +315,18 @@ class OllamaBackend:
             )
 
 
+# The mark `_stream` yields for a line that is no JSON object (skipped, told once).
+_SKIPPED = "\x00skipped"
+
+
+def _object(line: str) -> dict[str, Any] | None:
+    try:
+        part = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return part if isinstance(part, dict) else None
+
+
 def _answered_error(exc: OllamaResponseError) -> str:
     return _("Ollama a répondu par une erreur ({status}) : {error}").format(
         status=exc.status, error=error_text(exc.error)
@@ -308,23 +337,42 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def _chunk(part: dict[str, Any]) -> ChatChunk:
-    message = part.get("message") or {}
+def chunk_of(part: dict[str, Any]) -> ChatChunk:
+    """One NDJSON object of /api/chat as a ChatChunk; fields of another shape are ignored."""
+    message = part.get("message")
+    message = message if isinstance(message, dict) else {}
     calls = []
-    for call in message.get("tool_calls") or []:
+    listed = message.get("tool_calls")
+    for call in listed if isinstance(listed, list) else []:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
             calls.append(NativeToolCall(str(function.get("name", "")), function.get("arguments")))
+    reason = part.get("done_reason")
     return ChatChunk(
-        content=str(message.get("content") or ""),
-        thinking=str(message.get("thinking") or ""),
+        content=_text(message.get("content")),
+        thinking=_text(message.get("thinking")),
         tool_calls=tuple(calls),
-        done=bool(part.get("done")),
-        done_reason=part.get("done_reason"),
-        prompt_eval_count=part.get("prompt_eval_count"),
-        eval_count=part.get("eval_count"),
+        done=part.get("done") is True,
+        done_reason=reason if isinstance(reason, str) else None,
+        prompt_eval_count=_count(part.get("prompt_eval_count")),
+        eval_count=_count(part.get("eval_count")),
         eval_duration_ns=_count(part.get("eval_duration")),
     )
+
+
+def parse_line(line: str) -> ChatChunk | None:
+    """One line of an /api/chat stream: its chunk, None for a line that is no JSON object.
+    An `{"error": ...}` line raises OllamaResponseError."""
+    part = _object(line)
+    if part is None:
+        return None
+    if error := part.get("error"):
+        raise OllamaResponseError(-1, error)
+    return chunk_of(part)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _count(value: Any) -> int | None:

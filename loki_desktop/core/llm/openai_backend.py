@@ -20,6 +20,7 @@ from loki_desktop import __version__
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm import openai_errors as errors
 from loki_desktop.core.llm.caps import NUM_PREDICT
+from loki_desktop.core.llm.lines import LineTooLong, capped_lines, skipped_sentence
 from loki_desktop.core.llm.openai_stream import DeltaAssembler, StreamError, sse_data
 from loki_desktop.core.llm.openai_wire import request_body
 from loki_desktop.core.llm.silence import SilenceExpired, SilenceWatchdog
@@ -37,9 +38,14 @@ SILENCE_LIMIT_S = 600.0  # a big model on a busy cluster may queue the request a
 SLICE_S = 0.02  # longest run of streamed events handled before the loop gets a turn
 MODELS_FRESH_S = 30.0  # /models is asked again after this (a server may load another model)
 # The server cannot say what a model does: tools are tried natively (a refusal falls back to
-# tools described in the prompt) and images are sent as content parts (a text-only model
-# answers an error that is shown). Reasoning is shown whenever the server streams it.
-OPENAI_CAPABILITIES = frozenset({"completion", "tools", "vision"})
+# tools described in the prompt); images only once the server accepted one for the model
+# (accepts_images asks it once). Reasoning is shown whenever the server streams it.
+OPENAI_CAPABILITIES = frozenset({"completion", "tools"})
+# a 1×1 PNG: what accepts_images sends (the smallest image any vision model takes)
+PIXEL_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5"
+    "ErkJggg=="
+)
 
 
 class OpenAIBackend:
@@ -63,6 +69,7 @@ class OpenAIBackend:
         self.fold_system = fold_system
         self._client = _http_client(self.host, api_key)
         self._watchdog = SilenceWatchdog(silence_limit_s)
+        self._takes_images: dict[str, bool] = {}  # the server's answer, per model (asked once)
         self._models: tuple[float, dict[str, dict[str, Any]]] | None = None
 
     async def close(self) -> None:
@@ -120,15 +127,30 @@ class OpenAIBackend:
     async def model_profile(self, model: str) -> ModelProfile:
         cards = await self._model_cards()
         length = self._length(model, cards.get(model))
+        seen = {"vision"} if self._takes_images.get(model) else set()
         return ModelProfile(
             name=model,
-            capabilities=OPENAI_CAPABILITIES,
+            capabilities=OPENAI_CAPABILITIES | seen,
             context_length=length,
             known=False,
             server_ctx=length,  # such a server runs each model with one context of its own
             # the template cannot be seen: only the server setting says it drops the system
             system_slot=False if self.fold_system else None,
         )
+
+    async def accepts_images(self, model: str) -> bool:
+        """Whether the server takes an image for `model`: asked once (a one-token request
+        with a 1×1 picture), the answer kept. A server that cannot be reached is not an
+        answer: it is asked again next time."""
+        if model not in self._takes_images:
+            body = request_body(model=model, messages=[_pixel_message()], tools=[], think=None)
+            body["max_tokens"] = 1
+            try:
+                async with self._client.stream("POST", "/chat/completions", json=body) as reply:
+                    self._takes_images[model] = not reply.is_error
+            except httpx.HTTPError:
+                return False
+        return self._takes_images[model]
 
     # --- chat --------------------------------------------------------------------------
 
@@ -153,13 +175,22 @@ class OpenAIBackend:
             max_tokens=cap if isinstance(cap, int) else 0,
         )
         assembler = DeltaAssembler()
+        skipped = 0
         try:
             # closed with this generator (a reply stopped early closes its stream now)
             async with contextlib.aclosing(self._events(body, model)) as events:
                 async for data in events:
-                    chunk = assembler.feed(data)
+                    try:
+                        chunk = assembler.feed(data)
+                    except (ValueError, RecursionError):  # one garbage event: the rest counts
+                        skipped += 1
+                        chunk = None
+                        if skipped == 1:
+                            chunk = ChatChunk(notice=skipped_sentence(self.label))
                     if chunk is not None:
                         yield chunk
+        except LineTooLong as exc:
+            raise errors.line_too_long(self.label, exc.limit) from None
         except (httpx.ConnectError, httpx.ConnectTimeout):
             raise errors.unreachable(self.label) from None
         except StreamError as exc:
@@ -182,7 +213,7 @@ class OpenAIBackend:
                 if response.is_error:
                     await response.aread()
                     raise await self._refusal(response, model)
-                lines = response.aiter_lines()
+                lines = capped_lines(response.aiter_bytes())
                 slice_began = loop.time()
                 while True:
                     silence.waiting()
@@ -212,6 +243,11 @@ class OpenAIBackend:
                 names = []
             return errors.model_not_found(self.label, model, names)
         return errors.answered(self.label, response.status_code, error)
+
+
+def _pixel_message() -> dict[str, Any]:
+    """A user message with one 1×1 image, in the shape chat() sends images (Ollama's)."""
+    return {"role": "user", "content": "?", "images": [PIXEL_PNG]}
 
 
 def _http_client(host: str, api_key: str) -> httpx.AsyncClient:

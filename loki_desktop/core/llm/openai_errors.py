@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.lines import too_long_sentence
 from loki_desktop.core.llm.server_errors import answered_error, error_text
 from loki_desktop.core.ports import (
     BackendError,
@@ -125,6 +126,10 @@ def cut(server: str, reason: str) -> StreamCut:
             server=server, reason=reason
         )
     )
+
+
+def line_too_long(server: str, limit: int) -> StreamCut:
+    return StreamCut(too_long_sentence(server, limit))
 
 
 def silent(server: str, seconds: float) -> StreamCut:

@@ -37,6 +37,11 @@ def sse_data(line: str) -> str | None:
     return data[1:] if data.startswith(" ") else data
 
 
+def _list(value: Any) -> list[Any]:
+    """A field that should be a list; anything else (`"choices": true`) holds nothing."""
+    return value if isinstance(value, list) else []
+
+
 @dataclass
 class _Call:
     id: str = ""
@@ -71,7 +76,7 @@ class DeltaAssembler:
             raise StreamError(event["error"])
         self._usage(event.get("usage"))
         content, thinking = [], []
-        for choice in event.get("choices") or []:
+        for choice in _list(event.get("choices")):
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue  # n > 1 is never asked for
             if choice.get("finish_reason"):
@@ -83,7 +88,7 @@ class DeltaAssembler:
                 content.append(str(text))
             if reasoning := delta.get("reasoning_content") or delta.get("reasoning"):
                 thinking.append(str(reasoning))
-            for piece in delta.get("tool_calls") or []:
+            for piece in _list(delta.get("tool_calls")):
                 if isinstance(piece, dict):
                     self._call_piece(piece)
         if not (content or thinking):

@@ -19,7 +19,7 @@ from typing import Any
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.context_size import modelfile_num_ctx
 from loki_desktop.core.llm.template import read_template
-from loki_desktop.core.ports import ChatBackend, ModelProfile, ThinkValue
+from loki_desktop.core.ports import ChatBackend, ImageProbe, ModelProfile, ThinkValue
 
 
 def parse_profile(name: str, shown: Any) -> ModelProfile:
@@ -105,6 +105,22 @@ class ModelProfiles:
     def peek(self, host: str, model: str) -> ModelProfile | None:
         """The cached profile, without asking."""
         return self._known.get((host, model))
+
+    async def takes_images(self, backend: ChatBackend, model: str) -> bool:
+        """Whether `model` reads images: its profile says so; or, on a server that does not
+        say (ImageProbe), the server accepted an image for it (asked once, then remembered
+        in the profile)."""
+        profile = await self.get(backend, model)
+        if profile.vision:
+            return True
+        if profile.known or not isinstance(backend, ImageProbe):
+            return False
+        if not await backend.accepts_images(model):
+            return False
+        self._known[(backend.host, model)] = dataclasses.replace(
+            profile, capabilities=profile.capabilities | {"vision"}
+        )
+        return True
 
     def strike(self, host: str, model: str, capability: str) -> None:
         """Remember that the server refused `capability` for this model."""

@@ -50,10 +50,30 @@ class McpConfigError(ValueError):
     """A server setting cannot be used; the message is one French sentence for the user."""
 
 
-def is_secret_param(name: str, value: str) -> bool:
+# The request headers of a remote server whose values are settings, not credentials. Any
+# other header is kept in the keyring: a custom `X-Custom-Session: …` is as good as a key,
+# and no list of secret-sounding names can know every server's own.
+PLAIN_HEADERS = frozenset(
+    {
+        "ACCEPT",
+        "ACCEPT-ENCODING",
+        "ACCEPT-LANGUAGE",
+        "CACHE-CONTROL",
+        "CONTENT-TYPE",
+        "MCP-PROTOCOL-VERSION",
+        "USER-AGENT",
+    }
+)
+_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
+def is_secret_param(name: str, value: str, *, header: bool = False) -> bool:
     """Whether a parameter (environment variable or HTTP header) must live in the keyring:
     by its name (`API_KEY`, `GH_PAT`, `X-Auth`) or by its value (a URL with a password, a
-    token shape such as `ghp_…`, a `Bearer …` credential). A `${NAME}` reference is not one."""
+    token shape such as `ghp_…`, a `Bearer …` credential); a remote server's `header` is one
+    unless PLAIN_HEADERS names it. A `${NAME}` reference is not one."""
+    if header and name.upper() not in PLAIN_HEADERS and not _REFERENCE.fullmatch(value):
+        return True
     return is_secret_name(name) or holds_secret(value)
 
 

@@ -24,7 +24,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TextIO, cast
 
 import anyio
@@ -80,6 +80,7 @@ from loki_desktop.core.mcp.offers import (
 )
 from loki_desktop.core.mcp.secret_values import is_secret_name, mask
 from loki_desktop.core.mcp.status import ServerState
+from loki_desktop.core.mcp.tool_check import clean_tool_listing
 from loki_desktop.core.ports import SecretStore
 from loki_desktop.core.procs.spawn import supervised
 
@@ -149,6 +150,8 @@ class Connection:
         self.state: ServerState = "connecting"
         self.message = ""
         self.tools: list[McpTool] = []
+        # the tools its listing described badly, left out (core.mcp.tool_check), by name
+        self.bad_tools: list[str] = []
         self.prompts: list[McpPrompt] = []
         self.resources: list[McpResource] = []
         self.resource_templates: list[McpResourceTemplate] = []
@@ -265,7 +268,7 @@ class Connection:
         self._signin_needed = True
 
     async def _serve(self, read: Any, write: Any) -> None:
-        watched = _WatchedStream(read, self._on_junk, self._on_eof)
+        watched = _WatchedStream(read, self._on_junk, self._on_eof, self._on_bad_tools)
         callbacks = SessionCallbacks(
             self.launch.server_id, self.launch.label, self.client, self._clocks.paused, self._relist
         )
@@ -573,6 +576,7 @@ class Connection:
     # --- events from the read stream ----------------------------------------------------
 
     async def _on_http_response(self, response: httpx2.Response) -> None:
+        cap_body(response)
         if response.status_code in (401, 403):
             said = _AUTH_DESCRIPTION.search(response.headers.get("www-authenticate", ""))
             self._refused = (response.status_code, said[1] if said else "")
@@ -588,6 +592,9 @@ class Connection:
             self._junk = _junk_line(exc)
         if self._scope is not None:
             self._scope.deadline = min(self._scope.deadline, anyio.current_time() + JUNK_GRACE_S)
+
+    def _on_bad_tools(self, names: list[str]) -> None:
+        self.bad_tools = names
 
     def _on_eof(self) -> None:
         self._lost = True
@@ -764,6 +771,41 @@ class _CallClocks:
                     scope.deadline = now + max(budget, 0.0)
 
 
+# A JSON answer of an MCP server, read whole by the SDK: far past any real tool result (the
+# SDK caps each SSE event at 1 MB itself). Past it the call fails as a parse error, in words.
+MAX_BODY_BYTES = 16 * 1024 * 1024
+
+
+class BodyTooBig(httpx2.StreamError):
+    """An MCP server's answer passed MAX_BODY_BYTES."""
+
+
+class _CappedBody(httpx2.AsyncByteStream):
+    def __init__(self, inner: Any, limit: int) -> None:
+        self._inner = inner
+        self._limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if seen > self._limit:
+                raise BodyTooBig(
+                    f"the server's answer is over {self._limit // (1024 * 1024)} MB; "
+                    "it was not read"
+                )
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def cap_body(response: httpx2.Response, limit: int = MAX_BODY_BYTES) -> None:
+    """Bound what reading `response` whole may take (a stream of events is left as is)."""
+    if "text/event-stream" not in response.headers.get("content-type", ""):
+        response.stream = _CappedBody(response.stream, limit)
+
+
 def _http_client(url: str, headers: dict[str, str], auth: Any = None) -> httpx2.AsyncClient:
     """An HTTP client for streamable HTTP: 30 s to connect, no other timeout.
 
@@ -789,11 +831,16 @@ class _WatchedStream:
     """The transport's read stream, watched: junk lines and the end of the output are reported."""
 
     def __init__(
-        self, inner: Any, on_junk: Callable[[Exception], None], on_eof: Callable[[], None]
+        self,
+        inner: Any,
+        on_junk: Callable[[Exception], None],
+        on_eof: Callable[[], None],
+        on_bad_tools: Callable[[list[str]], None] = lambda _names: None,
     ) -> None:
         self._inner = inner
         self._on_junk = on_junk
         self._on_eof = on_eof
+        self._on_bad_tools = on_bad_tools
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)  # `last_context` and friends
@@ -801,6 +848,14 @@ class _WatchedStream:
     def _seen(self, item: Any) -> Any:
         if isinstance(item, Exception):
             self._on_junk(item)
+            return item
+        message = getattr(item, "message", None)
+        result = getattr(message, "result", None)
+        if isinstance(result, dict) and "tools" in result:  # a tools/list answer
+            cleaned, bad = clean_tool_listing(result)
+            self._on_bad_tools(bad)
+            if bad:
+                message.result = cleaned  # type: ignore[union-attr]  # a JSONRPCResponse here
         return item
 
     async def receive(self) -> Any:

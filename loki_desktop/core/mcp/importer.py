@@ -125,7 +125,8 @@ def _split(values: Any, what: str) -> tuple[dict[str, str], dict[str, str]]:
             if isinstance(value, bool)
             else str(value)
         )
-        (secret if is_secret_param(str(key), text) else plain)[str(key)] = text
+        header = what == "headers"  # a remote server's: secret unless a plain header
+        (secret if is_secret_param(str(key), text, header=header) else plain)[str(key)] = text
     return plain, secret
 
 

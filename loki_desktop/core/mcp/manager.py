@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loki_desktop.core.i18n import _
+from loki_desktop.core.i18n import ngettext
 from loki_desktop.core.mcp.browser import (
     NAVIGATE_TOOL,
     preview_instead_of_file,
@@ -37,7 +37,11 @@ from loki_desktop.core.mcp.offers import (
     ResourceContent,
 )
 from loki_desktop.core.mcp.status import ServerState, ServerStatus, StatusListener, TestResult
+from loki_desktop.core.mcp.tool_check import MAX_NAMED
 from loki_desktop.core.ports import SecretStore, ToolOutcome, ToolSpec
+
+# summaries remember their facts: a reopened card is worded in the language of now
+from loki_desktop.core.said import _
 from loki_desktop.core.slim import tool_tokens, tools_cost
 
 if TYPE_CHECKING:
@@ -86,6 +90,7 @@ class _Slot:
     notified: bool = False  # this failure streak was told to the user already
     waited: bool = False  # a turn already waited for this connection
     signin: bool = False  # the server wants the person to sign in: not retried until then
+    bad_told: bool = False  # the tools its listing described badly were named already
 
 
 class McpManager:
@@ -306,9 +311,10 @@ class McpManager:
         # every SDK server declares the capability: what counts is having any to read
         return [c for c in self._connected() if c.resources or c.resource_templates]
 
-    async def _read_resource_tool(self, uri: str) -> ToolOutcome:
-        """Read a resource for the model: from the server that lists it, else from each
-        server with resources in turn (a link a tool returned names no server)."""
+    async def read_by_uri(self, uri: str) -> ResourceContent:
+        """A resource by its URI: from the server that lists it, else from each server with
+        resources in turn (a link a tool returned, or a template's URI, names no server).
+        Raises McpOfferError (one sentence) when none can read it."""
         from loki_desktop.core.mcp.connection import McpOfferError  # loaded: servers are on
 
         servers = self._resource_servers()
@@ -321,25 +327,38 @@ class McpManager:
                 McpResource(launch.server_id, launch.label, uri, uri),
             )
             try:
-                content = await conn.read_resource(resource)
+                return await conn.read_resource(resource)
             except McpOfferError as exc:
-                errors.append(f"{launch.server_id}: {exc}")
-                continue
-            text = content.text
-            if len(text) > MAX_RESOURCE_CHARS:
-                text = text[:MAX_RESOURCE_CHARS] + "\n[… cut: the resource is longer]"
-            if not text and content.images:
-                text = "(no text: its images are attached)"
+                errors.append(f"{launch.server_id} : {exc}")
+        if not errors:
+            raise McpOfferError(_("Aucun serveur MCP connecté ne propose de ressources."))
+        raise McpOfferError(
+            _("{uri} n'a pu être lu ({why}).").format(uri=uri, why="; ".join(errors))
+        )
+
+    async def _read_resource_tool(self, uri: str) -> ToolOutcome:
+        """read_mcp_resource: the resource's text for the model, its images for a vision one."""
+        from loki_desktop.core.mcp.connection import McpOfferError
+
+        try:
+            content = await self.read_by_uri(uri)
+        except McpOfferError as exc:
             return ToolOutcome(
-                True,
-                text,
-                _("{uri} lu ({n} caractères)").format(uri=uri, n=len(content.text)),
-                extra={"mcp_server": launch.server_id, "mcp_resource": uri},
-                images=content.images,
+                False,
+                f"Error: {uri} could not be read ({exc}).",
+                _("{uri} illisible").format(uri=uri),
             )
-        said = "; ".join(errors) or "no connected server offers resources"
+        text = content.text
+        if len(text) > MAX_RESOURCE_CHARS:
+            text = text[:MAX_RESOURCE_CHARS] + "\n[… cut: the resource is longer]"
+        if not text and content.images:
+            text = "(no text: its images are attached)"
         return ToolOutcome(
-            False, f"Error: {uri} could not be read ({said}).", _("{uri} illisible").format(uri=uri)
+            True,
+            text,
+            _("{uri} lu ({n} caractères)").format(uri=uri, n=len(content.text)),
+            extra={"mcp_server": content.resource.server_id, "mcp_resource": uri},
+            images=content.images,
         )
 
     def _restarting(self, slot: _Slot) -> ToolOutcome:
@@ -604,6 +623,9 @@ class McpManager:
         if conn.state == "connected":
             self.health.started(server_id)
             self._publish(server_id, conn.launch, conn)
+            if conn.bad_tools and not slot.bad_told:
+                slot.bad_told = True  # once per connection, at the next message
+                self._notices.append(bad_tools_notice(_label(slot.config), conn.bad_tools))
             slot.error, slot.failures, slot.notified, slot.signin = "", 0, False, False
             log.info(
                 "MCP server %s connected in %.2f s with %d tools",
@@ -713,6 +735,25 @@ def _connection_class() -> type[Connection]:
     from loki_desktop.core.mcp.connection import Connection
 
     return Connection
+
+
+def bad_tools_notice(label: str, names: list[str]) -> str:
+    """One sentence naming the tools a server described badly (left out, the rest kept)."""
+    if names == ["tools"]:
+        return _(
+            "Le serveur MCP « {name} » a envoyé une liste d'outils illisible : aucun de ses "
+            "outils n'est proposé au modèle."
+        ).format(name=label)
+    shown = ", ".join(f"« {n} »" for n in names[:MAX_NAMED]) + (
+        ", …" if len(names) > MAX_NAMED else ""
+    )
+    return ngettext(
+        "Le serveur MCP « {name} » décrit mal {n} outil ({tools}) : il est laissé de côté, "
+        "les autres restent utilisables.",
+        "Le serveur MCP « {name} » décrit mal {n} outils ({tools}) : ils sont laissés de "
+        "côté, les autres restent utilisables.",
+        len(names),
+    ).format(name=label, tools=shown, n=len(names))
 
 
 def _label(config: ServerConfig) -> str:

@@ -70,6 +70,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from loki_desktop.core.bounded_read import FileTooBig, NotRegularFile, read_bounded
 from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.mcp.bundle import read_bundle, server_line, unpack
 from loki_desktop.core.mcp.catalogue import CATALOGUE, CATALOGUE_IDS, CatalogueEntry, Param
@@ -131,6 +132,8 @@ class ImportReport:
 
 
 T = TypeVar("T")
+# A Claude Desktop configuration is a few KB: a bigger "file to import" is something else.
+IMPORT_MAX_BYTES = 4_000_000
 Reload = tuple[dict[str, ServerConfig], frozenset[str]]
 
 
@@ -193,6 +196,11 @@ class McpService:
             raise McpConfigError(_("Réglage inconnu : « {policy} ».").format(policy=policy))
         self._change(server_id, lambda config: replace(config, sampling=policy))
 
+    def keeps_secret(self, server_id: str, name: str, value: str) -> bool:
+        """Whether `set_params` keeps this value in the keyring (what the CLI tells)."""
+        config = self._config(self.settings.load(), server_id)
+        return is_secret_param(name, value, header=config.kind == "http")
+
     def set_call_limits(self, server_id: str, timeout_s: float | None, max_s: float | None) -> None:
         """A tool call's limit without a sign of life, and in all (None: Loki's default)."""
         self._change(
@@ -218,8 +226,9 @@ class McpService:
         secret_names = list(config.secrets)
         stored: list[str] = []
         try:
+            header = config.kind == "http"
             for name, value in values.items():
-                if value and is_secret_param(name, value):
+                if value and is_secret_param(name, value, header=header):
                     self.secrets.set(secret_key(server_id, name), value)
                     stored.append(name)
                     params.pop(name, None)
@@ -424,7 +433,23 @@ class McpService:
 
     def import_file(self, path: Path) -> ImportReport:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_bounded(path, IMPORT_MAX_BYTES).decode("utf-8"))
+        except FileTooBig:
+            raise McpConfigError(
+                _("{path} est trop gros pour une configuration (plus de {n} Mo)").format(
+                    path=path, n=IMPORT_MAX_BYTES // 1_000_000
+                )
+            ) from None
+        except NotRegularFile:
+            raise McpConfigError(
+                _(
+                    "{path} n'est pas un fichier ordinaire (un tube, une socket ou un périphérique)"
+                ).format(path=path)
+            ) from None
+        except RecursionError:
+            raise McpConfigError(
+                _("{path} n'est pas du JSON valide : imbrication trop profonde").format(path=path)
+            ) from None
         except OSError as exc:
             raise McpConfigError(
                 _("Lecture impossible de {path} : {error}").format(path=path, error=exc.strerror)
@@ -554,8 +579,10 @@ class McpService:
         value, `secrets` always (a bundle's sensitive options)."""
         for name in [*values, *(secrets or {})]:
             check_param_name(name)
-        plain = {k: v for k, v in values.items() if not is_secret_param(k, v)}
-        secret = {k: v for k, v in values.items() if is_secret_param(k, v)} | dict(secrets or {})
+        header = config.kind == "http"  # a remote server's params are its request headers
+        secret = {k: v for k, v in values.items() if is_secret_param(k, v, header=header)}
+        secret |= dict(secrets or {})
+        plain = {k: v for k, v in values.items() if k not in secret}
         # secrets typed in the command line or URL move to the keyring too (placeholders)
         if config.kind == "stdio":
             command, lifted = lift_command(config.command, secret)

@@ -28,6 +28,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from loki_desktop.core.bounded_read import FileTooBig, NotRegularFile, read_bounded
 from loki_desktop.core.i18n import _, language
 from loki_desktop.core.skills.examples import ExampleModel
 from loki_desktop.core.skills.frontmatter import NESTED, FrontMatterError, split_front_matter
@@ -145,12 +146,15 @@ def load_user_skills(folder: Path) -> SkillCatalogue:
         children = sorted(folder.iterdir()) if folder.is_dir() else []
     except OSError as exc:
         return SkillCatalogue((), (_skipped(str(folder), exc.strerror or str(exc)),))
-    files = [
-        path
+    # a `.md` that is no regular file (a pipe, a link to a device, a loop) is named as
+    # skipped by _read, not waited on
+    files = [child for child in children if child.suffix.lower() == ".md" and not child.is_dir()]
+    files += [
+        child / "SKILL.md"
         for child in children
-        for path in ([child] if child.suffix.lower() == ".md" else [child / "SKILL.md"])
-        if path.is_file()
+        if child.suffix.lower() != ".md" and (child / "SKILL.md").is_file()
     ]
+    files.sort()
     return _load_all([(path, str(path)) for path in files], builtin=False)
 
 
@@ -234,13 +238,23 @@ def _load_all(files: list[tuple[Traversable, str]], *, builtin: bool) -> SkillCa
 
 
 def _read(file: Traversable) -> str:
+    too_big = SkillFileError(_("fichier trop gros (plus de {n} octets)").format(n=MAX_FILE_BYTES))
     try:
-        with file.open("rb") as stream:
-            raw = stream.read(MAX_FILE_BYTES + 1)
+        if isinstance(file, Path):  # a person's (or a repository's) file: core.bounded_read
+            raw = read_bounded(file, MAX_FILE_BYTES)
+        else:  # inside the installed package
+            with file.open("rb") as stream:
+                raw = stream.read(MAX_FILE_BYTES + 1)
+    except FileTooBig:
+        raise too_big from None
+    except NotRegularFile:
+        raise SkillFileError(
+            _("ce n'est pas un fichier ordinaire (un tube, une socket ou un périphérique)")
+        ) from None
     except OSError as exc:
         raise SkillFileError(exc.strerror or str(exc)) from None
     if len(raw) > MAX_FILE_BYTES:
-        raise SkillFileError(_("fichier trop gros (plus de {n} octets)").format(n=MAX_FILE_BYTES))
+        raise too_big
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -9,8 +9,10 @@ from pydantic import Field
 
 from loki_desktop.core.checks.model import Checker
 from loki_desktop.core.events import CheckReport
-from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import ToolOutcome
+
+# summaries remember their facts: a reopened card is worded in the language of now
+from loki_desktop.core.said import _, ngettext
 from loki_desktop.core.tools.args import ToolArgs
 from loki_desktop.core.tools.jail import Workspace
 from loki_desktop.core.tools.native import NativeTool, fail

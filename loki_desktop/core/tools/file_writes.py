@@ -11,8 +11,10 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass
 
-from loki_desktop.core.i18n import _, ngettext
 from loki_desktop.core.ports import ToolOutcome
+
+# summaries remember their facts: a reopened card is worded in the language of now
+from loki_desktop.core.said import _, ngettext
 from loki_desktop.core.tools.diffs import FileChange, compute_change, read_limit
 from loki_desktop.core.tools.jail import Entry, Workspace, read_fd
 from loki_desktop.core.tools.text import READ_LIMIT_BYTES, decode_text

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Protocol
 
-from loki_desktop.core.checks.source import NotRegularFile
+from loki_desktop.core.bounded_read import NotRegularFile, check_regular
 from loki_desktop.core.tools.dirfd import LINK_ERRNOS, O_NONBLOCK, Dir, write_atomically
 
 
@@ -37,13 +37,36 @@ MAX_LINKS = 40
 Hook = Callable[[str, str], None]
 
 
+class CheckpointRefused(Exception):
+    """The previous state of `rel` could not be kept, so the change was not made.
+
+    `for_model` says why in English (the tool result), `for_person` in one translated
+    sentence (the card, the CLI). `allow_once()` lets the next write of `rel` go ahead
+    without a checkpoint: the person chose « écrire quand même, sans retour possible »."""
+
+    def __init__(
+        self, rel: str, for_model: str, for_person: str, allow: Callable[[], None]
+    ) -> None:
+        super().__init__(for_model)
+        self.rel = rel
+        self.for_model = for_model
+        self.for_person = for_person
+        self._allow = allow
+
+    def allow_once(self) -> None:
+        self._allow()
+
+
 class ChangeObserver(Protocol):
     """Told around each file a tool changes (core.changes keeps the previous states)."""
 
-    def before_change(self, rel: str, previous: Callable[[], bytes | None], size: int) -> None:
-        """`rel` is about to change; `previous()` reads its current bytes (None: it does not
-        exist) and `size` is their length (0 when absent, -1 for something that is not a
-        regular file), to decide before reading."""
+    def before_change(
+        self, rel: str, previous: Callable[[], bytes | None], size: int, new: bytes | None
+    ) -> None:
+        """`rel` is about to hold `new` (None: be removed); `previous()` reads its current
+        bytes (None: it does not exist) and `size` is their length (0 when absent, -1 for
+        something that is not a regular file), to decide before reading. Raising stops the
+        change: nothing is written."""
         ...
 
     def after_change(self, rel: str, data: bytes | None) -> None:
@@ -278,11 +301,8 @@ class Workspace:
                 raise self._swapped(raw) from None
             raise _named(exc, entry.rel) from None
         try:
-            info = os.fstat(fd)
-            if stat.S_ISDIR(info.st_mode):
-                raise IsADirectoryError(errno.EISDIR, "is a folder", entry.rel)
-            if not stat.S_ISREG(info.st_mode):
-                raise NotRegularFile(errno.EINVAL, "not a regular file", entry.rel)
+            # the same check as every read of a path someone gives (core.bounded_read)
+            info = check_regular(fd, entry.rel)
             yield fd, info
         finally:
             os.close(fd)
@@ -315,7 +335,7 @@ class Workspace:
         if self.observer is not None:
             # -1: something that is no regular file (a pipe) is replaced, and cannot be kept
             size = before.st_size if regular and before else (0 if before is None else -1)
-            self.observer.before_change(rel, lambda: self._current(entry, before), size)
+            self.observer.before_change(rel, lambda: self._current(entry, before), size, data)
         self.hook("write", rel)
         try:
             write_atomically(entry.folder, name, data, mode, lambda step: self.hook(step, rel))
@@ -336,7 +356,7 @@ class Workspace:
             raise IsADirectoryError(errno.EISDIR, "is a folder", entry.rel)
         if self.observer is not None:
             self.observer.before_change(
-                entry.rel, lambda: self._current(entry, before), before.st_size
+                entry.rel, lambda: self._current(entry, before), before.st_size, None
             )
         try:
             entry.folder.unlink(entry.name)

@@ -10,9 +10,11 @@ from typing import Any
 import regex
 from pydantic import Field
 
-from loki_desktop.core.checks.source import NotRegularFile
-from loki_desktop.core.i18n import _, ngettext
+from loki_desktop.core.bounded_read import NotRegularFile
 from loki_desktop.core.ports import Approver, ToolOutcome, ToolSpec
+
+# summaries remember their facts: a reopened card is worded in the language of now
+from loki_desktop.core.said import _, ngettext
 from loki_desktop.core.tools.args import ToolArgs, schema_of, validate_arguments
 from loki_desktop.core.tools.debris import sweep_once
 from loki_desktop.core.tools.file_writes import ChangedMeanwhile, FileWriter, Planned
@@ -23,7 +25,12 @@ from loki_desktop.core.tools.grep import (
     PatternTooSlow,
     Search,
 )
-from loki_desktop.core.tools.jail import JailError, Workspace, is_forbidden_part
+from loki_desktop.core.tools.jail import (
+    CheckpointRefused,
+    JailError,
+    Workspace,
+    is_forbidden_part,
+)
 from loki_desktop.core.tools.shell import SHELL_TIMEOUT_S, run_command
 from loki_desktop.core.tools.shell_changes import compare, model_note, snapshot
 from loki_desktop.core.tools.text import (
@@ -260,7 +267,9 @@ class NativeTools:
                 _("refusée par l'utilisateur"),
             )
         try:
-            existed = await asyncio.to_thread(self._files.apply, planned)
+            existed = await self._apply(planned)
+        except CheckpointRefused as refused:
+            return fail(refused.for_model, refused.for_person)
         except ChangedMeanwhile:
             return fail(
                 f"{rel} changed on disk before this change could be written (while it "
@@ -282,6 +291,20 @@ class NativeTools:
             path,
             change=change,
         )
+
+    async def _apply(self, planned: Planned) -> bool:
+        """Write; when its checkpoint cannot be kept, write only if the person allows this
+        one write without a way back (else CheckpointRefused goes up, nothing written)."""
+        try:
+            return await asyncio.to_thread(self._files.apply, planned)
+        except CheckpointRefused as refused:
+            allowed = await self._approver.approve_unkept_write(
+                refused.rel, refused.for_person, self._ws.root
+            )
+            if not allowed:
+                raise
+            refused.allow_once()
+            return await asyncio.to_thread(self._files.apply, planned)
 
     async def _list_dir(self, args: ListDirArgs) -> ToolOutcome:
         rel, entries = await asyncio.to_thread(self._list_entries, args.path)

@@ -7,8 +7,10 @@ import logging
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import ToolOutcome, ToolSource, ToolSpec
+
+# summaries remember their facts: a reopened card is worded in the language of now
+from loki_desktop.core.said import _
 from loki_desktop.core.tools.args import ArgumentError, parse_raw_arguments
 from loki_desktop.core.tools.native import fail
 from loki_desktop.core.tools.text import cap

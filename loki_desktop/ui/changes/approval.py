@@ -81,6 +81,9 @@ class ShellApprover:
         # told when a command waits for the person and when they answered (the tool card)
         self.on_ask: Callable[[str], None] = lambda _command: None
         self.on_answer: Callable[[str, bool], None] = lambda _command, _allowed: None
+        # the same for a write waiting for review (its path, workspace-relative)
+        self.on_write_ask: Callable[[str], None] = lambda _path: None
+        self.on_write_answer: Callable[[str, bool], None] = lambda _path, _allowed: None
 
     async def approve_shell(self, command: str, cwd: Path) -> bool:
         key = (command, str(cwd))
@@ -100,19 +103,30 @@ class ShellApprover:
         from loki_desktop.ui.changes.write_approval import WriteApprovalDialog
 
         dialog = WriteApprovalDialog(change, cwd, self.renderer(), self.parent)
+        self.on_write_ask(change.path)  # its card and the status line: EN ATTENTE
         allowed, always = await self._ask(dialog, dialog.always)
         if always:
             self.writes_allowed = True
+        self.on_write_answer(change.path, allowed)
         return allowed
 
-    async def _ask(self, dialog: QDialog, always: QCheckBox) -> tuple[bool, bool]:
+    async def approve_unkept_write(self, path: str, reason: str, cwd: Path) -> bool:
+        """Asked each time (never "always"): the person lets this one write lose its past."""
+        from loki_desktop.ui.changes.unkept_write import UnkeptWriteDialog
+
+        dialog = UnkeptWriteDialog(path, reason, cwd, self.parent)
+        allowed, _always = await self._ask(dialog, None)
+        return allowed
+
+    async def _ask(self, dialog: QDialog, always: QCheckBox | None) -> tuple[bool, bool]:
         """(allowed, always) once the person answered the window-modal dialog."""
         answer: asyncio.Future[tuple[bool, bool]] = asyncio.get_running_loop().create_future()
 
         def finished(result: int) -> None:
             if not answer.done():
                 accepted = result == QDialog.DialogCode.Accepted
-                answer.set_result((accepted, accepted and always.isChecked()))
+                ticked = always is not None and always.isChecked()
+                answer.set_result((accepted, accepted and ticked))
 
         dialog.finished.connect(finished)
         self.dialog = dialog

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 from loki_desktop.core.changes.labels import kind_label
 from loki_desktop.core.events import ChangedFile
 from loki_desktop.core.i18n import _
-from loki_desktop.ui.qt_helpers import label
+from loki_desktop.ui.qt_helpers import ElidedLabel, label
 
 # Past this many files the list says how many more there are.
 SHOWN_MAX = 20
@@ -34,5 +34,6 @@ class ShellChangesList(QFrame):
         ]
         if len(changes) > SHOWN_MAX:
             lines.append(_("… et {n} autres").format(n=len(changes) - SHOWN_MAX))
-        self.text = label("\n".join(lines), "ToolOutput")
+        # a deep path is elided ("…", whole in the tooltip): no minimum width for the card
+        self.text = ElidedLabel("\n".join(lines), "ToolOutput")
         layout.addWidget(self.text)

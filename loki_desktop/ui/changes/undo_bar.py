@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
 
 from loki_desktop.core.i18n import _, ngettext
@@ -152,6 +152,7 @@ class UndoBars(QObject):
         points = self._checkpoints()
         if points is None:
             return
+        focused = bar.button.hasFocus()  # disabling it hands the focus on (to the sidebar)
         bar.button.setEnabled(False)
         try:
             # read again: a later undo, the CLI or an eviction may have changed it
@@ -166,6 +167,8 @@ class UndoBars(QObject):
             return
         finally:
             bar.button.setEnabled(True)
+            if focused:
+                bar.button.setFocus(Qt.FocusReason.OtherFocusReason)  # back where it was
         if report is None:
             bar.say(
                 _("Un tour est en cours dans cette conversation : réessayez quand il sera fini.")

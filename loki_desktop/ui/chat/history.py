@@ -132,7 +132,8 @@ class TurnBuilder:
             card.set_interrupted()
             return card
         meta = result.meta
-        card.set_result(meta.ok, meta.summary, result.content, result.images)
+        # worded now, in the window's language (the facts kept), not as written then
+        card.set_result(meta.ok, meta.shown_summary, result.content, result.images)
         if meta.change is not None:
             card.set_change(meta.change, renderer)
         if meta.shell_changes:

@@ -31,7 +31,7 @@ from loki_desktop.ui.chat.args_view import ArgumentsView
 from loki_desktop.ui.chat.file_chips import FileChipRow, chip_row
 from loki_desktop.ui.chat.images import ThumbnailRow, thumbnail_row
 from loki_desktop.ui.chat.markdown_view import MarkdownView, MessageText
-from loki_desktop.ui.qt_helpers import button, label, set_state
+from loki_desktop.ui.qt_helpers import ElidedLabel, button, label, set_state
 from loki_desktop.ui.text.markdown_render import MarkdownRenderer
 from loki_desktop.ui.theme import info_icon
 
@@ -224,7 +224,7 @@ class ToolCard(QFrame):
         self.title = label(name, "ToolName")
         head.addWidget(self.title)
         self.detail = label(_args_preview(args), "CardDetail")
-        self.detail.setMinimumWidth(40)
+        # elided to whatever room is left: a narrow column keeps the chip and the buttons whole
         self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         head.addWidget(self.detail, 1)
         self.args_button = button(_("Arguments"), flat=True)
@@ -275,7 +275,7 @@ class ToolCard(QFrame):
     def set_waiting(self) -> None:
         """Waiting for the person to allow it (the approval dialog is open)."""
         self.state = "waiting"
-        self.chip.set(_("EN ATTENTE"), "waiting")
+        self.chip.set(_("EN ATTENTE"), "waiting")  # the status line says whose accord
 
     def set_answered(self, allowed: bool) -> None:
         self.state = "running" if allowed else "refused"
@@ -344,7 +344,8 @@ class CheckCard(QFrame):
             text = ngettext("{n} PROBLÈME", "{n} PROBLÈMES", count).format(n=count)
             chip = Chip(text, "error")
         head.addWidget(chip)
-        title = label(_("Vérification de {path}").format(path=path), "CardTitle")
+        # a deep path is elided ("…"), whole in its tooltip: no minimum width for the card
+        title = ElidedLabel(_("Vérification de {path}").format(path=path), "CardTitle")
         head.addWidget(title, 1)
         layout.addLayout(head)
         for line, col, message in self.problems:
@@ -462,6 +463,12 @@ class ErrorCard(QFrame):
         )
         self.text.setToolTip(self.message)
         set_state(self, "state", "waiting")
+
+    def set_back_online(self) -> None:
+        """The server answers again: the card no longer says it does not (its message is
+        still not sent: Réessayer sends it)."""
+        if self.offline and self.retry_button is not None and self.retry_button.isEnabled():
+            self.text.setText(_("Ollama répond de nouveau : réessayez pour envoyer ce message."))
 
     def _retry(self) -> None:
         self.disable_retry()

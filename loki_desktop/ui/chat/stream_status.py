@@ -72,8 +72,11 @@ class StreamStatus(QFrame):
         self._tick += 1
         self.pulse.setText("●" if self._tick % 2 else "○")
         seconds = int(time.monotonic() - self._started)
-        if view is not None and view.waiting_for_approval():
-            self.text.setText(_("Loki attend votre accord pour lancer une commande"))
+        waiting = view.waiting_kind() if view is not None else ""
+        if waiting == "shell":
+            self.text.setText(_("EN ATTENTE de votre accord pour lancer une commande"))
+        elif waiting == "write":
+            self.text.setText(_("EN ATTENTE de votre accord pour écrire un fichier"))
         else:
             self.text.setText(_("Loki répond… {s} s").format(s=seconds))
 

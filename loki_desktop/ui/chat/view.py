@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QMargins, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
@@ -55,6 +55,14 @@ W = TypeVar("W", bound=QWidget)
 PageLoader = Callable[[int | None], list[ChatMessage]]
 
 
+WRITE_TOOLS = ("write_file", "edit_file")  # the tools a review before writing stops
+
+
+def _same_path(asked: str, planned: str) -> bool:
+    """The model's path argument ("./src/a.py") and the change's workspace-relative path."""
+    return asked.strip().replace("\\", "/").removeprefix("./") == planned
+
+
 class ChatView(QScrollArea):
     """Small mutators for a live turn, and `open` for a stored conversation (lazily)."""
 
@@ -79,12 +87,17 @@ class ChatView(QScrollArea):
         area = QWidget()
         area.setObjectName("ChatArea")
         self.setWidget(area)
+        # centred by side margins, not by alignment: the layout then asks the column its
+        # height at the width it really has (aligned, it was asked at the whole width, where
+        # texts wrap shorter, and the cards at the bottom were cut); see _place_column
         outer = QVBoxLayout(area)
         outer.setContentsMargins(0, 0, 0, 0)
         column = QWidget()
         column.setObjectName("ChatColumn")
         column.setMaximumWidth(COLUMN_MAX_WIDTH)
-        outer.addWidget(column, 1, Qt.AlignmentFlag.AlignHCenter)
+        outer.addWidget(column, 1)
+        self._outer = outer
+        self._scrolls = False
         self._column = column
         self._layout = QVBoxLayout(column)
         self._layout.setContentsMargins(24, 18, 24, 18)
@@ -160,7 +173,20 @@ class ChatView(QScrollArea):
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
-        self._column.setFixedWidth(min(COLUMN_MAX_WIDTH, self.viewport().width()))
+        self._place_column()
+
+    def _place_column(self) -> None:
+        """The column centred in the width the view has once its scroll bar shows (a stable
+        gutter: the column does not move sideways when the bar appears or goes)."""
+        bar_width = self.verticalScrollBar().sizeHint().width()
+        room = self.contentsRect().width() - bar_width  # the same whether the bar shows or not
+        bar = 0 if self._scrolls else bar_width  # its place, kept empty while it is hidden
+        width = min(COLUMN_MAX_WIDTH, room)
+        left = (room - width) // 2
+        right = room - width - left + bar
+        self._column.setFixedWidth(width)
+        if self._outer.contentsMargins() != QMargins(left, 0, right, 0):
+            self._outer.setContentsMargins(left, 0, right, 0)
 
     # --- reading the view (tests, the window) ----------------------------------------
 
@@ -373,6 +399,32 @@ class ChatView(QScrollArea):
         if card is not None:
             card.set_answered(allowed)
 
+    def write_waiting(self, path: str) -> None:
+        """A write waits for review (Demander avant d'écrire): its card says so."""
+        card = self._write_card(path)
+        if card is not None:
+            card.set_waiting()
+
+    def write_answered(self, path: str, allowed: bool) -> None:
+        card = self._write_card(path)
+        if card is not None:
+            card.set_answered(allowed)
+
+    def waiting_kind(self) -> str:
+        """What waits for the person: "write", "shell" or "" (nothing)."""
+        for card in reversed(self._tool_cards.values()):
+            if card.state == "waiting":
+                return "shell" if card.name == "run_shell" else "write"
+        return ""
+
+    def _write_card(self, path: str) -> ToolCard | None:
+        """The newest running write_file or edit_file card for `path`."""
+        for card in reversed(self._tool_cards.values()):
+            writing = card.name in WRITE_TOOLS and card.state in ("running", "waiting")
+            if writing and _same_path(str(card.args.get("path", "")), path):
+                return card
+        return None
+
     def _shell_card(self, command: str) -> ToolCard | None:
         """The newest running run_shell card for `command`."""
         for card in reversed(self._tool_cards.values()):
@@ -420,6 +472,12 @@ class ChatView(QScrollArea):
         self._retried = card
         self._turn_head = None  # the retry's answer gets its own header
         self.retry_requested.emit()
+
+    def back_online(self) -> None:
+        """The server is back: the cards that said it was not change their words."""
+        for item in self.items():
+            if isinstance(item, ErrorCard):
+                item.set_back_online()
 
     def last_error(self) -> ErrorCard | None:
         errors = [item for item in self.items() if isinstance(item, ErrorCard)]
@@ -491,7 +549,10 @@ class ChatView(QScrollArea):
         finally:
             self._adjusting = False
 
-    def _on_range(self, _minimum: int, _maximum: int) -> None:
+    def _on_range(self, minimum: int, maximum: int) -> None:
+        if self._scrolls != (maximum > minimum):
+            self._scrolls = maximum > minimum
+            self._place_column()
         self._keep_place()
         # the scroll area may move the bar again after this signal: look once more after it
         self._place_timer.start()

@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from loki_desktop.core.i18n import _
-from loki_desktop.ui.qt_helpers import button, label
+from loki_desktop.ui.qt_helpers import button, label, scroll_page
 from loki_desktop.ui.theme import app_icon
 
 INTRO_PX = 620
+
+
+def intro_text(folder: str) -> str:
+    """Who Loki is, then the folder it works in, or the invitation to choose one."""
+    about = _(
+        "Loki fait travailler vos modèles Ollama sur cet ordinateur, avec des outils, "
+        "des méthodes d'expert et une vérification du code qu'il écrit."
+    )
+    if folder:
+        where = _("Il travaille dans le dossier « {name} ».").format(
+            name=Path(folder).name or folder
+        )
+    else:
+        where = _("Choisissez un dossier de travail pour lui donner ses outils de fichiers.")
+    return f"{about} {where}"
 
 
 class WelcomePage(QWidget):
@@ -21,7 +38,16 @@ class WelcomePage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ChatArea")
-        outer = QVBoxLayout(self)
+        # the page scrolls: on a small screen (or under the first-run choice of a model) its
+        # content is taller than the window, and is never squeezed to fit
+        content = QWidget()
+        content.setObjectName("ChatArea")
+        self.page_scroll = scroll_page(content)
+        self.page_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        page = QVBoxLayout(self)
+        page.setContentsMargins(0, 0, 0, 0)
+        page.addWidget(self.page_scroll)
+        outer = QVBoxLayout(content)
         outer.addStretch(2)
         column = QVBoxLayout()
         column.setSpacing(12)
@@ -32,15 +58,7 @@ class WelcomePage(QWidget):
         title = label(_("Bonjour. On s'y met ?"), "EmptyTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         column.addWidget(title)
-        intro = label(
-            _(
-                "Loki fait travailler vos modèles Ollama sur cet ordinateur, avec des outils, "
-                "des méthodes d'expert et une vérification du code qu'il écrit. Choisissez un "
-                "dossier de travail pour lui donner ses outils de fichiers."
-            ),
-            "EmptyState",
-            wrap=True,
-        )
+        intro = label(intro_text(""), "EmptyState", wrap=True)
         intro.setAlignment(Qt.AlignmentFlag.AlignCenter)
         intro.setFixedWidth(INTRO_PX)  # a fixed width lets the wrapped text take its full height
         self.intro = intro
@@ -78,7 +96,7 @@ class WelcomePage(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         """On a narrow window the text wraps shorter and the suggestions stack up."""
         super().resizeEvent(event)
-        width = event.size().width()
+        width = self.page_scroll.viewport().width()
         self.intro.setFixedWidth(max(200, min(INTRO_PX, width - 48)))
         wide = width >= self._row_width() + 48
         direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
@@ -89,6 +107,10 @@ class WelcomePage(QWidget):
         items = [self.suggestions.itemAt(i) for i in range(self.suggestions.count())]
         shown = [w for item in items if item is not None and (w := item.widget()) is not None]
         return sum(w.sizeHint().width() for w in shown) + self.suggestions.spacing() * len(shown)
+
+    def set_folder(self, folder: str) -> None:
+        """The working folder changed (or was restored): the intro says it, or asks for one."""
+        self.intro.setText(intro_text(folder))
 
     def add_panel(self, panel: QWidget) -> None:
         """Centre a panel under the suggestions (the first-run model choice)."""

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QTextOption
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -30,7 +30,10 @@ from PySide6.QtWidgets import (
 from loki_desktop.core.i18n import _
 from loki_desktop.core.mcp.elicitation import ElicitationForm, FormField, Value
 from loki_desktop.core.mcp.host import ElicitAction, ElicitationAnswer, ElicitationRequest
-from loki_desktop.ui.qt_helpers import button, label
+from loki_desktop.ui.qt_helpers import button, first_size, label, scroll_page, wrapping_form
+
+DIALOG_SIZE = QSize(620, 520)  # a first size with room for wrapped texts (less on a small screen)
+ADDRESS_PX = 90  # the address view's height at most: a longer address scrolls
 
 FORMAT_HINTS = {"email": "nom@exemple.fr", "uri": "https://…", "date": "AAAA-MM-JJ"}
 
@@ -89,16 +92,19 @@ class ElicitationDialog(_Answered):
         layout.addWidget(label(title, "PageTitle", wrap=True))
         if message:
             layout.addWidget(label(message, "PageIntro", wrap=True))
-        fields = QFormLayout()
+        fields = wrapping_form()  # a long caption puts its field under it
         fields.setSpacing(8)
         self.inputs: dict[str, QWidget] = {}
         self.errors: dict[str, QLabel] = {}
         for item in form.fields:
             fields.addRow(_caption(item), self._field_box(item))
-        layout.addLayout(fields)
+        holder = QWidget()
+        holder.setLayout(fields)
+        layout.addWidget(scroll_page(holder), 1)  # a long form scrolls, its buttons stay
         layout.addLayout(self._buttons(accept_text or _("Envoyer"), decline=decline))
         self.accept_button.clicked.connect(self.submit)
         self.accept_button.setDefault(True)
+        first_size(self, DIALOG_SIZE)  # its wrapped texts need more than Qt's first guess
 
     def _field_box(self, item: FormField) -> QWidget:
         box = QWidget()
@@ -147,8 +153,12 @@ class UrlDialog(_Answered):
         layout.setSpacing(10)
         layout.addWidget(label(title, "PageTitle", wrap=True))
         layout.addWidget(label(request.message, "PageIntro", wrap=True))
-        address = label(request.url, "CardMono", wrap=True)
-        address.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # the whole address, wrapped anywhere (it has no spaces), selectable, never elided
+        address = QPlainTextEdit(request.url)
+        address.setObjectName("CardMono")
+        address.setReadOnly(True)
+        address.setWordWrapMode(QTextOption.WrapMode.WrapAnywhere)
+        address.setMaximumHeight(ADDRESS_PX)
         layout.addWidget(address)
         host = QUrl(request.url).host() or request.url
         layout.addWidget(
@@ -164,6 +174,7 @@ class UrlDialog(_Answered):
         layout.addLayout(self._buttons(_("Ouvrir dans le navigateur")))
         self.accept_button.clicked.connect(self.open_page)
         self.decline_button.setDefault(True)  # Enter never opens a page by accident
+        first_size(self, DIALOG_SIZE)
 
     def open_page(self) -> None:
         QDesktopServices.openUrl(QUrl(self.url))
@@ -184,6 +195,7 @@ def request_dialog(request: ElicitationRequest, parent: QWidget | None) -> _Answ
 def _caption(item: FormField) -> QLabel:
     text = item.label + (" *" if item.required else "")
     caption = QLabel(text)
+    caption.setWordWrap(True)  # a long title is no minimum width of the dialog
     if item.required:
         caption.setToolTip(_("Obligatoire"))
     return caption

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -33,7 +33,7 @@ from loki_desktop.core.mcp.host import (
 from loki_desktop.ui.chat.items import Chip
 from loki_desktop.ui.chat.view import ChatView
 from loki_desktop.ui.mcp.forms import request_dialog
-from loki_desktop.ui.qt_helpers import button, label, set_state
+from loki_desktop.ui.qt_helpers import button, first_size, label, set_state
 
 
 async def run_dialog(dialog: QDialog) -> int:
@@ -79,7 +79,7 @@ class SamplingDialog(QDialog):
         self.prompt_view = QPlainTextEdit(shown)
         self.prompt_view.setObjectName("ToolArgs")
         self.prompt_view.setReadOnly(True)
-        self.prompt_view.setFixedHeight(140)
+        self.prompt_view.setMinimumHeight(80)  # it takes the room the dialog has, scrolls the rest
         layout.addWidget(self.prompt_view)
         self.always = QCheckBox(_("Toujours autoriser ce serveur"))
         layout.addWidget(self.always)
@@ -93,6 +93,8 @@ class SamplingDialog(QDialog):
         self.deny_button.clicked.connect(self.reject)
         self.allow_button.clicked.connect(self.accept)
         self.deny_button.setDefault(True)
+        # its wrapped texts need more than the height Qt guesses for a new window
+        first_size(self, QSize(600, 520))
 
 
 class SamplingCard(QFrame):

@@ -25,6 +25,8 @@ def marks_of(profile: ModelProfile | None) -> list[str]:
     """The short words shown beside a model: OUTILS, RÉFLEXION, VISION (those it has)."""
     if profile is None:
         return []
+    if not profile.known:  # an OpenAI-compatible server says nothing: unknown, not assumed
+        return [_("CAPACITÉS INCONNUES"), *([_("VISION")] if profile.vision else [])]
     marks = []
     if profile.tools:
         marks.append(_("OUTILS"))
@@ -41,8 +43,8 @@ def describe(profile: ModelProfile | None) -> str:
         return ""
     if not profile.known:
         return _(
-            "Le serveur ne dit pas ce que ce modèle sait faire : Loki suppose des outils, "
-            "sans réflexion ni vision.",
+            "Le serveur ne dit pas ce que ce modèle sait faire : Loki essaie les outils, "
+            "et les images une fois que le serveur en a accepté une pour lui.",
         )
     parts = [
         _("outils natifs") if profile.tools else _("sans outils natifs (outils décrits)"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QSize, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -29,7 +29,16 @@ from loki_desktop.core.prompt_library import prompts_folder
 from loki_desktop.core.settings import CHECKPOINTS_BUDGET_RANGE, Settings
 from loki_desktop.core.skills.loader import load_skills
 from loki_desktop.core.skills.model import Skill
-from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
+from loki_desktop.ui.qt_helpers import (
+    OwnedTasks,
+    button,
+    first_size,
+    label,
+    narrow_combo,
+    scroll_page,
+    set_state,
+    wrapping_form,
+)
 from loki_desktop.ui.runtime import Runtime
 from loki_desktop.ui.settings.answer_caps import AnswerCapsRows
 from loki_desktop.ui.settings.evaluation_panel import EvaluationPanel
@@ -94,7 +103,7 @@ class GeneralPage(QWidget):
                 "l'agent aller."
             ),
         )
-        form = QFormLayout()
+        form = wrapping_form()  # on a small screen a field goes under its label
         form.setSpacing(10)
         self._add_servers(settings, form)
         self._add_model(settings, form)
@@ -121,7 +130,7 @@ class GeneralPage(QWidget):
         form.addRow(label(_("Serveurs de modèles"), "CardTitle"), self.servers)
 
     def _add_model(self, settings: Settings, form: QFormLayout) -> None:
-        self.model = QComboBox()
+        self.model = narrow_combo(QComboBox(), 24)  # a long model name is no minimum width
         self.model.setEditable(True)
         self.model.setObjectName("DefaultModel")
         if settings.model:
@@ -353,7 +362,10 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
         self.setWindowTitle(_("Réglages de Loki"))
-        self.resize(940, 700)
+        parent_window = parent.window() if parent is not None else None
+        if parent_window is not None and parent_window.screen() is not None:
+            self.setScreen(parent_window.screen())  # its first size is this screen's
+        first_size(self, QSize(940, 700))
         self.runtime = runtime
         self.theme_state = theme
         self.tasks = OwnedTasks()
@@ -388,8 +400,7 @@ class SettingsDialog(QDialog):
         self.models = ModelsPage(runtime, self._default_model_set)
         self.mcp = McpPage(runtime.mcp, self._start_enabled_servers)
         self.intelligence = IntelligencePage(runtime)
-        # a server tested on the General page offers its models as the code model too
-        self.general.servers.tested.connect(self.intelligence.steps.offer_models)
+        self.general.servers.tested.connect(self.intelligence.steps.offer_models)  # code model
         self.intelligence.memory.pull = self._pull_model
         self.instructions = InstructionsPage(
             runtime.settings, prompts_folder(runtime.services.data_home)
@@ -400,7 +411,7 @@ class SettingsDialog(QDialog):
             holder_layout = QVBoxLayout(holder)
             holder_layout.setContentsMargins(24, 20, 24, 12)
             holder_layout.addWidget(page)
-            self.pages.addWidget(holder)
+            self.pages.addWidget(scroll_page(holder))  # a page taller than the screen scrolls
         body.addWidget(self.pages, 1)
         outer.addLayout(body, 1)
         bar = QFrame()
@@ -411,10 +422,11 @@ class SettingsDialog(QDialog):
         self.footer_note = label(
             _("Les serveurs MCP s'enregistrent dès qu'on les change (un paramètre : Entrée)."),
             "FieldHelp",
+            wrap=True,  # its length is no minimum width of the dialog
         )
         self.footer_note.hide()
-        bar_layout.addWidget(self.footer_note)
-        bar_layout.addStretch(1)
+        bar_layout.addWidget(self.footer_note, 3)
+        bar_layout.addStretch(1)  # the buttons to the right when the note is hidden
         self.cancel_button = button(_("Annuler"))
         self.save_button = button(_("Enregistrer"), primary=True)
         bar_layout.addWidget(self.cancel_button)

@@ -39,24 +39,32 @@ class MemorySection(QWidget):
         settings = runtime.settings
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.enabled = QCheckBox(
-            _("Souvenirs : retenir ce que je demande (« retiens que… ») et le rappeler")
-        )
+        # a check box cannot wrap its text: a short one, and what it means on a line that wraps
+        self.enabled = QCheckBox(_("Souvenirs"))
         self.enabled.setObjectName("MemoriesEnabled")
         self.enabled.setChecked(settings.memories)
         layout.addWidget(self.enabled)
-        self.extraction = QCheckBox(
-            _("Retenir à la fin d'une conversation ce qu'elle m'apprend (montré, avec Oublier)")
+        layout.addWidget(
+            label(
+                _("Retenir ce que je demande (« retiens que… ») et le rappeler."),
+                "FieldHelp",
+                wrap=True,
+            )
         )
+        self.extraction = QCheckBox(_("Retenir à la fin d'une conversation"))
         self.extraction.setObjectName("MemoryExtraction")
         self.extraction.setChecked(settings.memory_extraction)
         layout.addWidget(self.extraction)
-        self.index = QCheckBox(
-            _("Index du dossier de travail : l'outil search_workspace cherche dans ses fichiers")
+        layout.addWidget(
+            label(_("Ce qu'elle m'apprend, montré, avec Oublier."), "FieldHelp", wrap=True)
         )
+        self.index = QCheckBox(_("Index du dossier de travail"))
         self.index.setObjectName("WorkspaceIndex")
         self.index.setChecked(settings.workspace_index)
         layout.addWidget(self.index)
+        layout.addWidget(
+            label(_("L'outil search_workspace cherche dans ses fichiers."), "FieldHelp", wrap=True)
+        )
         form = QFormLayout()
         self.embedding_model = QLineEdit(settings.embedding_model)
         self.embedding_model.setPlaceholderText(_("vide : le modèle intégré"))

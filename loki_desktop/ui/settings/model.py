@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QComboBox, QFormLayout
+from PySide6.QtWidgets import QComboBox, QFormLayout, QSizePolicy
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.llm.thinking import think_choices
 from loki_desktop.core.ports import ModelProfile
 from loki_desktop.core.settings import THINK_MODES, TOOL_MODES, Settings
-from loki_desktop.ui.qt_helpers import label
+from loki_desktop.ui.qt_helpers import ElidedLabel, label, narrow_combo
+
+TOOLS_LABEL_PX = 170  # no wider than the form's other labels, whatever the model's name
 
 
 class ModelBehaviour(QObject):
@@ -21,16 +23,21 @@ class ModelBehaviour(QObject):
         self.think_mode = settings.think
         self.tool_modes = dict(settings.tool_modes)
         self.model = ""
-        self.think = QComboBox()
+        self._profile: ModelProfile | None = None
+        self.think = narrow_combo(QComboBox())
         self.think.setObjectName("ThinkMode")
         form.addRow(label(_("Réflexion"), "CardTitle"), self.think)
         self.think_help = label("", "FieldHelp", wrap=True)
         form.addRow("", self.think_help)
-        self.tools = QComboBox()
+        self.tools = narrow_combo(QComboBox())
         self.tools.setObjectName("ToolMode")
         for mode in TOOL_MODES:
             self.tools.addItem(self._tool_text(mode), mode)
-        self.tools_label = label(_("Outils du modèle"), "CardTitle")
+        # the model's name can be long: elided, whole in its tooltip
+        self.tools_label = ElidedLabel(_("Outils du modèle"), "CardTitle")
+        self.tools_label.setMaximumWidth(TOOLS_LABEL_PX)
+        # not Ignored: a form gives an Ignored label no width at all
+        self.tools_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         form.addRow(self.tools_label, self.tools)
         self.tools_help = label("", "FieldHelp", wrap=True)
         form.addRow("", self.tools_help)
@@ -51,8 +58,9 @@ class ModelBehaviour(QObject):
         for mode in sorted(choices, key=_menu_order):
             self.think.addItem(self._think_text(mode), mode)
         self.think.setCurrentIndex(self.think.findData(self.think_mode))
+        self._profile = profile
         self.think_help.setText(self._think_help(model, profile))
-        self.tools_label.setText(
+        self.tools_label.set_full_text(
             _("Outils de « {model} »").format(model=model) if model else _("Outils du modèle")
         )
         self.tools.setEnabled(bool(model))
@@ -68,6 +76,7 @@ class ModelBehaviour(QObject):
 
     def _on_think(self, index: int) -> None:
         self.think_mode = str(self.think.itemData(index))
+        self.think_help.setText(self._think_help(self.model, self._profile))
 
     def _on_tools(self, index: int) -> None:
         if self.model:
@@ -95,6 +104,11 @@ class ModelBehaviour(QObject):
         }[mode]
 
     def _think_help(self, model: str, profile: ModelProfile | None) -> str:
+        if self.think_mode == "off":  # the hint says what the chosen setting does
+            return _(
+                "Réflexion désactivée : Loki demande au modèle de répondre sans réfléchir à "
+                "voix haute."
+            )
         if profile is None or not model:
             return _(
                 "Pour les modèles qui réfléchissent avant de répondre (qwen3, deepseek-r1, "

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
     QHBoxLayout,
     QLineEdit,
     QListWidget,
@@ -34,7 +33,14 @@ from loki_desktop.core.model_servers import (
 )
 from loki_desktop.core.ports import BackendError, ModelInfo
 from loki_desktop.core.settings import Settings, resolve_host
-from loki_desktop.ui.qt_helpers import OwnedTasks, button, label, set_state
+from loki_desktop.ui.qt_helpers import (
+    OwnedTasks,
+    button,
+    label,
+    narrow_combo,
+    set_state,
+    wrapping_form,
+)
 
 Probe = Callable[[ModelServer, str | None], Awaitable[list[ModelInfo]]]
 # checks with one short request per model whether its models follow a system instruction
@@ -104,11 +110,11 @@ class ServersEditor(QWidget):
         row.addWidget(self.remove_button)
         row.addStretch(1)
         layout.addLayout(row)
-        form = QFormLayout()
+        form = wrapping_form()
         form.setSpacing(8)
         self.name = QLineEdit()
         form.addRow(_("Nom"), self.name)
-        self.kind = QComboBox()
+        self.kind = narrow_combo(QComboBox())
         self.kind.addItem(_("Ollama"), "ollama")
         self.kind.addItem(_("Compatible OpenAI (vLLM, llama.cpp, LM Studio…)"), "openai")
         form.addRow(_("Protocole"), self.kind)
@@ -138,7 +144,7 @@ class ServersEditor(QWidget):
         """Where Loki's instructions go for an OpenAI-compatible server (whose template
         cannot be seen), and the button that checks whether its models follow them."""
         row = QHBoxLayout()
-        self.placement = QComboBox()
+        self.placement = narrow_combo(QComboBox(), 14)
         self.placement.setObjectName("SystemPlacement")
         self.placement.addItem(_("en message système"), "system")
         self.placement.addItem(_("dans le premier message"), "folded")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QStandardItemModel
+from PySide6.QtGui import QFont, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -66,14 +66,21 @@ class OllamaBanner(QFrame):
         )
         self.show()
 
-    def show_no_model(self, host: str) -> None:
+    def show_no_model(self, host: str, list_below: bool = True) -> None:
+        """`list_below`: the first-run choice of a model is on screen under the banner (the
+        welcome page); over a conversation it is not, and the banner says where it is."""
         self.title.setText(_("Ollama répond, mais n'a aucun modèle"))
-        self.body.setText(
-            _(
+        if list_below:
+            text = _(
                 "Choisissez-en un ci-dessous pour le télécharger, ou lancez "
                 "« ollama pull {model} » dans un terminal. (Serveur : {host})"
-            ).format(model=SUGGESTED_MODEL, host=host)
-        )
+            )
+        else:
+            text = _(
+                "Ouvrez une nouvelle conversation pour en choisir un à télécharger, ou lancez "
+                "« ollama pull {model} » dans un terminal. (Serveur : {host})"
+            )
+        self.body.setText(text.format(model=SUGGESTED_MODEL, host=host))
         self.show()
 
     def show_no_answer(self, host: str, message: str) -> None:
@@ -180,8 +187,14 @@ class ModelPicker(QComboBox):
         assert isinstance(model, QStandardItemModel)
         item = model.item(self.count() - 1)
         item.setEnabled(False)
+        item.setSelectable(False)
+        # a caption, not a choice: small capitals like the sidebar's captions, indented less
         font = item.font()
         font.setBold(True)
+        font.setCapitalization(QFont.Capitalization.AllUppercase)
+        font.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 108)
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * 0.85)
         item.setFont(font)
 
     def _add_others(self, others: OtherServers) -> None:

@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from loki_desktop.ui.chat.conversations import ConversationList
     from loki_desktop.ui.window.header import Header
 
-COMPACT_TEXT_PX = 92  # a compact menu button shows at most this much of its text
+COMPACT_TEXT_PX = 92  # a compact menu button's text when the room is not known yet
+COMPACT_TEXT_MAX_PX = 220  # at most this much of its text, when the top bar has room
+HYSTERESIS_PX = 48  # back to the full bar only with this much to spare: no flip-flopping
+TITLE_FULL_PX = 200  # the title's share of the full bar (at most "Nouvelle conversation")
 MIN_TEXT_PX = 40  # and at least this much, when the top bar is very short of room
 TITLE_MIN_PX = 60  # the conversation title's least width once compact
 COMPACT_MARGINS = (10, 8, 8, 8)  # the top bar's margins once compact
@@ -103,9 +106,10 @@ class CompactBar(QObject):
         widgets = [self.header.title, *self._wide, *self._always()]
         shown = [w for w in widgets if w is not self.header.model_marks or self._marks_wanted()]
         needed = sum(
-            max(w.minimumWidth(), w.sizeHint().width()) if w is not self.header.title else 160
+            max(w.minimumWidth(), w.sizeHint().width()) if w is not self.header.title else 0
             for w in shown
         )
+        needed += min(TITLE_FULL_PX, self.header.title.sizeHint().width())  # not "Nouvelle co…"
         left, _top, right, _bottom = self._margins
         return needed + self._spacing * len(shown) + left + right
 
@@ -116,7 +120,10 @@ class CompactBar(QObject):
         return bool(self.header.model_marks.marks)
 
     def update_mode(self) -> None:
-        compact = self.header.width() < self.full_width()
+        """One rule: compact when the full bar does not fit; full again only when it fits
+        with HYSTERESIS_PX to spare (a width near the limit does not flip it back and forth)."""
+        width, full = self.header.width(), self.full_width()
+        compact = width < full + HYSTERESIS_PX if self.compact else width < full
         if compact == self.compact:
             if compact:
                 self._texts()  # the room for the menus' texts follows the width
@@ -160,7 +167,7 @@ class CompactBar(QObject):
         chrome = button.sizeHint().width() - button.metrics().horizontalAdvance(button.text())
         chrome += button.metrics().horizontalAdvance(" ▾") + 2
         room = (self.header.width() - fixed) // 2 - chrome
-        return max(MIN_TEXT_PX, min(COMPACT_TEXT_PX, room))
+        return max(MIN_TEXT_PX, min(COMPACT_TEXT_MAX_PX, room))  # elided only when short
 
     def _texts(self) -> None:
         room = self._text_room() if self.compact else COMPACT_TEXT_PX

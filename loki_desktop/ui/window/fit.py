@@ -40,24 +40,32 @@ def available_geometry(widget: QWidget) -> QRect:
     return screen.availableGeometry()
 
 
-def minimum_for(available: QRect) -> QSize:
+def minimum_for(available: QRect, extra: QSize | None = None) -> QSize:
+    """The window's minimum on this screen: MIN_SIZE, or the screen less the window's frame
+    when the screen is smaller (an 800×560 screen: the frame must fit too)."""
+    frame = extra if extra is not None else QSize(0, 0)
     return QSize(
-        min(MIN_SIZE.width(), available.width()), min(MIN_SIZE.height(), available.height())
+        min(MIN_SIZE.width(), available.width() - frame.width()),
+        min(MIN_SIZE.height(), available.height() - frame.height()),
     )
 
 
 def place_window(window: QWidget, ui: dict[str, object]) -> None:
     """The saved geometry, else the first size; either way on the screen as it is now."""
     available = available_geometry(window)
-    window.setMinimumSize(minimum_for(available))
     extra = _frame_extra(window)
+    window.setMinimumSize(minimum_for(available, extra))
     geometry = ui.get("geometry")
     if isinstance(geometry, str) and window.restoreGeometry(
         QByteArray.fromBase64(geometry.encode())
     ):
         if not window.isMaximized() and not window.isFullScreen():
             framed = window.geometry().adjusted(0, -extra.height(), extra.width(), 0)
-            _set_frame(window, clamp_rect(framed, available), extra)
+            fitted = clamp_rect(framed, available)
+            # left alone when it fits: placing it again by a guessed frame moved it by the
+            # frame's border at every start
+            if fitted != framed:
+                _set_frame(window, fitted, extra)
         return
     wanted = QSize(FIRST_SIZE.width() + extra.width(), FIRST_SIZE.height() + extra.height())
     _set_frame(window, fit_rect(wanted, available), extra)

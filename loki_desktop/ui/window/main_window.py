@@ -230,6 +230,10 @@ class MainWindow(QMainWindow):
         )
         sessions.opened.connect(self._follow_figures)
         sessions.shown.connect(self._on_shown)
+        # texts that describe a state follow it
+        sessions.shown.connect(lambda session: self.banner.set_list_below(session is None))
+        self.banner.back_online.connect(sessions.back_online)
+        self.workspace_picker.shown.connect(self.welcome.set_folder)
         self.end_of_conversation = EndOfConversation(self.runtime, self.extracted, self.tasks)
         sessions.shown.connect(
             lambda session: self.end_of_conversation.shown(session.id if session else None)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 from PySide6.QtCore import QObject, QTimer
 
 from loki_desktop.core.i18n import _
+from loki_desktop.core.llm.mode import vision_suggestions
 from loki_desktop.core.ports import BackendError, BackendUnreachable, ModelProfile
 from loki_desktop.ui.chat.composer import Composer
 from loki_desktop.ui.models.downloads import ModelDownloads
@@ -19,8 +21,11 @@ from loki_desktop.ui.window.turn_errors import Banner
 RECHECK_MS = 10_000  # while Ollama is unreachable, look again this often
 
 
-def vision_refusal(model: str, profile: ModelProfile | None) -> str:
-    """Why images cannot be attached for `model` ("" when they can)."""
+def vision_refusal(
+    model: str, profile: ModelProfile | None, installed_vision: Sequence[str] = ()
+) -> str:
+    """Why images cannot be attached for `model` ("" when they can); `installed_vision`, the
+    server's models that read images, are offered first."""
     if profile is not None and profile.vision:
         return ""
     if not model:
@@ -29,10 +34,15 @@ def vision_refusal(model: str, profile: ModelProfile | None) -> str:
         return _(
             "Loki ne sait pas encore si « {model} » lit les images : le serveur n'a pas répondu."
         ).format(model=model)
+    if not profile.known:
+        return _(
+            "Le serveur n'a pas accepté d'image pour « {model} » : choisissez un modèle qui lit "
+            "les images pour en joindre."
+        ).format(model=model)
     return _(
         "« {model} » ne lit pas les images. Choisissez un modèle marqué VISION "
-        "(gemma3, qwen2.5vl, llama3.2-vision…) pour en joindre."
-    ).format(model=model)
+        "({models}…) pour en joindre."
+    ).format(model=model, models=", ".join(vision_suggestions(model, installed_vision)))
 
 
 class ServerStatus(QObject):
@@ -53,6 +63,8 @@ class ServerStatus(QObject):
         super().__init__(parent)
         self.runtime = runtime
         self.tasks = tasks
+        # (host, model) whose server was asked whether the model reads images
+        self._asked_images: set[tuple[str, str]] = set()
         self.banner = banner
         self.picker = picker
         self.marks = marks
@@ -171,4 +183,20 @@ class ServerStatus(QObject):
             self.banner.clear(self.runtime.host)
         profile = self.runtime.profile_of(model) if model in self.server_models else None
         self.marks.set_profile(profile)
-        self.composer.set_vision(vision_refusal(model, profile))
+        seeing = [name for name in self.server_models if self._sees(name)]
+        self.composer.set_vision(vision_refusal(model, profile, seeing))
+        asked = (self.runtime.host, model)
+        if profile is not None and not profile.known and asked not in self._asked_images:
+            self._asked_images.add(asked)  # a server that does not say: asked once
+            asking = _("Loki demande au serveur si « {model} » lit les images…")
+            self.composer.set_vision(asking.format(model=model))
+            self.tasks.spawn(self._ask_images(model))
+
+    async def _ask_images(self, model: str) -> None:
+        await self.runtime.takes_images(model)
+        if (self.runtime.settings.model or self.picker.current_model()) == model:
+            self.show_model_state()  # its marks and the attach button, with the answer
+
+    def _sees(self, name: str) -> bool:
+        profile = self.runtime.profile_of(name)
+        return profile is not None and profile.vision

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QTimer, Signal
 
 from loki_desktop.core.i18n import _
 from loki_desktop.ui.qt_helpers import set_state
@@ -23,11 +23,17 @@ SERVER_DOWN = ("unreachable", "no_answer", "error")  # the server itself, not a 
 
 
 class Banner(OllamaBanner):
-    """The Ollama banner, knowing which problem it shows, and saying when it is solved."""
+    """The Ollama banner, knowing which problem it shows, and saying when it is solved.
+    `back_online` when the server answers again after being down (cards that said it was
+    not there change their words)."""
+
+    back_online = Signal()
 
     def __init__(self) -> None:
         super().__init__()
         self.problem = ""
+        self.list_below = True  # the welcome page (and its first-run list) is on screen
+        self._host = ""
         self._connected = QTimer(self)
         self._connected.setSingleShot(True)
         self._connected.setInterval(CONNECTED_MS)
@@ -53,9 +59,16 @@ class Banner(OllamaBanner):
         self._showing("error")
         super().show_error(host, message)
 
-    def show_no_model(self, host: str) -> None:
+    def show_no_model(self, host: str, list_below: bool | None = None) -> None:
         self._showing("no_model")
-        super().show_no_model(host)
+        self._host = host
+        super().show_no_model(host, self.list_below if list_below is None else list_below)
+
+    def set_list_below(self, below: bool) -> None:
+        """The page under the banner changed: its words follow (« ci-dessous » or not)."""
+        self.list_below = below
+        if self.problem == "no_model" and not self.isHidden():
+            self.show_no_model(self._host)
 
     def show_missing_model(self, host: str, model: str) -> None:
         self._showing("missing_model")
@@ -73,6 +86,7 @@ class Banner(OllamaBanner):
             if not self._connected.isActive():
                 self.hide()
             return
+        self.back_online.emit()
         self.title.setText(_("Connecté à {host}").format(host=host))
         self.body.hide()
         self.retry_button.hide()

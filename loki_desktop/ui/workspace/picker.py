@@ -24,6 +24,7 @@ class WorkspacePicker(QToolButton):
     """Shows the current folder; its menu lists recent folders and opens a folder chooser."""
 
     changed = Signal(str)  # the new folder, "" for none
+    shown = Signal(str)  # the folder it shows now, whoever set it ("" for none)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,15 +58,23 @@ class WorkspacePicker(QToolButton):
         dialog = QFileDialog(self, _("Choisir le dossier de travail"))
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
-        if self.folder:
-            dialog.setDirectory(self.folder)
+        dialog.setDirectory(self.start_folder())
         dialog.fileSelected.connect(self.choose)
         dialog.finished.connect(dialog.deleteLater)
         self.dialog = dialog
         dialog.open()  # not exec(): the event loop keeps running
         return dialog
 
+    def start_folder(self) -> str:
+        """Where the chooser opens: the folder in use, else the last one that still exists,
+        else the home folder (never the folder Loki happened to be launched from)."""
+        for folder in (self.folder, *self.recent):
+            if folder and Path(folder).is_dir():
+                return folder
+        return str(Path.home())
+
     def _show(self) -> None:
+        self.shown.emit(self.folder)
         if self.folder:
             self.setText(_("Dossier : {name}").format(name=Path(self.folder).name or self.folder))
             self.setToolTip(

@@ -53,7 +53,7 @@ class ProblemsPanel(QFrame):
         head = QHBoxLayout()
         self.title = label(_("PROBLÈMES"), "PanelTitle")
         head.addWidget(self.title)
-        self.status = label("", "CardDetail")
+        self.status = label("", "CardDetail", wrap=True)  # no minimum width from its sentence
         head.addWidget(self.status, 1)
         self.fix_button = button(_("Demander à Loki de corriger"), primary=True)
         self.fix_button.setEnabled(False)

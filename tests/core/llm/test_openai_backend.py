@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from loki_desktop.core.llm.openai_backend import OpenAIBackend
+from loki_desktop.core.llm.profiles import ModelProfiles
 from loki_desktop.core.ports import (
     BackendError,
     BackendUnreachable,
@@ -148,8 +149,27 @@ async def test_models_and_context_length_from_max_model_len(
     assert await backend.context_length(MODEL) == 16384
     profile = await backend.model_profile(MODEL)
     assert profile.tools
-    assert profile.vision
+    assert not profile.vision  # unknown until the server accepted an image (accepts_images)
     assert not profile.known
+
+
+async def test_the_server_is_asked_once_whether_a_model_takes_images() -> None:
+    with FakeOpenAI(models=("texte", "yeux"), vision_models=("yeux",)) as server:
+        backend = OpenAIBackend(server.url)
+        profiles = ModelProfiles()
+        try:
+            assert not await profiles.takes_images(backend, "texte")  # 400: not multimodal
+            assert await profiles.takes_images(backend, "yeux")
+            assert (await profiles.get(backend, "yeux")).vision  # remembered in its profile
+            asked = len(server.requests)
+            assert await profiles.takes_images(backend, "yeux")
+            assert not await profiles.takes_images(backend, "texte")
+            assert len(server.requests) == asked  # asked once per model
+            probe = server.requests[-1][2]
+            assert probe["max_tokens"] == 1
+            assert probe["messages"][0]["content"][1]["type"] == "image_url"
+        finally:
+            await backend.close()
 
 
 async def test_a_per_model_setting_wins_over_the_server(server: FakeOpenAI) -> None:

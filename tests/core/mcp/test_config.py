@@ -383,7 +383,12 @@ def test_import_plan_splits_secrets_and_defaults_to_off() -> None:
             },
             "remote": {
                 "url": "https://example.com/mcp",
-                "headers": {"Authorization": "Bearer abc", "X-Team": "7"},
+                "headers": {
+                    "Authorization": "Bearer abc",
+                    "X-Custom-Session": "s3ss10n",
+                    "Accept": "application/json",
+                    "X-Region": "${REGION}",
+                },
                 "enabled": True,
             },
             "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "disabled": False},
@@ -403,8 +408,9 @@ def test_import_plan_splits_secrets_and_defaults_to_off() -> None:
     remote = by_name["remote"]
     assert remote.config.enabled
     assert remote.config.kind == "http"
-    assert remote.config.params == {"X-Team": "7"}
-    assert remote.secrets == {"Authorization": "Bearer abc"}
+    # every header is a secret but a short list of plain ones (and a ${NAME} reference)
+    assert remote.config.params == {"Accept": "application/json", "X-Region": "${REGION}"}
+    assert remote.secrets == {"Authorization": "Bearer abc", "X-Custom-Session": "s3ss10n"}
     assert by_name["fetch"].config.id == "fetch-2"  # the catalogue's id is taken
     assert by_name["fetch"].config.enabled
     assert len(plan.skipped) == 2

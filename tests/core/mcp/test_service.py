@@ -106,9 +106,15 @@ def test_add_and_remove_custom_servers(service: McpService, memory_keyring: Memo
     )
     assert (stdio.params, stdio.secrets) == ({"MODE": "a"}, ("API_KEY",))
     http = service.add_http(
-        "web", "http://127.0.0.1:1/mcp", headers={"Authorization": "Bearer z", "X-T": "1"}
+        "web",
+        "http://127.0.0.1:1/mcp",
+        headers={"Authorization": "Bearer z", "X-Custom-Session": "1", "Accept": "text/plain"},
     )
-    assert (http.params, http.secrets) == ({"X-T": "1"}, ("Authorization",))
+    # a header is a secret unless it is one of the few plain ones
+    assert (http.params, http.secrets) == (
+        {"Accept": "text/plain"},
+        ("Authorization", "X-Custom-Session"),
+    )
     with pytest.raises(McpConfigError, match="existe déjà"):
         service.add_stdio("mine", ["x"])
     with pytest.raises(McpConfigError, match="existe déjà"):
@@ -116,7 +122,7 @@ def test_add_and_remove_custom_servers(service: McpService, memory_keyring: Memo
     with pytest.raises(McpConfigError, match="Nom de serveur invalide"):
         service.add_stdio("My_Server", ["x"])
     assert service.manager.enabled_ids == ["mine"]
-    assert len(memory_keyring.values) == 2
+    assert len(memory_keyring.values) == 3
     service.remove("mine")
     service.remove("web")
     assert memory_keyring.values == {}

@@ -128,3 +128,29 @@ async def test_images_are_not_sent_to_a_model_that_cannot_see_them_later(
         blind = make_agent(backend, store, workspace, Settings(model="llama3.1:8b"), skills=False)
         await turn(blind, "Et toi ?", events[-1].session)
     assert not any("images" in m for m in server.chat_requests[1]["messages"])
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A PNG whose header claims width × height pixels (a decompression bomb's shape)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    pixels = zlib.compress(b"\x00" * 1024)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize("side", [30_000, 9_000])
+def test_a_png_bomb_is_called_too_big_not_damaged(tmp_path: Path, side: int) -> None:
+    path = tmp_path / "bomb.png"
+    path.write_bytes(_png_claiming(side, side))
+    with pytest.raises(ImageRefused) as refused:
+        load_image(path)
+    assert "trop grande" in str(refused.value)
+    assert "abîmée" not in str(refused.value)
