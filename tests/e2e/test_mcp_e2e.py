@@ -259,7 +259,7 @@ def test_mcp_commands_in_process(
     assert "web" in listing
     assert "Authorization=•••• (trousseau)" in listing
     assert "Bearer abc" not in listing
-    assert "X-T=1" in listing
+    assert "X-T=•••• (trousseau)" in listing  # a header's value is a secret (issue 34)
     assert main(["mcp", "test", "web"]) == 1
     assert "joindre http://127.0.0.1:9/mcp" in capsys.readouterr().err
     assert main(["mcp", "set", "web", "X-T="]) == 0

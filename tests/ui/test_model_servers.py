@@ -99,10 +99,11 @@ async def test_an_openai_model_is_of_unknown_capabilities_and_takes_images_once_
             # not assumed: unknown, and no image until the server took one
             await wait_until(lambda: "n'a pas accepté" in attach.toolTip(), what="the answer")
             assert window.model_marks.marks == ["CAPACITÉS INCONNUES"]
-            assert not attach.isEnabled()
+            images = window.composer.attachments
+            assert images.refusal  # files attach, images do not (issue 32: files need no vision)
             picker = window.model_picker
             picker.setCurrentIndex(picker.findData("yeux"))
-            await wait_until(attach.isEnabled, what="the server took an image for 'yeux'")
+            await wait_until(lambda: not images.refusal, what="the server took an image")
             assert window.model_marks.marks == ["CAPACITÉS INCONNUES", "VISION"]
             probes = [r for r in vllm.requests if r[2] and r[2].get("max_tokens") == 1]
             assert [p[2]["model"] for p in probes] == ["texte", "yeux"]  # once each

@@ -249,14 +249,15 @@ async def test_an_attached_image_reaches_the_chat_request_as_base64(
         assert not thumbs[0].picture.pixmap().isNull()
 
 
-async def test_without_vision_the_attach_button_is_disabled_and_says_why(
+async def test_without_vision_images_are_refused_and_the_attach_button_says_why(
     models: FakeOllama, qtbot: Any, services: Services, tmp_path: Path
 ) -> None:
     async with open_window(services, qtbot, models.url) as window:
         await wait_until(lambda: window.model_picker.count() == 5)
         choose(window, PLAIN)
         button = window.composer.attach_button
-        assert not button.isEnabled()
+        assert button.isEnabled()  # text, code and PDF files need no vision
+        assert window.composer.attachments.refusal
         assert "« llama3.1:8b » ne lit pas les images" in button.toolTip()
         picture = tmp_path / "photo.png"
         picture.write_bytes(png())

@@ -58,12 +58,12 @@ async def test_the_server_models_fill_the_picker_and_the_choice_is_saved(
             assert status.server_models == ["qwen2.5-coder:7b", "llava:7b"]
             assert status.banner.isHidden()
             assert not status.recheck.isActive()
-            assert not status.composer.attach_button.isEnabled()  # no vision: no images
+            assert status.composer.attachments.refusal  # no vision: no images (files: yes)
 
             status.picker.setCurrentIndex(status.picker.findData("llava:7b"))  # the person
             assert status.runtime.settings.model == "llava:7b"
             assert services.settings.load().model == "llava:7b"  # saved
-            assert status.composer.attach_button.isEnabled()
+            assert not status.composer.attachments.refusal
             assert "VISION" in status.marks.marks
 
 

@@ -11,8 +11,10 @@ from collections.abc import AsyncIterator
 
 from loki_desktop.core.i18n import _
 
-# Far past any real event: a whole answer of a big model is rarely 1 MB.
-MAX_LINE_BYTES = 8 * 1024 * 1024
+# Far past any real event: a whole answer of a big model is rarely 1 MB, and the largest
+# real line is a tool call writing a big file whole (a 10 MB write_file is supported, ~12 MB
+# once JSON-escaped).
+MAX_LINE_BYTES = 32 * 1024 * 1024
 
 
 class LineTooLong(Exception):

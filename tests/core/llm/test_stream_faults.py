@@ -47,9 +47,9 @@ async def test_an_endless_sse_line_is_cut_at_the_cap_and_the_answer_kept(
     agent = make_agent(backend, store, workspace, Settings(model=MODEL), skills=False)
     before = _peak_rss_mb()
     events = await turn(agent, "Bonjour")
-    assert _peak_rss_mb() - before < 64  # the 8 MB line and a copy of it (11 MB measured)
+    assert _peak_rss_mb() - before < 160  # the 32 MB line and a copy of it, not gigabytes
     (error,) = [e for e in events if isinstance(e, Error)]
-    assert "ligne de plus de 8 Mo" in error.message
+    assert "ligne de plus de 32 Mo" in error.message
     assert "".join(e.text for e in events if isinstance(e, Token)) == "Début de "
     (answer,) = [m for m in store.messages(events[-1].session or "") if m.role == "assistant"]
     assert (answer.content, answer.cut) == ("Début de ", True)
@@ -62,7 +62,7 @@ async def test_an_endless_ndjson_line_is_cut_at_the_cap_and_the_answer_kept(
     ollama.script(OllamaReply.text("Un ", "deux ", "trois", endless_after=1))
     events = await turn(make_agent(backend, store, workspace, skills=False), "Compte")
     (error,) = [e for e in events if isinstance(e, Error)]
-    assert "ligne de plus de 8 Mo" in error.message
+    assert "ligne de plus de 32 Mo" in error.message
     assert "".join(e.text for e in events if isinstance(e, Token)) == "Un "
 
 
