@@ -377,14 +377,20 @@ def _seconds(text: str | None, flag: str, current: float | None) -> float | None
     return parse_seconds(value, flag)
 
 
-def _tools(args: argparse.Namespace, service: McpService) -> int:
+def _test_once(service: McpService, server_id: str) -> Any:
+    """Connect once apart from the live sessions (the Test button's path), then close."""
+
     async def test() -> Any:
         try:
-            return await service.test(args.id)
+            return await service.test(server_id)
         finally:
             await service.aclose()
 
-    result = asyncio.run(test())
+    return asyncio.run(test())
+
+
+def _tools(args: argparse.Namespace, service: McpService) -> int:
+    result = _test_once(service, args.id)
     if not result.ok:
         print(f"✗ {args.id} : {result.message}", file=sys.stderr)
         return 1
@@ -555,13 +561,7 @@ def _remove(args: argparse.Namespace, service: McpService) -> int:
 
 
 def _test(args: argparse.Namespace, service: McpService) -> int:
-    async def test() -> Any:
-        try:
-            return await service.test(args.id)
-        finally:
-            await service.aclose()
-
-    result = asyncio.run(test())
+    result = _test_once(service, args.id)
     if args.json:
         print(
             json.dumps(

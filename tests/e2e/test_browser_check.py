@@ -112,6 +112,9 @@ def test_the_model_opens_its_page_reads_the_console_fixes_it_and_sees_it_clean(
         "mcp_servers": {"playwright": {"enabled": True}},
         "auto_checks": False,
         "max_rounds": 50,  # room for the model's waits while the browser starts
+        # the browser's ~20,000 characters of tool schemas need more than Ollama's default
+        # 4,096-token context (what Loki now applies when none is set, issue 33)
+        "num_ctx": 16384,
     }
     (loki_home / "settings.json").write_text(json.dumps(settings))
     cards = {VISION_MODEL: ModelCard(capabilities=["completion", "tools", "vision"])}

@@ -168,20 +168,19 @@ class GeneralPage(QWidget):
             self.num_ctx.addItem(_("{n} jetons").format(n=f"{size:,}".replace(",", " ")), size)
         self.num_ctx.setCurrentIndex(self.num_ctx.findData(settings.num_ctx))
         form.addRow(label(_("Contexte du modèle"), "CardTitle"), self.num_ctx)
-        form.addRow(
-            "",
-            label(
-                _(
-                    "Automatique : Loki suit le contexte que le serveur applique au modèle (son "
-                    "num_ctx, sinon celui du serveur), visible dans Réglages → Modèles. Une "
-                    "taille choisie est envoyée à Ollama à chaque requête (num_ctx). Plus "
-                    "grand : plus d'historique et d'outils, mais plus de mémoire. Quand le "
-                    "contexte se remplit, les échanges anciens sont résumés."
-                ),
-                "FieldHelp",
-                wrap=True,
+        # two short help rows: one long wrapped row is squeezed by the form (layout audit)
+        for help_text in (
+            _(
+                "Automatique : le contexte que le serveur applique au modèle (son num_ctx, "
+                "sinon celui du serveur), visible dans Réglages → Modèles."
             ),
-        )
+            _(
+                "Une taille choisie est envoyée à Ollama (num_ctx) : plus grand, plus "
+                "d'historique et d'outils, mais plus de mémoire. Plein, les échanges anciens "
+                "sont résumés."
+            ),
+        ):
+            form.addRow("", label(help_text, "FieldHelp", wrap=True))
 
     def _add_look(self, settings: Settings, theme: Theme, form: QFormLayout) -> None:
         self.theme = QComboBox()

@@ -18,18 +18,21 @@ class TurnSteps(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
-        self.plan = QCheckBox(_("Faire un plan d'abord pour une demande en plusieurs actions"))
+        # short: a check box cannot wrap (its text would set the page's width); the help says more
+        self.plan = QCheckBox(_("Faire un plan d'abord"))
         self.plan.setObjectName("PlanEnabled")
         self.plan.setChecked(settings.plan_enabled)
         layout.addWidget(self.plan)
-        self.review = QCheckBox(_("Relire chaque réponse et la corriger une fois si besoin"))
+        self.review = QCheckBox(_("Relire chaque réponse"))
         self.review.setObjectName("ReviewEnabled")
         self.review.setChecked(settings.review_enabled)
         layout.addWidget(self.review)
         layout.addWidget(
             label(
                 _(
-                    "Chacun coûte un appel court au modèle. « Évaluer ce modèle » mesure ce "
+                    "Plan : pour une demande en plusieurs actions, un plan court guide le tour. "
+                    "Relecture : la réponse est vérifiée, et corrigée une fois si besoin. "
+                    "Chacun coûte un appel court au modèle ; « Évaluer ce modèle » mesure ce "
                     "qu'ils apportent sur le vôtre (loki-desktop eval --harness plan-off)."
                 ),
                 "FieldHelp",
@@ -40,6 +43,11 @@ class TurnSteps(QFrame):
         self.code_model = QComboBox()
         self.code_model.setObjectName("CodeModel")
         self.code_model.setEditable(True)
+        # a long model name is elided, never the page's width (the layout audit holds it)
+        self.code_model.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.code_model.setMinimumContentsLength(16)
         if settings.code_model:
             self.code_model.addItem(settings.code_model)
         self.code_model.setCurrentText(settings.code_model)

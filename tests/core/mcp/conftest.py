@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import sys
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -93,3 +95,14 @@ def auth_echo_http() -> Iterator[str]:
     """The echo server behind the SDK's bearer-token check (401 / 403); yields its URL."""
     with _http_server("auth_echo") as url:
         yield url
+
+
+async def eventually(condition: Callable[[], bool], within_s: float = 60) -> bool:
+    """Whether `condition` became true within `within_s` (polled: a test waits on a condition,
+    never on a fixed sleep; generous for a loaded machine)."""
+    deadline = time.monotonic() + within_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -13,7 +12,7 @@ from loki_desktop.core.mcp.config import ServerConfig
 from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.core.mcp.status import ServerStatus
 from loki_desktop.persistence.secrets import KeyringSecrets
-from tests.core.mcp.conftest import stdio
+from tests.core.mcp.conftest import eventually, stdio
 from tests.fakes.mcp_servers import processes_tagged, servers_tagged, zombie_children
 
 pytestmark = pytest.mark.usefixtures("no_zombies")
@@ -21,15 +20,6 @@ pytestmark = pytest.mark.usefixtures("no_zombies")
 # Long enough for a Python server to start on a saturated machine: a test that needs a short
 # handshake timeout sets it for a server that never answers, and only for that one.
 SLOW_MACHINE_S = 60.0
-
-
-async def _eventually(condition: Callable[[], bool], within_s: float = 30) -> bool:
-    deadline = time.monotonic() + within_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
 
 
 def _only(notices: list[str], name: str) -> str:
@@ -110,7 +100,7 @@ async def test_a_server_still_starting_does_not_hold_the_turn(
     # told while its handshake still runs (the default timeout is a minute away)
     assert "démarre encore" in _only(notices, "mute")
     # the check does see a live server (started by the supervisor, maybe not yet)
-    assert await _eventually(lambda: len(servers_tagged(tag)) == 1)
+    assert await eventually(lambda: len(servers_tagged(tag)) == 1)
     assert manager.status("mute").state == "connecting"
     assert manager.specs() == []
     assert await manager.prepare() == []  # not waited for again, not told again

@@ -4,8 +4,6 @@ past its limit without a sign of life (up to the server's maximum); per-server l
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ import pytest
 from loki_desktop.core.mcp.config import McpConfigError, ServerConfig, parse_entry, parse_seconds
 from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.persistence.secrets import KeyringSecrets
-from tests.core.mcp.conftest import stdio
+from tests.core.mcp.conftest import eventually, stdio
 from tests.fakes.mcp_servers import processes_tagged
 
 
@@ -82,20 +80,11 @@ async def test_a_cancelled_turn_tells_the_server_its_call_is_cancelled(
         call = asyncio.ensure_future(
             manager.call("mcp_prog_until_cancelled", {"folder": str(tmp_path)})
         )
-        assert await _eventually(lambda: (tmp_path / "started").exists())
+        assert await eventually(lambda: (tmp_path / "started").exists())
         call.cancel()  # what the Stop button does to the turn's task
         with pytest.raises(asyncio.CancelledError):
             await call
         # the server heard notifications/cancelled and stopped the tool's work
-        assert await _eventually(lambda: (tmp_path / "cancelled").exists())
+        assert await eventually(lambda: (tmp_path / "cancelled").exists())
     finally:
         await manager.aclose()
-
-
-async def _eventually(condition: Callable[[], bool], within_s: float = 60) -> bool:
-    deadline = time.monotonic() + within_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True

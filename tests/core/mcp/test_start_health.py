@@ -3,28 +3,16 @@ the message, and a second failure in a row says it does not answer at its start.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from loki_desktop.core.mcp.health import FILE_NAME, StartHealth
 from loki_desktop.core.mcp.manager import McpManager
 from loki_desktop.persistence.secrets import KeyringSecrets
-from tests.core.mcp.conftest import stdio
+from tests.core.mcp.conftest import eventually, stdio
 from tests.fakes.mcp_servers import processes_tagged
 
 SLOW_MACHINE_S = 60.0  # a real start on a saturated machine
-
-
-async def _eventually(condition: Callable[[], bool], within_s: float = 60) -> bool:
-    deadline = time.monotonic() + within_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
 
 
 def _manager(tag: str, data_home: Path, handshake_s: float, name: str = "never_answers"):
@@ -45,7 +33,7 @@ async def test_a_start_that_failed_is_not_waited_for_by_the_next_process(
     first = _manager(tag, tmp_path, handshake_s=1.0)
     try:
         await first.prepare()
-        assert await _eventually(lambda: StartHealth(tmp_path).last_failure("hang") is not None)
+        assert await eventually(lambda: StartHealth(tmp_path).last_failure("hang") is not None)
     finally:
         await first.aclose()
     failure = StartHealth(tmp_path).last_failure("hang")
@@ -59,7 +47,7 @@ async def test_a_start_that_failed_is_not_waited_for_by_the_next_process(
         assert second.status("hang").state == "connecting"
         assert any("démarre en arrière-plan" in notice for notice in notices), notices
         # it fails again there: two in a row
-        assert await _eventually(lambda: StartHealth(tmp_path).last_failure("hang").failures == 2)
+        assert await eventually(lambda: StartHealth(tmp_path).last_failure("hang").failures == 2)
     finally:
         await second.aclose()
 
@@ -80,7 +68,7 @@ async def test_a_start_that_succeeds_forgets_the_failure(tag: str, tmp_path: Pat
     manager = _manager(tag, tmp_path, handshake_s=SLOW_MACHINE_S, name="echo")
     try:
         await manager.prepare()  # not waited for: it failed lately
-        assert await _eventually(lambda: manager.status("hang").state == "connected")
+        assert await eventually(lambda: manager.status("hang").state == "connected")
         assert StartHealth(tmp_path).last_failure("hang") is None
     finally:
         await manager.aclose()
