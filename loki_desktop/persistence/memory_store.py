@@ -8,17 +8,14 @@ A file that cannot be read is moved aside and a new one made (said once in a not
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, cast
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import Memory, MemorySource, StoreUnavailable, VectorRows
-from loki_desktop.persistence.aside import move_aside
+from loki_desktop.persistence.sqlite_file import SqliteFile, statements
 
 # Each entry upgrades the schema by one version; never edit a released one, append.
 MIGRATIONS: list[str] = [
@@ -56,7 +53,6 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-BUSY_TIMEOUT_S = 5.0
 _COLUMNS = "id, text, source, created_at, conversation_id"
 
 
@@ -64,46 +60,26 @@ class MemoriesUnavailable(StoreUnavailable):
     """memories.db is locked by another program, unwritable, or from a newer Loki."""
 
 
-class MemoryFile:
+class MemoryFile(SqliteFile):
     """MemoryStore over one SQLite file; one connection shared under a lock."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.notices: list[str] = []
-        self._lock = threading.Lock()
-        self._writes = 0  # our own changes (PRAGMA data_version counts only the others')
-        try:
-            self._db = self._open()
-        except (sqlite3.OperationalError, OSError) as exc:  # locked, unwritable folder
-            raise MemoriesUnavailable(_unavailable(self.path, exc)) from exc
-        except sqlite3.DatabaseError as exc:
-            kept = move_aside(self.path, companions=("-wal", "-shm"))
-            self.notices.append(
-                _(
-                    "Le fichier des souvenirs était illisible ({error}) : il a été mis de côté "
-                    "dans {kept} et un nouveau a été créé."
-                ).format(error=exc, kept=kept.name)
-            )
-            self._db = self._open()
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        _migrate(db)
+        # an FTS index out of step with its table is corruption too
+        db.execute("INSERT INTO memory_terms(memory_terms, rank) VALUES ('integrity-check', 1)")
 
-    def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(
-            self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
+    def _unavailable(self, exc: Exception) -> StoreUnavailable:
+        return MemoriesUnavailable(
+            _("Les souvenirs ({path}) ne peuvent pas être ouverts : {error}.").format(
+                path=self.path, error=exc
+            )
         )
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA foreign_keys=ON")
-            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                raise sqlite3.DatabaseError("quick_check failed")
-            _migrate(db)
-            # an FTS index out of step with its table is corruption too
-            db.execute("INSERT INTO memory_terms(memory_terms, rank) VALUES ('integrity-check', 1)")
-        except BaseException:
-            db.close()
-            raise
-        return db
+
+    def _moved_aside(self, exc: Exception, kept: str) -> str:
+        return _(
+            "Le fichier des souvenirs était illisible ({error}) : il a été mis de côté "
+            "dans {kept} et un nouveau a été créé."
+        ).format(error=exc, kept=kept)
 
     # --- reading ---------------------------------------------------------------------
 
@@ -204,38 +180,6 @@ class MemoryFile:
         with self._writing() as db:
             db.execute("DELETE FROM memory_vectors WHERE model = ?", (model,))
 
-    def take_notices(self) -> list[str]:
-        notices, self.notices = self.notices, []
-        return notices
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    # --- helpers ---------------------------------------------------------------------
-
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._lock:
-            try:
-                return self._db.execute(sql, params).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise MemoriesUnavailable(_unavailable(self.path, exc)) from exc
-
-    @contextlib.contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self._db
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
-                raise MemoriesUnavailable(_unavailable(self.path, exc)) from exc
-            self._writes += 1
-
 
 def _migrate(db: sqlite3.Connection) -> None:
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
@@ -249,7 +193,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     for number in range(version, SCHEMA_VERSION):
         db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(MIGRATIONS[number]):
+            for statement in statements(MIGRATIONS[number]):
                 db.execute(statement)
             db.execute(f"PRAGMA user_version = {number + 1}")
         except BaseException:
@@ -258,30 +202,9 @@ def _migrate(db: sqlite3.Connection) -> None:
         db.execute("COMMIT")
 
 
-def _statements(script: str) -> list[str]:
-    """The statements of a migration, split where sqlite3 says one is complete (a trigger
-    body holds semicolons)."""
-    statements: list[str] = []
-    current = ""
-    for line in script.splitlines(keepends=True):
-        current += line
-        if sqlite3.complete_statement(current):
-            statements.append(current.strip())
-            current = ""
-    if current.strip():
-        statements.append(current.strip())
-    return statements
-
-
 _SOURCES: dict[str, MemorySource] = {"asked": "asked", "typed": "typed", "extracted": "extracted"}
 
 
 def _memory(row: Any) -> Memory:
     source = _SOURCES.get(str(row[2]), "typed")
     return Memory(int(row[0]), str(row[1]), source, float(row[3]), row[4])
-
-
-def _unavailable(path: Path, exc: Exception) -> str:
-    return _("Les souvenirs ({path}) ne peuvent pas être ouverts : {error}.").format(
-        path=path, error=exc
-    )

@@ -4,17 +4,13 @@ the index built again (it only holds what the workspace's files say)."""
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from loki_desktop.core.i18n import _
 from loki_desktop.core.ports import Passage, StoreUnavailable, VectorRows
-from loki_desktop.persistence.aside import move_aside
-from loki_desktop.persistence.memory_store import BUSY_TIMEOUT_S, _statements
+from loki_desktop.persistence.sqlite_file import SqliteFile, statements
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -52,52 +48,29 @@ class IndexUnavailable(StoreUnavailable):
     """The index file is locked, unwritable, or from a newer Loki."""
 
 
-class IndexFile:
+class IndexFile(SqliteFile):
     """PassageStore over one SQLite file."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.notices: list[str] = []
-        self._lock = threading.Lock()
-        self._writes = 0
-        try:
-            self._db = self._open()
-        except (sqlite3.OperationalError, OSError) as exc:
-            raise IndexUnavailable(_index_unavailable(self.path, exc)) from exc
-        except sqlite3.DatabaseError as exc:
-            kept = move_aside(self.path, companions=("-wal", "-shm"))
-            self.notices.append(
-                _(
-                    "L'index du dossier était illisible ({error}) : mis de côté dans {kept}, "
-                    "il est refait."
-                ).format(error=exc, kept=kept.name)
-            )
-            self._db = self._open()
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise IndexUnavailable(_("L'index du dossier vient d'une version plus récente."))
+        for statement in statements(SCHEMA):
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("INSERT INTO passage_terms(passage_terms, rank) VALUES ('integrity-check', 1)")
 
-    def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(
-            self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
-        )
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA foreign_keys=ON")
-            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                raise sqlite3.DatabaseError("quick_check failed")
-            version = int(db.execute("PRAGMA user_version").fetchone()[0])
-            if version > SCHEMA_VERSION:
-                raise IndexUnavailable(_("L'index du dossier vient d'une version plus récente."))
-            for statement in _statements(SCHEMA):
-                db.execute(statement)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            db.execute(
-                "INSERT INTO passage_terms(passage_terms, rank) VALUES ('integrity-check', 1)"
+    def _unavailable(self, exc: Exception) -> StoreUnavailable:
+        return IndexUnavailable(
+            _("L'index du dossier ({path}) ne peut pas être ouvert : {error}.").format(
+                path=self.path, error=exc
             )
-        except BaseException:
-            db.close()
-            raise
-        return db
+        )
+
+    def _moved_aside(self, exc: Exception, kept: str) -> str:
+        return _(
+            "L'index du dossier était illisible ({error}) : mis de côté dans {kept}, il est refait."
+        ).format(error=exc, kept=kept)
 
     # --- reading ---------------------------------------------------------------------
 
@@ -181,42 +154,6 @@ class IndexFile:
         with self._writing() as db:
             db.execute("DELETE FROM passage_vectors WHERE model = ?", (model,))
 
-    def take_notices(self) -> list[str]:
-        notices, self.notices = self.notices, []
-        return notices
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._lock:
-            try:
-                return self._db.execute(sql, params).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise IndexUnavailable(_index_unavailable(self.path, exc)) from exc
-
-    @contextlib.contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self._db
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
-                raise IndexUnavailable(_index_unavailable(self.path, exc)) from exc
-            self._writes += 1
-
 
 def _passage(row: Any) -> Passage:
     return Passage(int(row[0]), str(row[1]), int(row[2]), str(row[3]))
-
-
-def _index_unavailable(path: Path, exc: Exception) -> str:
-    return _("L'index du dossier ({path}) ne peut pas être ouvert : {error}.").format(
-        path=path, error=exc
-    )
