@@ -176,25 +176,35 @@ class McpComposer(QObject):
                 "properties": {v: {"type": "string", "title": v} for v in prompt.variables},
                 "required": list(prompt.variables),
             }
-            dialog = ElicitationDialog(
-                ElicitationForm.from_schema(schema),
-                title=_("Prompt « {name} »").format(name=prompt.name),
-                message="",
-                accept_text=_("Insérer"),
-                decline=False,
-                parent=self.composer.window(),
-            )
-            self.dialog = dialog
-            try:
-                await run_dialog(dialog)
-            finally:
-                self.dialog = None
-            if dialog.answer.action != "accept":
+            title = _("Prompt « {name} »").format(name=prompt.name)
+            asked = await self._ask_values(ElicitationForm.from_schema(schema), title, "")
+            if asked is None:
                 return
-            values = {k: str(v) for k, v in (dialog.answer.content or {}).items()}
+            values = asked
         self.composer.set_text(prompt.fill(values))
         self.composer.input.moveCursor(QTextCursor.MoveOperation.End)
         self.composer.input.setFocus()
+
+    async def _ask_values(
+        self, form: ElicitationForm, title: str, message: str
+    ) -> dict[str, str] | None:
+        """A prompt's values asked in one form (None: the person cancelled)."""
+        dialog = ElicitationDialog(
+            form,
+            title=title,
+            message=message,
+            accept_text=_("Insérer"),
+            decline=False,
+            parent=self.composer.window(),
+        )
+        self.dialog = dialog  # the tests answer it
+        try:
+            await run_dialog(dialog)
+        finally:
+            self.dialog = None
+        if dialog.answer.action != "accept":
+            return None
+        return {k: str(v) for k, v in (dialog.answer.content or {}).items()}
 
     async def use_prompt(self, prompt: McpPrompt) -> None:
         arguments: dict[str, str] = {}
@@ -203,22 +213,10 @@ class McpComposer(QObject):
             title = _("Invite « {name} » de « {server} »").format(
                 name=prompt.title or prompt.name, server=prompt.server_label
             )
-            dialog = ElicitationDialog(
-                form,
-                title=title,
-                message=prompt.description,
-                accept_text=_("Insérer"),
-                decline=False,
-                parent=self.composer.window(),
-            )
-            self.dialog = dialog
-            try:
-                await run_dialog(dialog)
-            finally:
-                self.dialog = None
-            if dialog.answer.action != "accept":
+            asked = await self._ask_values(form, title, prompt.description)
+            if asked is None:
                 return
-            arguments = {k: str(v) for k, v in (dialog.answer.content or {}).items()}
+            arguments = asked
         from loki_desktop.core.mcp.connection import McpOfferError
 
         try:
