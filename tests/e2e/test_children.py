@@ -181,10 +181,22 @@ def test_the_window_killed_during_a_busy_mcp_call_leaves_no_process(
     tag = uuid.uuid4().hex
     _servers(loki_home, tag)
     settings = json.loads((loki_home / "settings.json").read_text())
-    settings |= {"host": ollama.url, "workspace": str(workspace)}
+    # rounds to spare: the model waits for the server's tool (below)
+    settings |= {"host": ollama.url, "workspace": str(workspace), "max_rounds": 80}
     (loki_home / "settings.json").write_text(json.dumps(settings))
     marker = tmp_path / "busy"
-    ollama.script(Reply.tool("mcp_helper_busy", {"marker": str(marker)}), Reply.text("?"))
+    busy = Reply.tool("mcp_helper_busy", {"marker": str(marker)})
+
+    def once_offered(body: dict[str, Any]) -> Reply:
+        """The busy call once the server's tool is offered: a loaded machine can start the
+        server after the 10 s the window's first message waits (it joins a later round)."""
+        offered = {tool["function"]["name"] for tool in body.get("tools", [])}
+        if "mcp_helper_busy" in offered:
+            return busy
+        time.sleep(1.0)  # the next round's request is the condition polled
+        return Reply.tool("list_dir", {"path": "."})
+
+    ollama.script(*[once_offered] * 60, Reply.text("?"))
     with quick_window(loki_home, "Vas-y") as window:
         try:
             assert _eventually(marker.exists), "the window never called the busy tool"
