@@ -873,7 +873,7 @@ class _Turn:
         reply = self.reply
         self.clock.start()
         try:
-            async for chunk in stream:
+            while (chunk := await anext(stream, None)) is not None:
                 if isinstance(chunk, TimeUp):
                     reply.stop = "timeout"
                     break
